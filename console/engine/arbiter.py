@@ -1,0 +1,86 @@
+"""Who was first: arbitration on source times, across sources with different delays.
+
+Theory of operation. Every button source declares three facts about itself:
+
+* ``resolution_ns``: two presses closer together than this cannot be told apart by it;
+* ``max_delay_ns``: the worst-case time from a press happening to the console receiving it;
+* ``ordered``: it delivers its reports in time order, all presses of one scan in one report
+  (the MCU link does; GPIO edges from several lines do not promise it).
+
+A decision "the first press was at t0" is final once every source has reported everything
+that happened before ``t0 + tie_ns`` (presses inside that span are a tie). A source has
+reported through time T when
+
+* it is ordered and its latest report (a press or a heartbeat watermark) is stamped at or
+  after ``T - resolution + 1``: its next scan cannot be earlier than that, or
+* ``T + max_delay_ns`` has passed on the host clock: anything it still holds is late beyond
+  what it declared.
+
+With one ordered MCU the first press settles the moment it arrives, so the lamp lights at
+once; with GPIO or mixed sources the console waits at most the declared delay. The same
+rule closes windows: a window ending at E closes once every source has reported through E.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTiming:
+    """What a button source promises about its timestamps (see the module docstring)."""
+
+    resolution_ns: int
+    max_delay_ns: int
+    ordered: bool
+
+    def __post_init__(self) -> None:
+        if self.resolution_ns < 1:
+            raise ValueError("resolution_ns must be at least 1")
+        if self.max_delay_ns < 0:
+            raise ValueError("max_delay_ns must not be negative")
+
+
+class Arbiter:
+    """Tracks what each source has reported and answers "is time T settled yet?"."""
+
+    def __init__(self, sources: Mapping[str, SourceTiming], tie_ns: int | None = None) -> None:
+        if not sources:
+            raise ValueError("at least one button source is needed")
+        self._sources = dict(sources)
+        self.tie_ns = tie_ns if tie_ns is not None else max(
+            s.resolution_ns for s in self._sources.values()
+        )
+        self._watermark: dict[str, int] = {}
+        self.max_delay_ns = max(s.max_delay_ns for s in self._sources.values())
+
+    def knows(self, source: str) -> bool:
+        return source in self._sources
+
+    def note(self, source: str, up_to: int) -> None:
+        """Record that `source` has delivered everything stamped at or before `up_to`."""
+        if source in self._sources and up_to > self._watermark.get(source, up_to - 1):
+            self._watermark[source] = up_to
+
+    def reported_through(self, source: str, t: int, now: int) -> bool:
+        timing = self._sources[source]
+        if now >= t + timing.max_delay_ns:
+            return True
+        mark = self._watermark.get(source)
+        return timing.ordered and mark is not None and mark >= t - timing.resolution_ns + 1
+
+    def settled(self, t: int, now: int) -> bool:
+        """Has every source reported everything that happened before `t`?"""
+        return all(self.reported_through(name, t, now) for name in self._sources)
+
+    def settle_deadline(self, t: int) -> int:
+        """The host time by which `t` is settled whatever the sources report."""
+        return t + self.max_delay_ns
+
+    def first_settled(self, t0: int, now: int) -> bool:
+        """Is a first press at `t0` final, ties included?"""
+        return self.settled(t0 + self.tie_ns - 1, now)
+
+    def first_deadline(self, t0: int) -> int:
+        return self.settle_deadline(t0 + self.tie_ns - 1)

@@ -1,0 +1,101 @@
+"""Inputs and outputs of the rules engines.
+
+Inputs are past-tense facts stamped with the time they happened at their source (host
+monotonic nanoseconds, the one timebase of the console). Outputs are imperatives the
+runtime carries out. Both are plain frozen records so that a scenario can be replayed and
+the same inputs always give the same outputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+NS_PER_MS = 1_000_000
+NS_PER_S = 1_000_000_000
+
+
+class HostAction(StrEnum):
+    """What the host can do, from the pedal, the keys or the tablet."""
+
+    NEXT = "next"  # announce the next question's value (signals count from here)
+    READING_FINISHED = "reading_finished"
+    NAME = "name"  # name the answerer: starts the 3-s answer clock (004 App.5, App.7)
+    SHORT_FORM = "short_form"  # the short form of an interrupted question was given (App.6-7)
+    ANSWER_STARTED = "answer_started"  # the answerer began to answer in time
+    CORRECT = "correct"
+    WRONG = "wrong"
+    RESET = "reset"  # reset the system after a wrong answer (App.8-9)
+    CANCEL = "cancel"  # withdraw the current question, no score change
+    NEW_GAME = "new_game"  # scores to zero, back to the first theme
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A player's button went down at `at` (source time) on `pad` of `source`."""
+
+    source: str
+    pad: str
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """`source` has delivered every input that happened at or before `up_to`."""
+
+    source: str
+    up_to: int
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    """The host did `action` at `at`."""
+
+    action: HostAction
+    at: int
+
+
+Input = Press | Watermark | Host
+
+
+class LampMode(StrEnum):
+    OFF = "off"
+    ON = "on"
+    BLINK = "blink"
+
+
+class Cue(StrEnum):
+    """Sound cues. Values match the sound module's cue names."""
+
+    SIGNAL = "signal"
+    TIME_UP = "time_up"
+    WARNING = "warning"
+    START = "start"
+
+
+@dataclass(frozen=True, slots=True)
+class Emit:
+    """Publish an event (the same JSON goes to MQTT, the journal and replay output)."""
+
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class SetLamps:
+    """Set every pad's lamp; pads not listed are off."""
+
+    lamps: dict[str, LampMode] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCue:
+    cue: Cue
+
+
+Output = Emit | SetLamps | PlayCue
+
+
+def ns_to_ms(ns: int) -> float:
+    """Nanoseconds to milliseconds, rounded to the microsecond for display."""
+    return round(ns / NS_PER_MS, 3)

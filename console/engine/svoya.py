@@ -1,0 +1,622 @@
+"""The «Своя игра» referee: a pure state machine over timestamped inputs.
+
+Theory of operation (seed 004, appendix «Правила Своей игры», clauses 1-11):
+
+``idle`` --next--> ``reading`` --reading_finished--> ``open`` (the 7-s window runs)
+``reading``/``open`` --first eligible press settles--> ``answering``
+``answering`` --correct--> question over; --wrong or 3-s timeout--> ``await_reset``
+``await_reset`` --reset--> ``reading`` (reading not finished) or ``open``
+A question ends on a correct answer, when every player has answered wrongly, or when the
+window closes with nobody in play signalling in time (App.10).
+
+Every decision is taken on the time an input happened at its source (``at``), never on
+arrival order: presses are buffered and judged against the phase boundaries by their
+stamps, and a window closes only when every source has reported through its end (see
+``arbiter``). The engine reads no clock and does no I/O: ``handle(input, now)`` and
+``on_timer(now)`` return outputs, ``next_deadline()`` says when to call ``on_timer``.
+The same inputs at the same ``now`` always give the same outputs.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from console.engine.arbiter import Arbiter
+from console.engine.model import (
+    Cue,
+    Emit,
+    Host,
+    HostAction,
+    Input,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    Watermark,
+    ns_to_ms,
+)
+from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+
+
+class Phase(StrEnum):
+    IDLE = "idle"
+    READING = "reading"
+    OPEN = "open"
+    ANSWERING = "answering"
+    AWAIT_RESET = "await_reset"
+    GAME_OVER = "game_over"
+
+
+class EndReason(StrEnum):
+    CORRECT = "correct"  # App.10.1
+    ALL_WRONG = "all_wrong"  # App.10.2
+    NO_SIGNAL = "no_signal"  # App.10.3
+    CANCELLED = "cancelled"  # withdrawn by the host
+
+
+@dataclass
+class _Question:
+    theme: int
+    number: int
+    value: int
+    announced_at: int
+    counting_from: int  # signals count from here: the announcement, then each reset (App.4, 8)
+    reading_end: int | None = None
+    last_wrong_at: int | None = None
+    out: set[str] = field(default_factory=set)  # players who answered wrongly (App.8)
+    pending: list[Press] = field(default_factory=list)  # presses not judged yet
+    answerer: Player | None = None
+    answer_press: Press | None = None
+    answer_deadline: int | None = None
+    answer_started: bool = False
+    reading_stopped: bool = False  # a signal stopped the reading (App.6)
+
+    @property
+    def window_base(self) -> int | None:
+        """The later of the reading's end and the last wrong answer (App.4, App.8)."""
+        if self.reading_end is None:
+            return None
+        return max(self.reading_end, self.last_wrong_at or self.reading_end)
+
+
+class SvoyaReferee:
+    """Referee of one «Своя игра» fight. See the module docstring for the contract."""
+
+    def __init__(self, rules: SvoyaRules) -> None:
+        self.rules = rules
+        self._arbiter = Arbiter(rules.sources, rules.tie_window_ns)
+        self._rng = random.Random(rules.seed)
+        self._scores = {p.id: 0 for p in rules.players}
+        self._false_start_until: dict[str, int] = {}
+        self._phase = Phase.IDLE
+        self._q: _Question | None = None
+        self._theme_index = 0
+        self._question_index = 0
+        self._lamps: dict[str, LampMode] = {}
+        self._last_decision: dict[str, Any] | None = None
+        self._last_end: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return dict(self._scores)
+
+    def handle(self, inp: Input, now: int) -> list[Output]:
+        """Take one input at host time `now`; due timers fire first."""
+        out = self.on_timer(now)
+        if isinstance(inp, Press):
+            self._on_press(inp, now, out)
+        elif isinstance(inp, Watermark):
+            self._arbiter.note(inp.source, inp.up_to)
+        else:
+            self._on_host(inp, now, out)
+        self._settle(now, out)
+        self._update_lamps(out)
+        return out
+
+    def on_timer(self, now: int) -> list[Output]:
+        """Fire whatever is due at `now` (settling a first press, closing windows)."""
+        out: list[Output] = []
+        self._settle(now, out)
+        self._update_lamps(out)
+        return out
+
+    def next_deadline(self) -> int | None:
+        """The host time at which `on_timer` must be called next, or None."""
+        q = self._q
+        if q is None:
+            return None
+        deadlines: list[int] = []
+        candidates = self._candidates()
+        if candidates and self._phase in (Phase.READING, Phase.OPEN):
+            deadlines.append(self._arbiter.first_deadline(min(p.at for p in candidates)))
+        window_end = self._window_end()
+        if window_end is not None and self._phase is Phase.OPEN:
+            deadlines.append(self._arbiter.settle_deadline(window_end))
+        if window_end is not None and self._phase is Phase.AWAIT_RESET:
+            deadlines.append(
+                max(self._arbiter.settle_deadline(window_end), window_end + self.rules.host_max_delay_ns)
+            )
+        if self._phase is Phase.ANSWERING and q.answer_deadline is not None and not q.answer_started:
+            deadlines.append(q.answer_deadline + self.rules.host_max_delay_ns)
+        return min(deadlines) if deadlines else None
+
+    def snapshot(self, now: int) -> dict[str, Any]:
+        """The whole visible state, for the retained MQTT topic and the terminal view."""
+        q = self._q
+        question: dict[str, Any] | None = None
+        if q is not None and self._phase not in (Phase.IDLE, Phase.GAME_OVER):
+            question = {
+                "theme": q.theme,
+                "number": q.number,
+                "value": q.value,
+                "reading": self._reading_state(q),
+                "answerer": q.answerer.id if q.answerer else None,
+                "out": sorted(q.out),
+            }
+        return {
+            "phase": self._phase.value,
+            "players": [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "pad": p.pad,
+                    "score": self._scores[p.id],
+                    "status": self._player_status(p),
+                }
+                for p in self.rules.players
+            ],
+            "question": question,
+            "next": self._next_position(),
+            "timer": self._timer_view(now),
+            "last_decision": self._last_decision,
+            "last_end": self._last_end,
+        }
+
+    # ------------------------------------------------------------------ presses
+
+    def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
+        player = self.rules.pads.get(press.pad)
+        if not self._arbiter.knows(press.source) or player is None:
+            out.append(_error(now, f"press from unknown pad {press.pad!r}: no player is on it",
+                              {"source": press.source, "pad": press.pad, "at_ns": press.at}))
+            return
+        # No watermark from the press itself: an ordered source reports one scan as several
+        # presses followed by a Watermark, so a tie inside the scan is seen whole.
+        q = self._q
+        if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER) or press.at < q.announced_at:
+            self._false_start(press, player, now, out)
+            return
+        q.pending.append(press)
+
+    def _false_start(self, press: Press, player: Player, now: int, out: list[Output]) -> None:
+        """A press before the value is announced never wins (004 App.4)."""
+        fields: dict[str, Any] = {}
+        if self.rules.false_start is FalseStartPolicy.LOCKOUT:
+            until = press.at + self.rules.false_start_lockout_ns
+            self._false_start_until[player.id] = max(until, self._false_start_until.get(player.id, 0))
+            fields["locked_until_ns"] = self._false_start_until[player.id]
+        out.append(_ignored(now, press, player, "false_start", **fields))
+
+    def _judge_pending(self, now: int, out: list[Output]) -> None:
+        """Drop presses that can never count, with an event naming why."""
+        q = self._q
+        assert q is not None
+        keep: list[Press] = []
+        for press in q.pending:
+            player = self.rules.pads[press.pad]
+            reason = self._refusal(q, press, player)
+            if reason is None:
+                keep.append(press)
+            else:
+                extra: dict[str, Any] = {}
+                if q.answer_press is not None and reason == "answerer_chosen":
+                    extra["behind_ms"] = ns_to_ms(press.at - q.answer_press.at)
+                out.append(_ignored(now, press, player, reason, **extra))
+        q.pending = keep
+
+    def _refusal(self, q: _Question, press: Press, player: Player) -> str | None:
+        """Why `press` can never count, or None if it counts or may still count."""
+        if player.id in q.out:
+            return "out_of_question"  # answered wrongly already (App.8)
+        if self._false_start_until.get(player.id, 0) > press.at:
+            return "false_start_lockout"
+        if press.at < q.counting_from:
+            return "before_reset"  # App.8: only after the host reset the previous signal
+        window_end = self._window_end()
+        if window_end is not None and press.at > window_end:
+            return "late"
+        if self._phase is Phase.ANSWERING:
+            return "answerer_chosen"
+        return None
+
+    def _candidates(self) -> list[Press]:
+        if self._q is None or self._phase not in (Phase.READING, Phase.OPEN):
+            return []
+        return self._q.pending
+
+    # ------------------------------------------------------------------ settling and timers
+
+    def _settle(self, now: int, out: list[Output]) -> None:
+        q = self._q
+        if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
+            return
+        self._judge_pending(now, out)
+        if self._phase in (Phase.READING, Phase.OPEN) and q.pending:
+            t0 = min(p.at for p in q.pending)
+            if self._arbiter.first_settled(t0, now):
+                self._accept_first(q, now, out)
+                return
+        if self._phase is Phase.ANSWERING:
+            self._check_answer_clock(q, now, out)
+            return
+        window_end = self._window_end()
+        if window_end is None or not self._arbiter.settled(window_end, now):
+            return
+        if self._phase is Phase.OPEN and not q.pending:
+            self._end_question(now, EndReason.NO_SIGNAL, out)
+        elif self._phase is Phase.AWAIT_RESET and now >= window_end + self.rules.host_max_delay_ns:
+            # The host never reset in time, so no later signal could count (App.8, App.10.3).
+            self._end_question(now, EndReason.NO_SIGNAL, out)
+
+    def _window_end(self) -> int | None:
+        q = self._q
+        if q is None or q.window_base is None:
+            return None
+        return q.window_base + self.rules.signal_window_ns
+
+    def _accept_first(self, q: _Question, now: int, out: list[Output]) -> None:
+        """The first eligible signal takes the turn (App.5); ties by the configured policy."""
+        ordered = sorted(q.pending, key=lambda p: (p.at, self._player_order(p)))
+        t0 = ordered[0].at
+        tied = [p for p in ordered if p.at < t0 + self._arbiter.tie_ns]
+        winner = self._break_tie(tied)
+        q.pending = []
+        player = self.rules.pads[winner.pad]
+        q.answerer, q.answer_press = player, winner
+        q.answer_deadline, q.answer_started = None, False
+        stopped_reading = q.reading_end is None
+        q.reading_stopped = stopped_reading
+        self._phase = Phase.ANSWERING
+        presses = [
+            {
+                "player": self.rules.pads[p.pad].id,
+                "pad": p.pad,
+                "at_ns": p.at,
+                "behind_ms": ns_to_ms(p.at - t0),
+            }
+            for p in ordered
+        ]
+        decision: dict[str, Any] = {
+            "type": "signal_accepted",
+            "t_ns": now,
+            "player": player.id,
+            "name": player.name,
+            "pad": winner.pad,
+            "press_at_ns": winner.at,
+            "value": q.value,
+            "stop_reading": stopped_reading,
+            "tie": len(tied) > 1,
+            "presses": presses,
+        }
+        if len(tied) > 1:
+            decision["tie_policy"] = self.rules.tie_policy.value
+            decision["tied"] = [self.rules.pads[p.pad].id for p in tied]
+        self._last_decision = {k: v for k, v in decision.items() if k not in ("type", "t_ns")}
+        out.append(Emit(decision))
+        out.append(PlayCue(Cue.SIGNAL))
+        if self.rules.answer_clock is AnswerClock.LAMP:
+            self._start_answer_clock(q, now, "lamp", out)
+
+    def _break_tie(self, tied: list[Press]) -> Press:
+        if len(tied) == 1 or self.rules.tie_policy is TiePolicy.PAD_ORDER:
+            return min(tied, key=self._player_order)
+        return tied[self._rng.randrange(len(tied))]
+
+    def _player_order(self, press: Press) -> int:
+        return self.rules.players.index(self.rules.pads[press.pad])
+
+    def _start_answer_clock(self, q: _Question, at: int, by: str, out: list[Output]) -> None:
+        """The answerer must begin within 3 s (App.7)."""
+        q.answer_deadline = at + self.rules.answer_window_ns
+        assert q.answerer is not None
+        out.append(Emit({
+            "type": "answer_clock_started",
+            "t_ns": at,
+            "player": q.answerer.id,
+            "by": by,
+            "deadline_ns": q.answer_deadline,
+            "seconds": self.rules.answer_window_ns / 1e9,
+        }))
+
+    def _check_answer_clock(self, q: _Question, now: int, out: list[Output]) -> None:
+        if q.answer_deadline is None or q.answer_started:
+            return
+        if now >= q.answer_deadline + self.rules.host_max_delay_ns:
+            out.append(PlayCue(Cue.TIME_UP))
+            self._judge(q, correct=False, at=q.answer_deadline, now=now, how="timeout", out=out)
+
+    # ------------------------------------------------------------------ host actions
+
+    def _on_host(self, cmd: Host, now: int, out: list[Output]) -> None:
+        handler = {
+            HostAction.NEXT: self._host_next,
+            HostAction.READING_FINISHED: self._host_reading_finished,
+            HostAction.NAME: self._host_name,
+            HostAction.SHORT_FORM: self._host_short_form,
+            HostAction.ANSWER_STARTED: self._host_answer_started,
+            HostAction.CORRECT: self._host_correct,
+            HostAction.WRONG: self._host_wrong,
+            HostAction.RESET: self._host_reset,
+            HostAction.CANCEL: self._host_cancel,
+            HostAction.NEW_GAME: self._host_new_game,
+        }[cmd.action]
+        problem = handler(cmd.at, now, out)
+        if problem is not None:
+            out.append(_error(now, f"{cmd.action.value!r} is not allowed now: {problem}",
+                              {"action": cmd.action.value, "phase": self._phase.value}))
+
+    def _host_next(self, at: int, now: int, out: list[Output]) -> str | None:
+        if self._phase is Phase.GAME_OVER:
+            return "the fight is over (new_game starts another)"
+        if self._phase is not Phase.IDLE:
+            return "a question is in play (finish it or cancel it first)"
+        value = self.rules.values[self._question_index]
+        self._q = _Question(
+            theme=self._theme_index + 1,
+            number=self._question_index + 1,
+            value=value,
+            announced_at=at,
+            counting_from=at,
+        )
+        self._phase = Phase.READING
+        self._last_decision = None
+        out.append(Emit({
+            "type": "question_started",
+            "t_ns": now,
+            "announced_at_ns": at,
+            "theme": self._q.theme,
+            "number": self._q.number,
+            "value": value,
+        }))
+        return None
+
+    def _host_reading_finished(self, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.READING or q is None:
+            return "no question is being read"
+        q.reading_end = at
+        self._phase = Phase.OPEN
+        self._emit_window(q, now, "reading_finished", out)
+        return None
+
+    def _emit_window(self, q: _Question, now: int, kind: str, out: list[Output]) -> None:
+        window_end = self._window_end()
+        out.append(Emit({
+            "type": kind,
+            "t_ns": now,
+            "window_ends_ns": window_end,
+            "players_in_play": [p.id for p in self.rules.players if p.id not in q.out],
+        }))
+
+    def _host_name(self, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.ANSWERING or q is None:
+            return "nobody has the turn"
+        if self.rules.answer_clock is AnswerClock.LAMP:
+            return "the answer clock already started when the lamp lit"
+        if q.answer_deadline is not None:
+            return "the answerer has already been named"
+        self._start_answer_clock(q, at, "host", out)
+        return None
+
+    def _host_short_form(self, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.ANSWERING or q is None:
+            return "nobody has the turn"
+        if q.reading_end is not None:
+            return "the question was read to the end; there is no short form to give (App.6)"
+        if q.answer_started:
+            return "the answer has already begun"
+        self._start_answer_clock(q, at, "short_form", out)
+        return None
+
+    def _host_answer_started(self, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.ANSWERING or q is None or q.answerer is None:
+            return "nobody has the turn"
+        if q.answer_started:
+            return "the answer has already begun"
+        if q.answer_deadline is not None and at > q.answer_deadline:
+            return "the 3 s had already run out"
+        q.answer_started = True
+        out.append(Emit({"type": "answer_started", "t_ns": now, "player": q.answerer.id}))
+        return None
+
+    def _host_correct(self, at: int, now: int, out: list[Output]) -> str | None:
+        return self._host_judge(True, at, now, out)
+
+    def _host_wrong(self, at: int, now: int, out: list[Output]) -> str | None:
+        return self._host_judge(False, at, now, out)
+
+    def _host_judge(self, correct: bool, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.ANSWERING or q is None:
+            return "nobody has the turn"
+        if q.answer_deadline is not None and not q.answer_started and at > q.answer_deadline:
+            return "the 3 s had already run out"
+        self._judge(q, correct=correct, at=at, now=now, how="host", out=out)
+        return None
+
+    def _judge(self, q: _Question, *, correct: bool, at: int, now: int, how: str,
+               out: list[Output]) -> None:
+        """Score the answer (App.3) and move on (App.8, App.10)."""
+        player = q.answerer
+        assert player is not None
+        delta = q.value if correct else -q.value
+        self._scores[player.id] += delta
+        out.append(Emit({
+            "type": "answer_judged",
+            "t_ns": now,
+            "player": player.id,
+            "correct": correct,
+            "by": how,
+            "value": q.value,
+            "delta": delta,
+            "score": self._scores[player.id],
+        }))
+        q.answerer = q.answer_press = None
+        q.answer_deadline = None
+        if correct:
+            self._end_question(now, EndReason.CORRECT, out, winner=player.id)
+            return
+        q.out.add(player.id)
+        q.last_wrong_at = at
+        if len(q.out) == len(self.rules.players):
+            self._end_question(now, EndReason.ALL_WRONG, out)
+            return
+        self._phase = Phase.AWAIT_RESET
+
+    def _host_reset(self, at: int, now: int, out: list[Output]) -> str | None:
+        q = self._q
+        if self._phase is not Phase.AWAIT_RESET or q is None:
+            return "there is no wrong answer to reset"
+        q.counting_from = at
+        q.reading_stopped = False
+        self._phase = Phase.OPEN if q.reading_end is not None else Phase.READING
+        # With no new signal and the reading unfinished, the host goes on reading (App.9).
+        self._emit_window(q, now, "signals_reset", out)
+        return None
+
+    def _host_cancel(self, at: int, now: int, out: list[Output]) -> str | None:
+        if self._q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
+            return "no question is in play"
+        self._end_question(now, EndReason.CANCELLED, out)
+        return None
+
+    def _host_new_game(self, at: int, now: int, out: list[Output]) -> str | None:
+        self._scores = {p.id: 0 for p in self.rules.players}
+        self._false_start_until.clear()
+        self._theme_index = self._question_index = 0
+        self._q = None
+        self._phase = Phase.IDLE
+        self._last_decision = self._last_end = None
+        out.append(Emit({"type": "game_started", "t_ns": now, "scores": dict(self._scores)}))
+        return None
+
+    # ------------------------------------------------------------------ question end
+
+    def _end_question(self, now: int, reason: EndReason, out: list[Output],
+                      winner: str | None = None) -> None:
+        q = self._q
+        assert q is not None
+        if reason is EndReason.NO_SIGNAL:
+            out.append(PlayCue(Cue.TIME_UP))
+        end = {
+            "type": "question_ended",
+            "t_ns": now,
+            "reason": reason.value,
+            "theme": q.theme,
+            "number": q.number,
+            "value": q.value,
+            "winner": winner,
+            "scores": dict(self._scores),
+        }
+        self._last_end = {k: v for k, v in end.items() if k not in ("type", "t_ns")}
+        out.append(Emit(end))
+        q.pending = []
+        self._phase = Phase.IDLE
+        if reason is not EndReason.CANCELLED:
+            self._advance(now, out)
+
+    def _advance(self, now: int, out: list[Output]) -> None:
+        """Questions of a theme go in ascending order (App.2); then the next theme."""
+        self._question_index += 1
+        if self._question_index < len(self.rules.values):
+            return
+        self._question_index = 0
+        self._theme_index += 1
+        if self.rules.themes is not None and self._theme_index >= self.rules.themes:
+            self._phase = Phase.GAME_OVER
+            ranking = sorted(self.rules.players, key=lambda p: -self._scores[p.id])
+            out.append(Emit({
+                "type": "game_over",
+                "t_ns": now,
+                "scores": dict(self._scores),
+                "ranking": [p.id for p in ranking],
+            }))
+
+    # ------------------------------------------------------------------ views
+
+    def _update_lamps(self, out: list[Output]) -> None:
+        lamps = {p.pad: LampMode.OFF for p in self.rules.players}
+        q = self._q
+        if self._phase is Phase.ANSWERING and q is not None and q.answerer is not None:
+            lamps[q.answerer.pad] = LampMode.ON
+        if lamps != self._lamps:
+            self._lamps = lamps
+            out.append(SetLamps(dict(lamps)))
+
+    def _player_status(self, p: Player) -> str:
+        q = self._q
+        if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
+            return "idle"
+        if q.answerer is not None and q.answerer.id == p.id:
+            return "answering"
+        if p.id in q.out:
+            return "out"
+        return "in_play"
+
+    @staticmethod
+    def _reading_state(q: _Question) -> str:
+        if q.reading_end is not None:
+            return "finished"
+        return "stopped" if q.reading_stopped else "in_progress"
+
+    def _next_position(self) -> dict[str, Any] | None:
+        if self._phase is Phase.GAME_OVER:
+            return None
+        return {
+            "theme": self._theme_index + 1,
+            "number": self._question_index + 1,
+            "value": self.rules.values[self._question_index],
+            "themes": self.rules.themes,
+        }
+
+    def _timer_view(self, now: int) -> dict[str, Any] | None:
+        q = self._q
+        if q is None:
+            return None
+        ends: int | None = None
+        if self._phase is Phase.ANSWERING and not q.answer_started:
+            ends, kind = q.answer_deadline, "answer"
+        elif self._phase in (Phase.OPEN, Phase.AWAIT_RESET):
+            ends, kind = self._window_end(), "signal"
+        if ends is None:
+            return None
+        return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - now) // 1_000_000)}
+
+
+def _ignored(now: int, press: Press, player: Player, reason: str, **extra: Any) -> Emit:
+    return Emit({
+        "type": "press_ignored",
+        "t_ns": now,
+        "player": player.id,
+        "pad": press.pad,
+        "at_ns": press.at,
+        "reason": reason,
+        **extra,
+    })
+
+
+def _error(now: int, message: str, details: dict[str, Any]) -> Emit:
+    return Emit({"type": "error", "t_ns": now, "message": message, "details": details})

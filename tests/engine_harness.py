@@ -1,0 +1,116 @@
+"""A hand-stepped clock around the «Своя игра» referee, for rules tests (no sleeping)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.engine.arbiter import SourceTiming
+from console.engine.model import (
+    NS_PER_MS,
+    NS_PER_S,
+    Cue,
+    Emit,
+    Host,
+    HostAction,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    Watermark,
+)
+from console.engine.rules import Player, SvoyaRules
+from console.engine.svoya import SvoyaReferee
+
+MS = NS_PER_MS
+S = NS_PER_S
+MCU = SourceTiming(resolution_ns=1_000, max_delay_ns=5 * MS, ordered=True)
+GPIO = SourceTiming(resolution_ns=1_000, max_delay_ns=10 * MS, ordered=False)
+PLAYERS = (
+    Player("p1", "Анна", "mcu:0"),
+    Player("p2", "Борис", "mcu:1"),
+    Player("p3", "Вера", "mcu:2"),
+    Player("p4", "Глеб", "gpio:17"),
+)
+PAD = {p.id: p.pad for p in PLAYERS}
+
+
+def make_rules(**overrides: Any) -> SvoyaRules:
+    args: dict[str, Any] = {"players": PLAYERS, "sources": {"mcu": MCU, "gpio": GPIO}}
+    args.update(overrides)
+    return SvoyaRules(**args)
+
+
+class Table:
+    """Drives a referee: every call says when it happens; timers fire as the clock passes them."""
+
+    def __init__(self, rules: SvoyaRules | None = None, start: int = 1_000 * S) -> None:
+        self.ref = SvoyaReferee(rules or make_rules())
+        self.now = start
+        self.outputs: list[Output] = []
+
+    def advance_to(self, t: int) -> None:
+        """Move the clock to `t`, firing each deadline on the way at its exact time."""
+        while (deadline := self.ref.next_deadline()) is not None and deadline <= t:
+            self.now = max(self.now, deadline)
+            self.outputs += self.ref.on_timer(self.now)
+        self.now = max(self.now, t)
+
+    def advance(self, dt: int) -> None:
+        self.advance_to(self.now + dt)
+
+    def deliver(self, inp: Press | Host | Watermark, arrive: int | None = None) -> list[Output]:
+        """Deliver `inp` at `arrive` (default: now), after firing due timers."""
+        self.advance_to(self.now if arrive is None else arrive)
+        out = self.ref.handle(inp, self.now)
+        self.outputs += out
+        return out
+
+    def host(self, action: HostAction, at: int | None = None) -> list[Output]:
+        return self.deliver(Host(action, self.now if at is None else at))
+
+    def press(self, player: str, at: int | None = None, arrive: int | None = None) -> list[Output]:
+        """One player's press, reported the way its source reports a scan."""
+        return self.scan([player], at, arrive)
+
+    def scan(self, players: list[str], at: int | None = None,
+             arrive: int | None = None) -> list[Output]:
+        """Presses seen in one scan at `at`; an ordered source then vouches for that time."""
+        at = self.now if at is None else at
+        out: list[Output] = []
+        for player in players:
+            pad = PAD[player]
+            out += self.deliver(Press(pad.split(":")[0], pad, at), arrive)
+        source = PAD[players[0]].split(":")[0]
+        if self.ref.rules.sources[source].ordered:
+            out += self.deliver(Watermark(source, at), arrive)
+        return out
+
+    # ---- views of what happened
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [o.event for o in self.outputs if isinstance(o, Emit)
+                and (kind is None or o.event["type"] == kind)]
+
+    def last(self, kind: str) -> dict[str, Any]:
+        found = self.events(kind)
+        assert found, f"no {kind!r} event; events: {[e['type'] for e in self.events()]}"
+        return found[-1]
+
+    def cues(self) -> list[Cue]:
+        return [o.cue for o in self.outputs if isinstance(o, PlayCue)]
+
+    def lamps(self) -> dict[str, LampMode]:
+        sets = [o.lamps for o in self.outputs if isinstance(o, SetLamps)]
+        return sets[-1] if sets else {}
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return self.ref.scores
+
+    def start_question(self) -> None:
+        self.host(HostAction.NEXT)
+
+    def answerer(self) -> str | None:
+        q = self.ref.snapshot(self.now)["question"]
+        return None if q is None else q["answerer"]
