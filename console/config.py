@@ -1,0 +1,266 @@
+"""The console's configuration: a TOML file read into frozen dataclasses.
+
+Contract: `load_config(path)` returns a `Config` or raises `ConfigError` whose message names
+the file, the key and what is wrong with it. Unknown keys are errors (a typo must not be
+silently ignored on game day). Every key has a default; the shipped `config/console.toml`
+documents each one.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from console.engine.arbiter import SourceTiming
+from console.engine.model import NS_PER_MS, NS_PER_S
+from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+
+
+class ConfigError(ValueError):
+    """A bad configuration: `str()` names the file, the key and the problem."""
+
+    def __init__(self, source: str, key: str, problem: str) -> None:
+        super().__init__(f"{source}: {key}: {problem}")
+        self.source, self.key, self.problem = source, key, problem
+
+
+@dataclass(frozen=True)
+class ConsoleSection:
+    node: str = "table1"  # the MQTT node name: topics are <prefix>/<node>/...
+    journal: str = ""  # JSON Lines file of every input, for replay after a dispute ("" = none)
+    log_level: str = "info"
+
+
+@dataclass(frozen=True)
+class GameSection:
+    kind: str = "svoya"
+    themes: int = 0  # 0: until the host stops
+    values: tuple[int, ...] = (10, 20, 30, 40, 50)
+    signal_window_s: float = 7.0
+    answer_window_s: float = 3.0
+    answer_clock: str = "host"
+    false_start: str = "ignore"
+    false_start_lockout_s: float = 2.0
+    tie_policy: str = "random"
+    tie_window_us: int = 0  # 0: the coarsest source resolution
+    seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
+
+
+@dataclass(frozen=True)
+class PlayerSection:
+    id: str
+    name: str
+    pad: str
+
+
+@dataclass(frozen=True)
+class SourceSection:
+    kind: str  # "serial_mcu" | "simulated_mcu" | "gpio"
+    port: str = ""  # serial_mcu: the device path
+    baudrate: int = 115200
+    pads: int = 4  # simulated_mcu: how many pads it has
+    pins: tuple[int, ...] = ()  # gpio: BCM pin per pad index
+    pin_factory: str = ""  # gpio: gpiozero pin factory ("" = gpiozero's choice, "mock" for tests)
+    pull_up: bool = True  # gpio: buttons to ground with the internal pull-up
+    resolution_us: int = 1
+    max_delay_ms: float = 5.0
+
+
+@dataclass(frozen=True)
+class HostSection:
+    keyboard: bool = False  # terminal keys (demo); see `console.keys`
+    max_delay_ms: float = 20.0  # worst-case delay of a host key reaching the console
+
+
+@dataclass(frozen=True)
+class MqttSection:
+    host: str = ""  # "" starts the embedded broker on loopback (demo; no mosquitto needed)
+    port: int = 1883
+    ws_port: int = 9001  # embedded broker only: WebSocket listener for browser displays
+    prefix: str = "chgk"
+    username: str = ""
+    password: str = ""
+
+
+@dataclass(frozen=True)
+class SoundSection:
+    enabled: bool = True
+    device: str = ""  # "" = the default output; otherwise a PortAudio/ALSA device name
+    volume: float = 0.8
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str
+    console: ConsoleSection = field(default_factory=ConsoleSection)
+    game: GameSection = field(default_factory=GameSection)
+    players: tuple[PlayerSection, ...] = ()
+    sources: Mapping[str, SourceSection] = field(default_factory=dict)
+    host: HostSection = field(default_factory=HostSection)
+    mqtt: MqttSection = field(default_factory=MqttSection)
+    sound: SoundSection = field(default_factory=SoundSection)
+
+    def svoya_rules(self, seed: int | None = None) -> SvoyaRules:
+        """The referee's parameters; raises ConfigError naming the key on a rule violation."""
+        g = self.game
+        timings = {
+            name: SourceTiming(
+                resolution_ns=s.resolution_us * 1000,
+                max_delay_ns=int(s.max_delay_ms * NS_PER_MS),
+                # The MCU reports each scan whole and in time order; GPIO edges promise neither.
+                ordered=s.kind in ("serial_mcu", "simulated_mcu"),
+            )
+            for name, s in self.sources.items()
+        }
+        try:
+            return SvoyaRules(
+                players=tuple(Player(p.id, p.name, p.pad) for p in self.players),
+                sources=timings,
+                values=g.values,
+                themes=g.themes or None,
+                signal_window_ns=int(g.signal_window_s * NS_PER_S),
+                answer_window_ns=int(g.answer_window_s * NS_PER_S),
+                answer_clock=AnswerClock(g.answer_clock),
+                false_start=FalseStartPolicy(g.false_start),
+                false_start_lockout_ns=int(g.false_start_lockout_s * NS_PER_S),
+                tie_policy=TiePolicy(g.tie_policy),
+                tie_window_ns=g.tie_window_us * 1000 or None,
+                host_max_delay_ns=int(self.host.max_delay_ms * NS_PER_MS),
+                seed=g.seed if seed is None else seed,
+            )
+        except ValueError as exc:
+            raise ConfigError(self.source, "players", str(exc)) from exc
+
+
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "game.kind": ("svoya",),
+    "game.answer_clock": tuple(c.value for c in AnswerClock),
+    "game.false_start": tuple(c.value for c in FalseStartPolicy),
+    "game.tie_policy": tuple(c.value for c in TiePolicy),
+    "sources.kind": ("serial_mcu", "simulated_mcu", "gpio"),
+    "console.log_level": ("debug", "info", "warning", "error"),
+}
+_POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
+             "resolution_us", "port", "ws_port"}
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a TOML config file."""
+    source = str(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError as exc:
+        raise ConfigError(source, "-", "file not found") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "-", f"not valid TOML ({exc})") from exc
+    return config_from_dict(data, source)
+
+
+def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
+    """Validate an already-parsed config (the TOML file, or a replay scenario's header)."""
+    known = {"console", "game", "players", "sources", "host", "mqtt", "sound"}
+    for key in data:
+        if key not in known:
+            raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
+    players_raw = data.get("players", [])
+    if not isinstance(players_raw, list):
+        raise ConfigError(source, "players", "must be an array of tables ([[players]])")
+    sources_raw = data.get("sources", {})
+    if not isinstance(sources_raw, dict):
+        raise ConfigError(source, "sources", "must be a table of sources ([sources.NAME])")
+    config = Config(
+        source=source,
+        console=_section(ConsoleSection, data.get("console", {}), "console", source),
+        game=_section(GameSection, data.get("game", {}), "game", source),
+        players=tuple(_section(PlayerSection, p, f"players[{i}]", source)
+                      for i, p in enumerate(players_raw)),
+        sources={name: _section(SourceSection, s, f"sources.{name}", source)
+                 for name, s in sources_raw.items()},
+        host=_section(HostSection, data.get("host", {}), "host", source),
+        mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
+        sound=_section(SoundSection, data.get("sound", {}), "sound", source),
+    )
+    _check_cross_references(config)
+    config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)
+    return config
+
+
+def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
+    if not isinstance(raw, dict):
+        raise ConfigError(source, where, "must be a table")
+    spec = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in spec:
+            raise ConfigError(source, f"{where}.{key}",
+                              f"unknown key (known: {', '.join(sorted(spec))})")
+        values[key] = _coerce(value, str(spec[key].type), f"{where}.{key}", source)
+    for name, f in spec.items():
+        if name not in values and f.default is f.default_factory is _MISSING:
+            raise ConfigError(source, f"{where}.{name}", "is required")
+    for key, value in values.items():
+        choice_key = f"{where.split('.')[0].split('[')[0]}.{key}"
+        if choice_key in _CHOICES and value not in _CHOICES[choice_key]:
+            raise ConfigError(source, f"{where}.{key}",
+                              f"{value!r} is not one of {', '.join(_CHOICES[choice_key])}")
+        if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
+            raise ConfigError(source, f"{where}.{key}", f"must be positive, got {value}")
+        if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+            raise ConfigError(source, f"{where}.{key}", f"must not be negative, got {value}")
+    return cls(**values)
+
+
+_MISSING: Any = fields(PlayerSection)[0].default  # dataclasses.MISSING, without importing it
+
+
+def _coerce(value: object, type_name: str, key: str, source: str) -> object:
+    """Check a TOML value against the field's annotated type (as written in this module)."""
+    if type_name == "bool":
+        ok = isinstance(value, bool)
+    elif type_name == "int":
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif type_name == "float":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        value = float(value) if ok else value  # type: ignore[arg-type]
+    elif type_name == "str":
+        ok = isinstance(value, str)
+    elif type_name == "tuple[int, ...]":
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                             for v in value)
+        value = tuple(value) if ok else value  # type: ignore[arg-type]
+    else:  # pragma: no cover - a field type this loader does not know is a programming error
+        raise TypeError(f"no TOML coercion for {type_name}")
+    if not ok:
+        raise ConfigError(source, key, f"expected {_TYPE_WORDS[type_name]}, got {value!r}")
+    return value
+
+
+_TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a number",
+               "str": "a string", "tuple[int, ...]": "an array of integers"}
+
+
+def _check_cross_references(config: Config) -> None:
+    src = config.source
+    if not config.sources:
+        raise ConfigError(src, "sources", "at least one button source is needed ([sources.NAME])")
+    for name, s in config.sources.items():
+        if s.kind == "serial_mcu" and not s.port:
+            raise ConfigError(src, f"sources.{name}.port", "a serial_mcu source needs a port")
+        if s.kind == "gpio" and not s.pins:
+            raise ConfigError(src, f"sources.{name}.pins", "a gpio source needs its pins")
+    for i, p in enumerate(config.players):
+        source, _, index = p.pad.partition(":")
+        if source not in config.sources:
+            raise ConfigError(src, f"players[{i}].pad",
+                              f"{p.pad!r} names source {source!r}, which is not in [sources]")
+        if not index.isdigit():
+            raise ConfigError(src, f"players[{i}].pad", f"{p.pad!r} should look like '{source}:0'")
+        s = config.sources[source]
+        limit = len(s.pins) if s.kind == "gpio" else s.pads if s.kind == "simulated_mcu" else 16
+        if int(index) >= limit:
+            raise ConfigError(src, f"players[{i}].pad",
+                              f"{p.pad!r}: source {source!r} has pads 0..{limit - 1}")

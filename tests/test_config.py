@@ -1,0 +1,92 @@
+"""Config loading: every problem names the file, the key and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from console.config import ConfigError, load_config
+from console.engine.model import NS_PER_S
+from console.engine.rules import AnswerClock
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = """
+[game]
+answer_clock = "lamp"
+signal_window_s = 5
+
+[[players]]
+id = "a"
+name = "Анна"
+pad = "mcu:0"
+
+[[players]]
+id = "b"
+name = "Борис"
+pad = "mcu:1"
+
+[sources.mcu]
+kind = "serial_mcu"
+port = "/dev/ttyACM0"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "console.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_shipped_configs_load() -> None:
+    for path in (ROOT / "config" / "console.toml", ROOT / "console" / "data" / "demo.toml"):
+        config = load_config(path)
+        assert len(config.svoya_rules().players) == 4
+
+
+def test_values_reach_the_rules(tmp_path: Path) -> None:
+    rules = load_config(write(tmp_path, GOOD)).svoya_rules()
+    assert rules.answer_clock is AnswerClock.LAMP
+    assert rules.signal_window_ns == 5 * NS_PER_S
+    assert rules.sources["mcu"].ordered
+
+
+@pytest.mark.parametrize(
+    ("change", "key", "words"),
+    [
+        (("[game]", "[game]\nanwser_clock = 1"), "game.anwser_clock", "unknown key"),
+        (('answer_clock = "lamp"', 'answer_clock = "bell"'), "game.answer_clock", "not one of"),
+        (("signal_window_s = 5", 'signal_window_s = "7"'), "game.signal_window_s", "expected a number"),
+        (("signal_window_s = 5", "signal_window_s = -7"), "game.signal_window_s", "must be positive"),
+        (('name = "Борис"\n', ""), "players[1].name", "is required"),
+        (('pad = "mcu:1"', 'pad = "usb:1"'), "players[1].pad", "not in [sources]"),
+        (('pad = "mcu:1"', 'pad = "mcu:x"'), "players[1].pad", "should look like"),
+        (('port = "/dev/ttyACM0"', ""), "sources.mcu.port", "needs a port"),
+        (('kind = "serial_mcu"', 'kind = "carrier_pigeon"'), "sources.mcu.kind", "not one of"),
+        (("[game]", "[gmae]"), "gmae", "unknown section"),
+        (('pad = "mcu:1"', 'pad = "mcu:0"'), "players", "share a pad"),
+    ],
+)
+def test_bad_values_name_file_key_and_problem(
+    tmp_path: Path, change: tuple[str, str], key: str, words: str
+) -> None:
+    path = write(tmp_path, GOOD.replace(*change, 1))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert message.startswith(str(path))
+    assert key in message and words in message
+
+
+def test_one_player_is_refused_with_the_clause(tmp_path: Path) -> None:
+    text = GOOD.split("[[players]]")
+    path = write(tmp_path, text[0] + "[[players]]" + text[1] + GOOD[GOOD.index("[sources.mcu]"):])
+    with pytest.raises(ConfigError, match="2 to 4 players"):
+        load_config(path)
+
+
+def test_broken_toml_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[game\n"))
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.toml")
