@@ -1,0 +1,75 @@
+"""Wire protocol between the button-pad MCU and the Pi, as a sans-IO codec.
+
+Frames are ``COBS(type ‖ payload ‖ crc16_le) ‖ 00``; PROTOCOL.md next to this file is the
+byte-by-byte specification (its test vectors are checked by the tests).  This package does no
+I/O and reads no clock: the serial driver and the simulated MCU feed it bytes and records.
+"""
+
+from .codec import (
+    DELIMITER,
+    MAX_BODY,
+    MAX_ENCODED,
+    MIN_BODY,
+    FrameDecoder,
+    decode_body,
+    encode,
+    encode_body,
+)
+from .framing import cobs_decode, cobs_encode, crc16
+from .messages import (
+    MAX_FIRMWARE_BYTES,
+    MAX_PADS,
+    MAX_RAW_ANGLE,
+    PROTOCOL_VERSION,
+    Angle,
+    AngleStatus,
+    DeviceMessage,
+    Heartbeat,
+    Hello,
+    HelloRequest,
+    HostMessage,
+    Lamps,
+    Message,
+    MsgType,
+    Ping,
+    Pong,
+    Press,
+    ProtocolError,
+    Release,
+)
+from .timebase import STAMP_MODULUS, TimestampUnwrapper
+
+__all__ = [
+    "DELIMITER",
+    "MAX_BODY",
+    "MAX_ENCODED",
+    "MAX_FIRMWARE_BYTES",
+    "MAX_PADS",
+    "MAX_RAW_ANGLE",
+    "MIN_BODY",
+    "PROTOCOL_VERSION",
+    "STAMP_MODULUS",
+    "Angle",
+    "AngleStatus",
+    "DeviceMessage",
+    "FrameDecoder",
+    "Heartbeat",
+    "Hello",
+    "HelloRequest",
+    "HostMessage",
+    "Lamps",
+    "Message",
+    "MsgType",
+    "Ping",
+    "Pong",
+    "Press",
+    "ProtocolError",
+    "Release",
+    "TimestampUnwrapper",
+    "cobs_decode",
+    "cobs_encode",
+    "crc16",
+    "decode_body",
+    "encode",
+    "encode_body",
+]

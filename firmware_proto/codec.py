@@ -1,0 +1,299 @@
+"""Sans-IO codec: messages <-> wire frames, and a resynchronising stream decoder.
+
+A frame on the wire is ``COBS(body) ‖ 00`` with ``body = type ‖ payload ‖ crc16_le`` (see
+PROTOCOL.md).  Nothing here performs I/O or reads a clock: :func:`encode` returns bytes to
+write, :class:`FrameDecoder` is fed whatever bytes were read and returns what they contained.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import replace
+from typing import Final
+
+from .framing import cobs_decode, cobs_encode, crc16
+from .messages import (
+    MAX_FIRMWARE_BYTES,
+    PROTOCOL_VERSION,
+    Angle,
+    Heartbeat,
+    Hello,
+    HelloRequest,
+    Lamps,
+    Message,
+    MsgType,
+    Ping,
+    Pong,
+    Press,
+    ProtocolError,
+    Release,
+)
+
+__all__ = [
+    "DELIMITER",
+    "MAX_BODY",
+    "MAX_ENCODED",
+    "MIN_BODY",
+    "FrameDecoder",
+    "decode_body",
+    "encode",
+    "encode_body",
+]
+
+DELIMITER: Final = b"\x00"
+# type (1) + CRC (2): the smallest body that can be checked at all.
+MIN_BODY: Final = 3
+# The longest message (HELLO with a 32-byte firmware string) has a 43-byte body; 64 leaves
+# room for growth in later versions while keeping a device-side buffer tiny.
+MAX_BODY: Final = 64
+# Encoded bytes held while waiting for a delimiter.  COBS(64 bytes) is 65 bytes; the margin
+# lets a slightly over-long body be reported with its decoded length, and the cap is what
+# bounds the receiver's memory: a noise burst without any 0x00 never buffers more than this.
+MAX_ENCODED: Final = 80
+
+# Fixed-size payload layouts, little-endian, no padding ("<").
+_HELLO_FIXED: Final = struct.Struct("<BBHI")  # version, pad_count, resolution, timestamp
+_SEQ_STAMP_MASK: Final = struct.Struct("<HIH")  # PRESS, RELEASE, HEARTBEAT
+_PONG: Final = struct.Struct("<HI")
+_ANGLE: Final = struct.Struct("<HIHB")
+_HELLO_REQUEST: Final = struct.Struct("<B")
+_LAMPS: Final = struct.Struct("<HH")
+_PING: Final = struct.Struct("<H")
+_CRC: Final = struct.Struct("<H")
+
+# Payload size per type; HELLO's is the fixed part, followed by 0..MAX_FIRMWARE_BYTES of UTF-8.
+_PAYLOAD_SIZE: Final[dict[MsgType, int]] = {
+    MsgType.HELLO: _HELLO_FIXED.size,
+    MsgType.PRESS: _SEQ_STAMP_MASK.size,
+    MsgType.RELEASE: _SEQ_STAMP_MASK.size,
+    MsgType.HEARTBEAT: _SEQ_STAMP_MASK.size,
+    MsgType.PONG: _PONG.size,
+    MsgType.ANGLE: _ANGLE.size,
+    MsgType.HELLO_REQUEST: _HELLO_REQUEST.size,
+    MsgType.LAMPS: _LAMPS.size,
+    MsgType.PING: _PING.size,
+}
+
+
+def _n_bytes(n: int) -> str:
+    return "1 byte" if n == 1 else f"{n} bytes"
+
+
+class _BadFrame(Exception):
+    """Internal: carries the reason of a ProtocolError out of the payload parsers."""
+
+
+# --------------------------------------------------------------------------- encoding
+
+
+def _type_and_payload(msg: Message) -> tuple[MsgType, bytes]:
+    match msg:
+        case Hello():
+            fixed = _HELLO_FIXED.pack(
+                msg.protocol_version, msg.pad_count, msg.timer_resolution_us, msg.timestamp_us
+            )
+            return MsgType.HELLO, fixed + msg.firmware.encode("utf-8")
+        case Press():
+            return MsgType.PRESS, _SEQ_STAMP_MASK.pack(msg.seq, msg.timestamp_us, msg.pads)
+        case Release():
+            return MsgType.RELEASE, _SEQ_STAMP_MASK.pack(msg.seq, msg.timestamp_us, msg.pads)
+        case Heartbeat():
+            return MsgType.HEARTBEAT, _SEQ_STAMP_MASK.pack(msg.seq, msg.timestamp_us, msg.held)
+        case Pong():
+            return MsgType.PONG, _PONG.pack(msg.ping_id, msg.timestamp_us)
+        case Angle():
+            payload = _ANGLE.pack(msg.seq, msg.timestamp_us, msg.raw_angle, msg.status)
+            return MsgType.ANGLE, payload
+        case HelloRequest():
+            return MsgType.HELLO_REQUEST, _HELLO_REQUEST.pack(msg.protocol_version)
+        case Lamps():
+            return MsgType.LAMPS, _LAMPS.pack(msg.on, msg.blink)
+        case Ping():
+            return MsgType.PING, _PING.pack(msg.ping_id)
+    raise TypeError(f"not a protocol message: {msg!r}")
+
+
+def encode_body(msg: Message) -> bytes:
+    """Return ``type ‖ payload ‖ crc16_le`` for ``msg`` (the frame before COBS)."""
+    msg_type, payload = _type_and_payload(msg)
+    checked = bytes([msg_type]) + payload
+    return checked + _CRC.pack(crc16(checked))
+
+
+def encode(msg: Message) -> bytes:
+    """Return the complete wire frame for ``msg``: ``COBS(body) ‖ 00``.
+
+    The result contains exactly one 0x00 byte, the last one.  Records validate their fields
+    on construction, so every message encodes.
+    """
+    return cobs_encode(encode_body(msg)) + DELIMITER
+
+
+# --------------------------------------------------------------------------- decoding
+
+
+def _parse_payload(msg_type: MsgType, payload: bytes) -> Message:
+    """Build the record for a CRC-checked payload; raises _BadFrame or ValueError."""
+    name = msg_type.name
+    size = _PAYLOAD_SIZE[msg_type]
+    if msg_type is MsgType.HELLO:
+        _check_hello_size(payload)
+    elif len(payload) != size:
+        raise _BadFrame(f"{name} payload is {_n_bytes(len(payload))}, expected {size}")
+
+    match msg_type:
+        case MsgType.HELLO:
+            version, pad_count, resolution, stamp = _HELLO_FIXED.unpack_from(payload)
+            try:
+                firmware = payload[size:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise _BadFrame(f"HELLO firmware is not valid UTF-8: {exc.reason}") from None
+            return Hello(version, pad_count, resolution, stamp, firmware)
+        case MsgType.PRESS:
+            return Press(*_SEQ_STAMP_MASK.unpack(payload))
+        case MsgType.RELEASE:
+            return Release(*_SEQ_STAMP_MASK.unpack(payload))
+        case MsgType.HEARTBEAT:
+            return Heartbeat(*_SEQ_STAMP_MASK.unpack(payload))
+        case MsgType.PONG:
+            return Pong(*_PONG.unpack(payload))
+        case MsgType.ANGLE:
+            return Angle(*_ANGLE.unpack(payload))
+        case MsgType.HELLO_REQUEST:
+            return HelloRequest(*_HELLO_REQUEST.unpack(payload))
+        case MsgType.LAMPS:
+            return Lamps(*_LAMPS.unpack(payload))
+        case MsgType.PING:
+            return Ping(*_PING.unpack(payload))
+    raise AssertionError(f"unhandled message type {msg_type!r}")  # pragma: no cover
+
+
+def _check_hello_size(payload: bytes) -> None:
+    lo = _HELLO_FIXED.size
+    hi = lo + MAX_FIRMWARE_BYTES
+    if lo <= len(payload) <= hi:
+        return
+    reason = f"HELLO payload is {_n_bytes(len(payload))}, expected {lo}..{hi}"
+    # The first payload byte of HELLO is the protocol version in every version of the
+    # protocol, so a device speaking another version can still be named as such.
+    if payload and payload[0] != PROTOCOL_VERSION:
+        reason += f" (device speaks protocol version {payload[0]}, host {PROTOCOL_VERSION})"
+    raise _BadFrame(reason)
+
+
+def decode_body(body: bytes) -> Message | ProtocolError:
+    """Decode an already COBS-decoded ``type ‖ payload ‖ crc16_le``; never raises.
+
+    Checks, in this order: body length, CRC (a bad CRC makes every other byte suspect, so it
+    is reported first), type, payload length, field values.  Any failure is returned as a
+    :class:`ProtocolError` whose ``raw`` is ``body`` (capped at MAX_ENCODED bytes).
+    """
+    body = bytes(body)
+    try:
+        return _decode_checked(body)
+    except _BadFrame as exc:
+        return ProtocolError(str(exc), body[:MAX_ENCODED])
+
+
+def _decode_checked(body: bytes) -> Message:
+    if len(body) < MIN_BODY:
+        raise _BadFrame(
+            f"frame body is {_n_bytes(len(body))}, shorter than the minimum {MIN_BODY} (type + CRC)"
+        )
+    if len(body) > MAX_BODY:
+        raise _BadFrame(f"frame body is {len(body)} bytes, longer than the maximum {MAX_BODY}")
+    (got,) = _CRC.unpack_from(body, len(body) - _CRC.size)
+    computed = crc16(body[: -_CRC.size])
+    if got != computed:
+        raise _BadFrame(f"CRC mismatch: got 0x{got:04X}, computed 0x{computed:04X}")
+    try:
+        msg_type = MsgType(body[0])
+    except ValueError:
+        raise _BadFrame(f"unknown message type 0x{body[0]:02X}") from None
+    try:
+        return _parse_payload(msg_type, body[1 : -_CRC.size])
+    except ValueError as exc:  # a record rejected a field value
+        raise _BadFrame(f"invalid {msg_type.name}: {exc}") from None
+
+
+def _decode_frame(encoded: bytes) -> Message | ProtocolError:
+    """Decode one frame as received (without delimiter); errors carry the wire bytes."""
+    try:
+        body = cobs_decode(encoded)
+    except ValueError as exc:
+        return ProtocolError(f"bad COBS encoding: {exc}", encoded[:MAX_ENCODED])
+    result = decode_body(body)
+    if isinstance(result, ProtocolError):
+        return replace(result, raw=encoded[:MAX_ENCODED])
+    return result
+
+
+class FrameDecoder:
+    """Incremental, resynchronising decoder for a received byte stream.
+
+    Contract:
+
+    * :meth:`feed` accepts any chunking (whole frames, single bytes, several frames at once)
+      and returns, in stream order, one item per non-empty frame completed by this chunk: a
+      message, or a :class:`ProtocolError` naming what was wrong.  It never raises on data.
+    * After any error, decoding restarts at the next 0x00: a valid frame that follows a
+      delimiter always decodes, whatever came before.
+    * Empty frames (consecutive 0x00 bytes) are skipped silently; a sender may send 0x00 to
+      flush the receiver.
+    * Memory is bounded: at most MAX_ENCODED bytes are buffered.  A longer run without a
+      delimiter yields a single "frame longer than ..." error and is discarded up to and
+      including the next 0x00.
+    """
+
+    __slots__ = ("_buf", "_discarding")
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        # True while skipping the rest of an over-long frame (its error is already reported).
+        self._discarding = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held waiting for a delimiter (0 while discarding an over-long frame)."""
+        return len(self._buf)
+
+    def reset(self) -> None:
+        """Forget any partial frame, e.g. after reopening the port."""
+        self._buf.clear()
+        self._discarding = False
+
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Message | ProtocolError]:
+        """Consume ``data``; return the messages and errors of every frame it completed."""
+        data = bytes(data)
+        out: list[Message | ProtocolError] = []
+        start = 0
+        while (end := data.find(0, start)) >= 0:
+            self._accumulate(data[start:end], out)
+            self._end_frame(out)
+            start = end + 1
+        self._accumulate(data[start:], out)
+        return out
+
+    def _accumulate(self, chunk: bytes, out: list[Message | ProtocolError]) -> None:
+        if self._discarding or not chunk:
+            return
+        room = MAX_ENCODED - len(self._buf)
+        if len(chunk) <= room:
+            self._buf += chunk
+            return
+        # Too long to be a frame: report it once, keep only its first MAX_ENCODED bytes as
+        # evidence and skip everything up to the next delimiter.
+        raw = bytes(self._buf) + chunk[:room]
+        out.append(ProtocolError(f"frame longer than {MAX_ENCODED} bytes", raw))
+        self._buf.clear()
+        self._discarding = True
+
+    def _end_frame(self, out: list[Message | ProtocolError]) -> None:
+        if self._discarding:
+            self._discarding = False
+            return
+        if not self._buf:
+            return  # empty frame: a flush, not an error
+        encoded = bytes(self._buf)
+        self._buf.clear()
+        out.append(_decode_frame(encoded))

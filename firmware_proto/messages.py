@@ -1,0 +1,278 @@
+"""Message records of the MCU <-> Pi protocol (see PROTOCOL.md for the wire layout).
+
+Each message is a small frozen record that validates its own field ranges, so a record that
+exists can always be encoded, and a decoded frame whose fields are out of range becomes a
+:class:`ProtocolError` instead of a record.  Range violations raise ``ValueError`` naming the
+field; a field of the wrong Python type (including ``bool``) raises ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum, IntFlag
+from typing import TypeAlias
+
+__all__ = [
+    "MAX_FIRMWARE_BYTES",
+    "MAX_PADS",
+    "MAX_RAW_ANGLE",
+    "PROTOCOL_VERSION",
+    "Angle",
+    "AngleStatus",
+    "DeviceMessage",
+    "Heartbeat",
+    "Hello",
+    "HelloRequest",
+    "HostMessage",
+    "Lamps",
+    "Message",
+    "MsgType",
+    "Ping",
+    "Pong",
+    "Press",
+    "ProtocolError",
+    "Release",
+]
+
+PROTOCOL_VERSION = 1
+
+# Pad sets travel as u16 bitmasks (bit i = pad i), so a device has at most 16 pads.
+MAX_PADS = 16
+# The firmware string is informational (logs, the operator's "about" screen); 32 bytes fit
+# "name 1.2.3+gabcdef0" comfortably and keep HELLO, the longest message, well under MAX_BODY.
+MAX_FIRMWARE_BYTES = 32
+# The angle sensor is 12-bit (0..4095 per revolution).
+MAX_RAW_ANGLE = 4095
+
+
+class MsgType(IntEnum):
+    """The type byte, first byte of every body.  Bit 7 is the direction: set = host -> device."""
+
+    # device -> host
+    HELLO = 0x01
+    PRESS = 0x02
+    RELEASE = 0x03
+    HEARTBEAT = 0x04
+    PONG = 0x05
+    ANGLE = 0x06
+    # host -> device
+    HELLO_REQUEST = 0x81
+    LAMPS = 0x82
+    PING = 0x83
+
+
+class AngleStatus(IntFlag):
+    """Bits of :attr:`Angle.status`; bits 3..7 are reserved and must be zero."""
+
+    MAGNET_DETECTED = 0x01
+    MAGNET_TOO_WEAK = 0x02
+    MAGNET_TOO_STRONG = 0x04
+
+
+_ANGLE_STATUS_MASK = int(
+    AngleStatus.MAGNET_DETECTED | AngleStatus.MAGNET_TOO_WEAK | AngleStatus.MAGNET_TOO_STRONG
+)
+
+
+def _check_int(name: str, value: object) -> int:
+    # bool is an int subclass, but Press(seq=True, ...) is certainly a bug.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    return value
+
+
+def _check_uint(name: str, value: object, bits: int) -> None:
+    v = _check_int(name, value)
+    if not 0 <= v < 1 << bits:
+        raise ValueError(f"{name} must fit in {bits} bits (0..{(1 << bits) - 1}), got {v}")
+
+
+def _check_range(name: str, value: object, lo: int, hi: int, why: str) -> None:
+    v = _check_int(name, value)
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be {lo}..{hi} ({why}), got {v}")
+
+
+def _check_pad_set(name: str, value: object) -> None:
+    _check_uint(name, value, MAX_PADS)
+    # A PRESS/RELEASE is sent because some pad changed; an empty set is a firmware bug.
+    if value == 0:
+        raise ValueError(f"{name} must name at least one pad, got 0")
+
+
+def _bit_indices(mask: int) -> tuple[int, ...]:
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    """Device -> host, at power-up and in answer to HELLO_REQUEST: who the device is."""
+
+    protocol_version: int
+    pad_count: int
+    timer_resolution_us: int
+    timestamp_us: int
+    firmware: str
+
+    def __post_init__(self) -> None:
+        # Any u8 version must be representable: the host has to decode a HELLO from a
+        # device of another version to refuse it with a clear message.
+        _check_uint("protocol_version", self.protocol_version, 8)
+        _check_range("pad_count", self.pad_count, 0, MAX_PADS, "pad sets are 16-bit masks")
+        _check_range("timer_resolution_us", self.timer_resolution_us, 1, 0xFFFF, "u16, zero is meaningless")
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        if not isinstance(self.firmware, str):
+            raise TypeError(f"firmware must be a str, got {type(self.firmware).__name__}")
+        try:
+            size = len(self.firmware.encode("utf-8"))
+        except UnicodeEncodeError as exc:  # lone surrogates
+            raise ValueError(f"firmware must be encodable as UTF-8: {exc}") from None
+        if size > MAX_FIRMWARE_BYTES:
+            raise ValueError(f"firmware must be at most {MAX_FIRMWARE_BYTES} bytes of UTF-8, got {size}")
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """Device -> host: the pads in ``pads`` were found pressed in the scan at ``timestamp_us``."""
+
+    seq: int
+    timestamp_us: int
+    pads: int
+
+    def __post_init__(self) -> None:
+        _check_uint("seq", self.seq, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        _check_pad_set("pads", self.pads)
+
+    @property
+    def pad_indices(self) -> tuple[int, ...]:
+        """Indices of the pads in ``pads``, ascending."""
+        return _bit_indices(self.pads)
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """Device -> host: the pads in ``pads`` were found released in the scan at ``timestamp_us``."""
+
+    seq: int
+    timestamp_us: int
+    pads: int
+
+    def __post_init__(self) -> None:
+        _check_uint("seq", self.seq, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        _check_pad_set("pads", self.pads)
+
+    @property
+    def pad_indices(self) -> tuple[int, ...]:
+        """Indices of the pads in ``pads``, ascending."""
+        return _bit_indices(self.pads)
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    """Device -> host, at least every 100 ms: alive, time is ``timestamp_us``, ``held`` are down."""
+
+    seq: int
+    timestamp_us: int
+    held: int
+
+    def __post_init__(self) -> None:
+        _check_uint("seq", self.seq, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        _check_uint("held", self.held, MAX_PADS)
+
+    @property
+    def held_indices(self) -> tuple[int, ...]:
+        """Indices of the pads in ``held``, ascending."""
+        return _bit_indices(self.held)
+
+
+@dataclass(frozen=True, slots=True)
+class Pong:
+    """Device -> host: answer to PING ``ping_id``; ``timestamp_us`` is when it was handled."""
+
+    ping_id: int
+    timestamp_us: int
+
+    def __post_init__(self) -> None:
+        _check_uint("ping_id", self.ping_id, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+
+
+@dataclass(frozen=True, slots=True)
+class Angle:
+    """Device -> host: a reading of the 12-bit angle sensor, ``status`` is :class:`AngleStatus`."""
+
+    seq: int
+    timestamp_us: int
+    raw_angle: int
+    status: int
+
+    def __post_init__(self) -> None:
+        _check_uint("seq", self.seq, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        _check_range("raw_angle", self.raw_angle, 0, MAX_RAW_ANGLE, "12-bit sensor")
+        _check_uint("status", self.status, 8)
+        if self.status & ~_ANGLE_STATUS_MASK:
+            raise ValueError(f"status must use only bits 0..2 (3..7 are reserved), got {self.status:#04x}")
+
+    @property
+    def flags(self) -> AngleStatus:
+        """``status`` as flags."""
+        return AngleStatus(self.status)
+
+    @property
+    def degrees(self) -> float:
+        """``raw_angle`` in degrees, 0 <= degrees < 360."""
+        return self.raw_angle * 360.0 / (MAX_RAW_ANGLE + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class HelloRequest:
+    """Host -> device: "say HELLO"; carries the host's protocol version."""
+
+    protocol_version: int
+
+    def __post_init__(self) -> None:
+        _check_uint("protocol_version", self.protocol_version, 8)
+
+
+@dataclass(frozen=True, slots=True)
+class Lamps:
+    """Host -> device: the complete lamp state (idempotent); ``blink`` wins over ``on``."""
+
+    on: int
+    blink: int
+
+    def __post_init__(self) -> None:
+        _check_uint("on", self.on, MAX_PADS)
+        _check_uint("blink", self.blink, MAX_PADS)
+
+
+@dataclass(frozen=True, slots=True)
+class Ping:
+    """Host -> device: answer with PONG carrying the same ``ping_id``."""
+
+    ping_id: int
+
+    def __post_init__(self) -> None:
+        _check_uint("ping_id", self.ping_id, 16)
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """A frame that could not be decoded; reported in the output stream, never raised.
+
+    ``reason`` names what was wrong; ``raw`` holds the offending bytes (as received on the
+    wire, without the 0x00 delimiter, when produced by ``FrameDecoder``; the body when
+    produced by ``decode_body``), at most ``MAX_ENCODED`` bytes.
+    """
+
+    reason: str
+    raw: bytes
+
+
+DeviceMessage: TypeAlias = Hello | Press | Release | Heartbeat | Pong | Angle
+HostMessage: TypeAlias = HelloRequest | Lamps | Ping
+Message: TypeAlias = DeviceMessage | HostMessage
