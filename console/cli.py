@@ -1,0 +1,103 @@
+"""The `chgk-console` command: run, demo, replay, check-config, bench."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from importlib import resources
+
+from console.config import ConfigError, load_config
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="chgk-console", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="run the console daemon with a config file")
+    run.add_argument("--config", required=True, help="the TOML config (see config/console.toml)")
+
+    demo = sub.add_parser("demo", help="play on a simulated table from the terminal")
+    demo.add_argument("--config", help="a config with a simulated_mcu source (default: built in)")
+    demo.add_argument("--no-sound", action="store_true", help="do not play cues")
+
+    replay = sub.add_parser("replay", help="replay a JSON Lines scenario; events to stdout")
+    replay.add_argument("file")
+
+    check = sub.add_parser("check-config", help="check a config file and exit")
+    check.add_argument("file")
+
+    bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
+    bench.add_argument("what", choices=["latency"])
+    bench.add_argument("--json", action="store_true", help="print one JSON object")
+    bench.add_argument("--samples", type=int, default=300)
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    if args.command == "check-config":
+        return _check_config(args.file)
+    if args.command == "replay":
+        from console.replay import replay_file
+
+        return replay_file(args.file, sys.stdout, sys.stderr)
+    if args.command == "bench":
+        from bench.latency import main as bench_latency
+
+        return bench_latency(samples=args.samples, as_json=args.json)
+    if args.command == "demo":
+        return _demo(args.config, sound=not args.no_sound)
+    return _run(args.config)
+
+
+def _check_config(path: str) -> int:
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        print(f"chgk-console: {exc}", file=sys.stderr)
+        return 1
+    players = ", ".join(f"{p.name} ({p.pad})" for p in config.players)
+    print(f"{path}: OK — {config.game.kind}, players: {players}; sources: {', '.join(config.sources)}")
+    return 0
+
+
+def _load_or_exit(path: str) -> object:
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        print(f"chgk-console: {exc}", file=sys.stderr)
+        raise SystemExit(1) from exc
+
+
+def _run(path: str) -> int:
+    from console.config import Config
+    from console.daemon import run_daemon
+
+    config = _load_or_exit(path)
+    assert isinstance(config, Config)
+    logging.getLogger().setLevel(config.console.log_level.upper())
+    return asyncio.run(run_daemon(config, path))
+
+
+def _demo(path: str | None, *, sound: bool) -> int:
+    from console.config import Config
+    from console.demo import run_demo
+
+    if path is None:
+        with resources.as_file(resources.files("console") / "data" / "demo.toml") as default:
+            config = _load_or_exit(str(default))
+    else:
+        config = _load_or_exit(path)
+    assert isinstance(config, Config)
+    # The screen is the demo's output; the log would scroll it away.
+    logging.getLogger().setLevel(logging.WARNING)
+    try:
+        return asyncio.run(run_demo(config, sys.stdin, sys.stdout, sound=sound))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

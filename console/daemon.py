@@ -1,0 +1,104 @@
+"""`chgk-console run`: the daemon under systemd (or by hand) with a config file.
+
+Contract: starts every configured source, the sound, the MQTT link (the embedded broker if
+`mqtt.host` is empty), tells systemd READY=1 once the broker has accepted the connection,
+pings the watchdog from the event loop (so a blocked loop trips it), re-checks the config on
+SIGHUP (a running fight is never rebuilt under the players: changes apply at the next
+start), and stops cleanly on SIGTERM/SIGINT with "offline" published.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+from typing import TextIO
+
+from console import sdnotify
+from console.broker import EmbeddedBroker
+from console.config import Config, ConfigError, load_config
+from console.runtime import Console
+from console.sound import open_player
+from drivers.sim_mcu import SimulatedMcu
+
+log = logging.getLogger("chgk.daemon")
+
+
+async def run_daemon(config: Config, config_path: str) -> int:
+    journal = _open_journal(config.console.journal)
+    player = open_player(config.sound.device or None, config.sound.enabled, log)
+    console = Console(config, cue_player=player, journal=journal)
+    sims: list[SimulatedMcu] = []
+    for name, source in config.sources.items():
+        if source.kind == "serial_mcu":
+            console.add_mcu(name, source.port, source.baudrate)
+        elif source.kind == "simulated_mcu":
+            sim = SimulatedMcu(pads=source.pads)
+            sim.start()
+            sims.append(sim)
+            console.add_mcu(name, sim.port, source.baudrate)
+        else:
+            console.report_error(name, "gpio sources are not supported by this build yet; "
+                                       "its pads will not signal")
+
+    def ready() -> None:
+        sdnotify.notify(f"READY=1\nSTATUS=Игра на столе {config.console.node}: готово")
+
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGHUP, _recheck, config_path)
+
+    embedded = not config.mqtt.host
+    host = "127.0.0.1" if embedded else config.mqtt.host
+    broker = (EmbeddedBroker(config.mqtt.port, config.mqtt.ws_port) if embedded
+              else contextlib.nullcontext())
+    try:
+        async with broker, asyncio.TaskGroup() as tasks:
+            daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=ready), name="console")
+            watchdog = tasks.create_task(_watchdog(), name="watchdog")
+            await stop.wait()
+            log.info("stopping")
+            sdnotify.notify("STOPPING=1")
+            daemon.cancel()
+            watchdog.cancel()
+    finally:
+        player.close()
+        for sim in sims:
+            sim.stop()
+        if journal is not None:
+            journal.close()
+    return 0
+
+
+def _open_journal(path: str) -> TextIO | None:
+    if not path:
+        return None
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        return open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the daemon stops
+    except OSError as exc:
+        log.warning("journal: cannot open %s (%s); running without a journal", path, exc.strerror)
+        return None
+
+
+def _recheck(config_path: str) -> None:
+    try:
+        load_config(config_path)
+    except ConfigError as exc:
+        log.error("SIGHUP: %s (the running game keeps its current config)", exc)
+        return
+    log.info("SIGHUP: %s is valid; changes take effect at the next start "
+             "(a fight in progress is never rebuilt under the players)", config_path)
+
+
+async def _watchdog() -> None:
+    interval = sdnotify.watchdog_interval()
+    if interval is None:
+        return
+    while True:
+        sdnotify.notify("WATCHDOG=1")
+        await asyncio.sleep(interval)

@@ -1,0 +1,207 @@
+"""`chgk-console demo`: the whole console on a simulated button table, driven from the terminal.
+
+The simulated MCU speaks firmware_proto over a pseudo-terminal, so the real serial driver,
+clock sync and referee run exactly as on the table; an embedded broker serves displays
+when no broker is configured. Keys 1-4 press the players' buttons; the host's keys are
+listed on screen. On a terminal the screen is redrawn as the game goes; with piped input
+(scripts, tests) each event is printed as a line and '.' waits 0.2 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import sys
+import termios
+import threading
+import time
+import tty
+from collections import deque
+from typing import Any, TextIO
+
+from console.broker import EmbeddedBroker
+from console.config import Config
+from console.engine.model import HostAction
+from console.runtime import Console
+from console.sound import open_player
+from console.texts import ACTIONS, PHASES, STATUS, describe
+from drivers.sim_mcu import SimulatedMcu
+
+log = logging.getLogger("chgk.demo")
+
+HOST_KEYS = {
+    "n": HostAction.NEXT,
+    "f": HostAction.READING_FINISHED,
+    "a": HostAction.NAME,
+    "k": HostAction.SHORT_FORM,
+    "b": HostAction.ANSWER_STARTED,
+    "y": HostAction.CORRECT,
+    "x": HostAction.WRONG,
+    "r": HostAction.RESET,
+    "c": HostAction.CANCEL,
+    "g": HostAction.NEW_GAME,
+}
+PAUSE_KEY, QUIT_KEY = ".", "q"
+
+
+class TerminalView:
+    """Shows the game: a redrawn screen on a terminal, event lines otherwise."""
+
+    def __init__(self, console: Console, out: TextIO, *, interactive: bool, broker: str) -> None:
+        self.console, self.out, self.interactive, self.broker = console, out, interactive, broker
+        self.names = {p.id: p.name for p in console.rules.players}
+        self.recent: deque[str] = deque(maxlen=8)
+        self._started = time.monotonic()
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        line = describe(event, self.names)
+        if self.interactive:
+            self.recent.append(line)
+            self.draw()
+        else:
+            self.out.write(f"[{time.monotonic() - self._started:7.3f}] {line}\n")
+            self.out.flush()
+
+    def draw(self) -> None:
+        if not self.interactive:
+            return
+        state = self.console.state()
+        lines = ["«Своя игра» — демо-стол" + " " * 8 + f"MQTT: {self.broker}"]
+        q = state["question"]
+        if q:
+            reading = {"in_progress": "читается", "stopped": "ОСТАНОВЛЕНО", "finished": "дочитан"}
+            lines.append(f"Тема {q['theme']} · вопрос {q['number']} · {q['value']} очков · "
+                         f"вопрос {reading[q['reading']]}")
+        elif state["next"]:
+            nxt = state["next"]
+            lines.append(f"Следующий: тема {nxt['theme']}, {nxt['value']} очков")
+        timer = state["timer"]
+        clock = ""
+        if timer:
+            label = "на сигнал" if timer["kind"] == "signal" else "начать ответ"
+            clock = f" · {label}: {timer['remaining_ms'] / 1000:4.1f} с"
+        lines.append(f"Фаза: {PHASES[state['phase']]}{clock}")
+        lines.append("")
+        for i, p in enumerate(state["players"], 1):
+            lamp = "●" if p["status"] == "answering" else " "
+            lines.append(f" {lamp} [{i}] {p['name']:<10} {p['score']:>6}  {STATUS[p['status']]}")
+        lines.append("")
+        lines += [f"  {line}" for line in self.recent]
+        lines.append("")
+        lines.append("Кнопки игроков: 1-4.  Ведущий: " + "  ".join(
+            f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()) + f"  {QUIT_KEY} выход")
+        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
+        self.out.flush()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
+    """Run the demo until 'q' or the end of input; returns the exit status."""
+    sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
+            if s.kind == "simulated_mcu"}
+    if not sims:
+        print("demo: the config has no simulated_mcu source to play on", file=sys.stderr)
+        return 2
+    for sim in sims.values():
+        sim.start()
+    player = open_player(config.sound.device or None, config.sound.enabled and sound, log)
+    console = Console(config, cue_player=player)
+    for name, sim in sims.items():
+        console.add_mcu(name, sim.port, config.sources[name].baudrate)
+    buttons = []
+    for p in console.rules.players:
+        source, _, index = p.pad.partition(":")
+        if source in sims:
+            buttons.append((sims[source], int(index)))
+
+    embedded = not config.mqtt.host
+    port, ws_port = config.mqtt.port, config.mqtt.ws_port
+    if embedded and not (port_is_free(port) and port_is_free(ws_port)):
+        port, ws_port = free_port(), free_port()  # e.g. a mosquitto already runs here
+    host = "127.0.0.1" if embedded else config.mqtt.host
+    where = f"{host}:{port}" + (f" (WebSocket :{ws_port})" if embedded else "")
+    interactive = stdin.isatty() and stdout.isatty()
+    view = TerminalView(console, stdout, interactive=interactive, broker=where)
+    console.watchers.append(view.on_event)
+
+    broker = EmbeddedBroker(port, ws_port) if embedded else contextlib.nullcontext()
+    try:
+        async with broker, asyncio.TaskGroup() as tasks:
+            daemon = tasks.create_task(console.run(host, port), name="console")
+            await _wait_connected(sims, console)
+            view.draw()
+            if not interactive:
+                stdout.write(f"Демо-стол готов. MQTT: {where}\n")
+                stdout.flush()
+            await _play(console, stdin, buttons, view, interactive)
+            daemon.cancel()
+    finally:
+        player.close()
+        for sim in sims.values():
+            sim.stop()
+    return 0
+
+
+async def _wait_connected(sims: dict[str, SimulatedMcu], console: Console, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(console.links[name].connected for name in sims):
+            return
+        await asyncio.sleep(0.02)
+    log.warning("demo: the simulated MCU did not connect within %.0f s", timeout)
+
+
+async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
+                view: TerminalView, interactive: bool) -> None:
+    keys: asyncio.Queue[str | None] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+
+    def read_keys() -> None:
+        while True:
+            ch = stdin.read(1)
+            loop.call_soon_threadsafe(keys.put_nowait, ch or None)
+            if not ch:
+                return
+
+    old_mode = None
+    if interactive:
+        old_mode = termios.tcgetattr(stdin.fileno())
+        tty.setcbreak(stdin.fileno())
+    threading.Thread(target=read_keys, name="demo-keys", daemon=True).start()
+    try:
+        while True:
+            try:
+                key = await asyncio.wait_for(keys.get(), 0.1)
+            except TimeoutError:
+                if console.referee.next_deadline() is not None:
+                    view.draw()  # the window counts down on screen
+                continue
+            if key is None or key == QUIT_KEY:
+                return
+            if key == PAUSE_KEY:
+                await asyncio.sleep(0.2)
+            elif key in HOST_KEYS:
+                console.host(HOST_KEYS[key])
+            elif key.isdigit() and 1 <= int(key) <= len(buttons):
+                sim, pad = buttons[int(key) - 1]
+                sim.press(pad)
+                loop.call_later(0.15, sim.release, pad)
+    finally:
+        if old_mode is not None:
+            termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)

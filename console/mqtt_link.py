@@ -1,0 +1,151 @@
+"""The console's MQTT link: retained state, event stream, status with a last will, host commands.
+
+Topics (documented in docs/mqtt.md, payloads in schemas/):
+
+* ``<prefix>/<node>/status``  retained, ``{"state": "online"|"offline", ...}``; the will is "offline";
+* ``<prefix>/<node>/state``   retained snapshot of the game, so a late display is right at once;
+* ``<prefix>/<node>/events``  non-retained stream of decisions, one JSON object per event;
+* ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here.
+
+Contract: publishing never blocks or raises in the caller; messages wait in an in-memory queue
+while the broker is away (the newest state is always re-sent on reconnect) and the link
+reconnects on its own. Nagle is off (TCP_NODELAY): a decision must not wait 40 ms for an ACK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import socket
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import aiomqtt
+
+log = logging.getLogger("chgk.mqtt")
+
+QUEUE_LIMIT = 5000  # about an hour of a busy game; older events go first if the broker is away
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+class Topics:
+    def __init__(self, prefix: str, node: str) -> None:
+        base = f"{prefix}/{node}"
+        self.status = f"{base}/status"
+        self.state = f"{base}/state"
+        self.events = f"{base}/events"
+        self.command = f"{base}/host/command"
+
+
+class MqttLink:
+    """One broker connection, kept up for the daemon's life (see the module docstring)."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        topics: Topics,
+        *,
+        on_command: Callable[[bytes], None],
+        on_connected: Callable[[], None] | None = None,
+        username: str = "",
+        password: str = "",
+        reconnect_interval: float = 1.0,
+    ) -> None:
+        self._host, self._port = host, port
+        self.topics = topics
+        self._on_command = on_command
+        self._on_connected = on_connected
+        self._username, self._password = username or None, password or None
+        self._reconnect_interval = reconnect_interval
+        self._outbox: deque[tuple[str, bytes, bool]] = deque(maxlen=QUEUE_LIMIT)
+        self._wake = asyncio.Event()
+        self._state: bytes | None = None
+        self._status: dict[str, Any] = {"state": "online"}
+        self.connected = False
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        self._outbox.append((self.topics.events, encode(event), False))
+        self._wake.set()
+
+    def publish_state(self, state: dict[str, Any]) -> None:
+        self._state = encode(state)
+        self._outbox.append((self.topics.state, self._state, True))
+        self._wake.set()
+
+    def set_status(self, **fields: Any) -> None:
+        """Update the retained status (e.g. the state of each button source)."""
+        self._status.update(fields)
+        self._outbox.append((self.topics.status, encode(self._status), True))
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Connect, publish, and receive commands forever; reconnect when the broker goes away."""
+        while True:
+            try:
+                await self._session()
+            except aiomqtt.MqttError as exc:
+                if self.connected:
+                    log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
+                                self._host, self._port, exc)
+                else:
+                    log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying",
+                                self._host, self._port, exc)
+                self.connected = False
+            await asyncio.sleep(self._reconnect_interval)
+
+    async def _say_offline(self, client: aiomqtt.Client) -> None:
+        await client.publish(self.topics.status, encode({**self._status, "state": "offline"}),
+                             qos=1, retain=True)
+
+    async def _session(self) -> None:
+        will = aiomqtt.Will(self.topics.status, encode({"state": "offline"}), qos=1, retain=True)
+        client = aiomqtt.Client(
+            self._host,
+            self._port,
+            username=self._username,
+            password=self._password,
+            will=will,
+            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+            max_queued_incoming_messages=1000,
+        )
+        async with client:
+            self.connected = True
+            log.info("mqtt: connected to %s:%s", self._host, self._port)
+            await client.subscribe(self.topics.command, qos=1)
+            await client.publish(self.topics.status, encode(self._status), qos=1, retain=True)
+            if self._state is not None:
+                await client.publish(self.topics.state, self._state, qos=1, retain=True)
+            if self._on_connected is not None:
+                self._on_connected()
+            try:
+                async with asyncio.TaskGroup() as tasks:
+                    tasks.create_task(self._receive(client), name="mqtt-receive")
+                    await self._send(client)
+            except asyncio.CancelledError:
+                # A clean stop: say "offline" ourselves; the will only covers a lost link.
+                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                    await asyncio.wait_for(self._say_offline(client), 1.0)
+                raise
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        while True:
+            while self._outbox:
+                topic, payload, retain = self._outbox[0]
+                await client.publish(topic, payload, qos=1, retain=retain)
+                self._outbox.popleft()  # only once the broker has taken it
+            self._wake.clear()
+            await self._wake.wait()
+
+    async def _receive(self, client: aiomqtt.Client) -> None:
+        async for message in client.messages:
+            if message.topic.matches(self.topics.command):
+                payload = message.payload
+                self._on_command(payload if isinstance(payload, bytes) else str(payload).encode())

@@ -1,0 +1,142 @@
+"""Replay: feed a JSON Lines scenario through the referee in virtual time, print its events.
+
+Contract: `replay_file(path, out, err)` writes one event per line to `out`, the same JSON the
+console publishes on MQTT, and returns an exit status (0: every line was good; 1: some lines
+were refused, each named on `err`, and the rest was still replayed; 2: the scenario's config
+is unusable). Virtual time: each input is handled at its arrival time, and every deadline
+the referee announces in between fires at its exact time, as it would have on the table.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, TextIO
+
+from console.config import Config, ConfigError, config_from_dict
+from console.engine.model import Emit, Input, Output, Press, Watermark
+from console.engine.svoya import SvoyaReferee
+from console.mqtt_link import encode
+from console.scenario import ScenarioError, Step, parse_step
+
+DEFAULT_SCENARIO_CONFIG: dict[str, Any] = {
+    "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
+    "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
+}
+
+
+class VirtualTable:
+    """A referee driven on a virtual clock: inputs at their arrival times, deadlines on time."""
+
+    def __init__(self, referee: SvoyaReferee, start: int = 0) -> None:
+        self.referee = referee
+        self.now = start
+        self.outputs: list[Output] = []
+
+    def advance_to(self, t: int) -> None:
+        """Move the clock to `t`, firing each deadline on the way at its exact time."""
+        while (deadline := self.referee.next_deadline()) is not None and deadline <= t:
+            self.now = max(self.now, deadline)
+            self.outputs += self.referee.on_timer(self.now)
+        self.now = max(self.now, t)
+
+    def deliver(self, inp: Input, arrive: int | None = None) -> list[Output]:
+        """Handle `inp` arriving at `arrive` (default: now), after the deadlines before it."""
+        self.advance_to(self.now if arrive is None else arrive)
+        out = self.referee.handle(inp, self.now)
+        self.outputs += out
+        return out
+
+    def run_out(self, limit: int = 10_000) -> None:
+        """Fire the remaining deadlines (the scenario ended; the table's clock runs on)."""
+        for _ in range(limit):
+            deadline = self.referee.next_deadline()
+            if deadline is None:
+                return
+            self.advance_to(deadline)
+
+
+def with_scan_watermarks(steps: list[Step], config: Config) -> list[Step]:
+    """After each scan of an ordered source (its presses at one time), add its watermark."""
+    ordered = {name for name, s in config.sources.items() if s.kind != "gpio"}
+    result: list[Step] = []
+    for i, step in enumerate(steps):
+        result.append(step)
+        inp = step.input
+        if not isinstance(inp, Press) or inp.source not in ordered:
+            continue
+        following = steps[i + 1].input if i + 1 < len(steps) else None
+        same_scan = (isinstance(following, Press) and following.source == inp.source
+                     and following.at == inp.at and steps[i + 1].arrive == step.arrive)
+        if not same_scan:
+            result.append(Step(Watermark(inp.source, inp.at), step.arrive))
+    return result
+
+
+def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    header: dict[str, Any] | None = None
+    steps: list[Step] = []
+    bad = 0
+    for number, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        where = f"{name}:{number}"
+        if not steps and header is None and text.lstrip().startswith('{"config"'):
+            try:
+                header = _header(text, where)
+            except ScenarioError as exc:
+                print(f"replay: {exc}", file=err)
+                return 2
+            continue
+        try:
+            steps.append(parse_step(text, where))
+        except ScenarioError as exc:
+            print(f"replay: {exc}; line skipped", file=err)
+            bad += 1
+    raw_config = dict(header.get("config", {})) if header else {}
+    auto_watermark = raw_config.pop("auto_watermark", True)
+    try:
+        config = config_from_dict({**DEFAULT_SCENARIO_CONFIG, **raw_config}, f"{name} (config line)")
+    except ConfigError as exc:
+        print(f"replay: {exc}", file=err)
+        return 2
+    steps.sort(key=lambda s: s.arrive)  # stable: lines arriving together keep their order
+    if auto_watermark:
+        steps = with_scan_watermarks(steps, config)
+    table = VirtualTable(SvoyaReferee(config.svoya_rules()), start=steps[0].arrive if steps else 0)
+    seq = 0
+    for step in steps:
+        before = len(table.outputs)
+        table.deliver(step.input, step.arrive)
+        seq = _print_events(table.outputs[before:], seq, out)
+    before = len(table.outputs)
+    table.run_out()
+    _print_events(table.outputs[before:], seq, out)
+    return 1 if bad else 0
+
+
+def replay_file(path: str, out: TextIO, err: TextIO) -> int:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return replay_lines(f, path, out, err)
+    except OSError as exc:
+        print(f"replay: {path}: {exc.strerror}", file=err)
+        return 2
+
+
+def _header(text: str, where: str) -> dict[str, Any]:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"{where}: config line is not JSON ({exc.msg})") from exc
+    if not isinstance(obj, dict) or not isinstance(obj.get("config"), dict):
+        raise ScenarioError(f"{where}: the config line must be {{\"config\": {{...}}}}")
+    return obj
+
+
+def _print_events(outputs: list[Output], seq: int, out: TextIO) -> int:
+    for o in outputs:
+        if isinstance(o, Emit):
+            seq += 1
+            out.write(encode({**o.event, "seq": seq}).decode() + "\n")
+    return seq

@@ -1,0 +1,256 @@
+"""The asyncio shell around the referee: drivers in, decisions out, one loop, one timer, one clock.
+
+Contract: every input reaches the referee through `Console.feed` stamped with the time it
+happened at its source; the referee's outputs are carried out at once, in this order: lamps
+(a serial write, so press-to-lamp stays well under a millisecond), cues, then events and the
+retained state to MQTT and the journal. One `asyncio.TimerHandle` is kept armed for the
+referee's next deadline. A driver, the broker or the sound card failing is reported and the
+game goes on; nothing here raises into a driver callback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+from console.config import Config
+from console.engine.model import (
+    Emit,
+    Host,
+    HostAction,
+    Input,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    Watermark,
+)
+from console.engine.svoya import SvoyaReferee
+from console.mqtt_link import MqttLink, Topics
+from console.scenario import step_to_json
+from console.sound import Cue as SoundCue
+from console.sound import CuePlayer, NullPlayer
+from drivers.mcu_serial import McuLink, PadEdge
+
+log = logging.getLogger("chgk.console")
+
+EventWatcher = Callable[[dict[str, Any]], None]
+
+
+class Console:
+    """The daemon's core, independent of how it was started (run, demo, tests, bench)."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        cue_player: CuePlayer | None = None,
+        clock: Callable[[], int] = time.monotonic_ns,
+        journal: TextIO | None = None,
+    ) -> None:
+        self.config = config
+        self.clock = clock
+        self.seed = config.game.seed or random.SystemRandom().randrange(1, 2**31)
+        self.rules = config.svoya_rules(self.seed)
+        self.referee = SvoyaReferee(self.rules)
+        self.topics = Topics(config.mqtt.prefix, config.console.node)
+        self.cues: CuePlayer = cue_player or NullPlayer()
+        self.mqtt: MqttLink | None = None
+        self.links: dict[str, McuLink] = {}
+        self.source_status: dict[str, str] = {}
+        self.watchers: list[EventWatcher] = []
+        self._journal = journal
+        self._timer: asyncio.TimerHandle | None = None
+        self._seq = 0
+        if journal is not None:
+            self._write_journal({"config": _journal_header(config, self.seed)})
+        log.info("referee ready: %d players, tie draw seed %d", len(self.rules.players), self.seed)
+
+    # ------------------------------------------------------------------ inputs
+
+    def feed(self, inputs: Sequence[Input], now: int | None = None) -> None:
+        """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
+        now = self.clock() if now is None else now
+        outputs: list[Output] = []
+        for inp in inputs:
+            if self._journal is not None:
+                self._write_journal(step_to_json(inp, now))
+            outputs += self.referee.handle(inp, now)
+        self._carry_out(outputs, now)
+
+    def host(self, action: HostAction, at: int | None = None) -> None:
+        self.feed([Host(action, self.clock() if at is None else at)])
+
+    def on_command(self, payload: bytes) -> None:
+        """A host command from MQTT: ``{"action": "<HostAction>"}``; anything else is refused."""
+        received = self.clock()
+        try:
+            command = json.loads(payload)
+            if not isinstance(command, dict):
+                raise ValueError("expected a JSON object")
+            unknown = set(command) - {"action"}
+            if unknown:
+                raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")
+            action = HostAction(str(command.get("action")))
+        except (ValueError, UnicodeDecodeError) as exc:
+            allowed = ", ".join(a.value for a in HostAction)
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            self.report_error(
+                "mqtt",
+                f"bad host command {payload[:200]!r}: {reason} (expected {{\"action\": one of {allowed}}})",
+            )
+            return
+        self.feed([Host(action, received)])
+
+    def mcu_edge(self, source: str, edge: PadEdge) -> None:
+        """A scan from an MCU: its presses; the watermark that follows settles them."""
+        if edge.pressed:
+            self.feed([Press(source, f"{source}:{pad}", edge.at_ns) for pad in edge.pads])
+
+    def report_error(self, source: str, message: str) -> None:
+        """A driver or command problem: logged and published; the game is not touched."""
+        log.warning("%s: %s", source, message)
+        self._publish({"type": "error", "t_ns": self.clock(), "source": source, "message": message})
+
+    def report_status(self, source: str, state: str, detail: str) -> None:
+        log.info("%s: %s (%s)", source, state, detail)
+        self.source_status[source] = state
+        if self.mqtt is not None:
+            self.mqtt.set_status(sources=dict(self.source_status))
+        self._publish({"type": "source_status", "t_ns": self.clock(), "source": source,
+                       "state": state, "detail": detail})
+
+    # ------------------------------------------------------------------ outputs
+
+    def _carry_out(self, outputs: list[Output], now: int) -> None:
+        for out in outputs:
+            if isinstance(out, SetLamps):
+                self._set_lamps(out.lamps)
+        for out in outputs:
+            if isinstance(out, PlayCue):
+                self.cues.play(SoundCue(out.cue.value))
+        for out in outputs:
+            if isinstance(out, Emit):
+                self._publish(dict(out.event))
+        if outputs:
+            self.publish_state(now)
+        self._arm_timer(now)
+
+    def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
+        masks: dict[str, list[int]] = {}
+        for pad, mode in lamps.items():
+            source, _, index = pad.partition(":")
+            on_blink = masks.setdefault(source, [0, 0])
+            if mode is LampMode.ON:
+                on_blink[0] |= 1 << int(index)
+            elif mode is LampMode.BLINK:
+                on_blink[1] |= 1 << int(index)
+        for source, (on, blink) in masks.items():
+            link = self.links.get(source)
+            if link is not None:
+                link.set_lamps(on, blink)
+
+    def _publish(self, event: dict[str, Any]) -> None:
+        self._seq += 1
+        event["seq"] = self._seq
+        if self.mqtt is not None:
+            self.mqtt.publish_event(event)
+        for watch in self.watchers:
+            watch(event)
+
+    def publish_state(self, now: int | None = None) -> None:
+        if self.mqtt is not None:
+            self.mqtt.publish_state(self.state(now))
+
+    def state(self, now: int | None = None) -> dict[str, Any]:
+        now = self.clock() if now is None else now
+        snapshot = self.referee.snapshot(now)
+        snapshot["seq"] = self._seq
+        snapshot["game"] = "svoya"
+        return snapshot
+
+    def _write_journal(self, line: dict[str, Any]) -> None:
+        assert self._journal is not None
+        self._journal.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self._journal.flush()
+
+    # ------------------------------------------------------------------ the one timer
+
+    def _arm_timer(self, now: int) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        deadline = self.referee.next_deadline()
+        if deadline is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # fed outside a loop (tests of the shell's plumbing): no timers to run
+        self._timer = loop.call_later(max(0.0, (deadline - now) / 1e9), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        now = self.clock()
+        self._carry_out(self.referee.on_timer(now), now)
+
+    # ------------------------------------------------------------------ drivers
+
+    def add_mcu(self, name: str, port: str, baudrate: int) -> McuLink:
+        link = McuLink(
+            port,
+            name=name,
+            baudrate=baudrate,
+            on_edge=lambda edge: self.mcu_edge(name, edge),
+            on_watermark=lambda ns: self.feed([Watermark(name, ns)]),
+            on_status=lambda state, detail: self.report_status(name, state, detail),
+            on_error=lambda message: self.report_error(name, message),
+        )
+        self.links[name] = link
+        return link
+
+    async def run(
+        self, broker_host: str, broker_port: int, *, on_ready: Callable[[], None] | None = None
+    ) -> None:
+        """Run the MQTT link and every MCU link until cancelled."""
+        self.mqtt = MqttLink(
+            broker_host,
+            broker_port,
+            self.topics,
+            on_command=self.on_command,
+            on_connected=on_ready,
+            username=self.config.mqtt.username,
+            password=self.config.mqtt.password,
+        )
+        self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
+                             game="svoya", seed=self.seed)
+        self.publish_state()
+        async with asyncio.TaskGroup() as tasks:
+            tasks.create_task(self.mqtt.run(), name="mqtt")
+            for name, link in self.links.items():
+                tasks.create_task(link.run(), name=f"mcu-{name}")
+
+
+def _journal_header(config: Config, seed: int) -> dict[str, Any]:
+    """The config a replay needs to judge the journal's inputs the same way."""
+    g = config.game
+    return {
+        "auto_watermark": False,
+        "game": {**{k: getattr(g, k) for k in g.__dataclass_fields__}, "values": list(g.values),
+                 "seed": seed},
+        "players": [{"id": p.id, "name": p.name, "pad": p.pad} for p in config.players],
+        "sources": {
+            name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
+                   **({"port": s.port} if s.port else {}),
+                   **({"pins": list(s.pins)} if s.pins else {}),
+                   **({"pads": s.pads} if s.kind == "simulated_mcu" else {})}
+            for name, s in config.sources.items()
+        },
+        "host": {"max_delay_ms": config.host.max_delay_ms},
+    }
