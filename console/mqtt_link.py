@@ -10,6 +10,9 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 Contract: publishing never blocks or raises in the caller; messages wait in an in-memory queue
 while the broker is away (the newest state is always re-sent on reconnect) and the link
 reconnects on its own. Nagle is off (TCP_NODELAY): a decision must not wait 40 ms for an ACK.
+While connected, an event is written to the socket in the caller's own loop iteration (the
+press that caused it is a few hundred microseconds old); the state snapshot, which is larger
+and only needs to be right, follows in the next iteration, coalesced.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
+import paho.mqtt.client as paho_mqtt
 
 log = logging.getLogger("chgk.mqtt")
 
@@ -69,16 +73,40 @@ class MqttLink:
         self._wake = asyncio.Event()
         self._state: bytes | None = None
         self._status: dict[str, Any] = {"state": "online"}
+        self._client: aiomqtt.Client | None = None  # set while connected
+        self._state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
 
     def publish_event(self, event: dict[str, Any]) -> None:
-        self._outbox.append((self.topics.events, encode(event), False))
-        self._wake.set()
+        self._send_or_queue(self.topics.events, encode(event), retain=False)
 
-    def publish_state(self, state: dict[str, Any]) -> None:
-        self._state = encode(state)
-        self._outbox.append((self.topics.state, self._state, True))
-        self._wake.set()
+    def publish_state(self, make_state: Callable[[], dict[str, Any]]) -> None:
+        """Publish the state `make_state()` returns, soon: several calls in a row publish once."""
+        first = self._state_due is None
+        self._state_due = make_state
+        if first:
+            asyncio.get_running_loop().call_soon(self._flush_state)
+
+    def _flush_state(self) -> None:
+        make_state, self._state_due = self._state_due, None
+        if make_state is not None:
+            self._state = encode(make_state())
+            self._send_or_queue(self.topics.state, self._state, retain=True)
+
+    def _send_or_queue(self, topic: str, payload: bytes, *, retain: bool) -> None:
+        if not self._write_now(topic, payload, retain):
+            self._outbox.append((topic, payload, retain))
+            self._wake.set()
+
+    def _write_now(self, topic: str, payload: bytes, retain: bool) -> bool:
+        """Hand a message to the socket at once; False if it has to wait its turn in the queue."""
+        if self._client is None or self._outbox:  # queued messages go first, in order
+            return False
+        paho = self._client._client  # noqa: SLF001 - aiomqtt's publish() defers the write a loop turn
+        if paho.publish(topic, payload, qos=1, retain=retain).rc != paho_mqtt.MQTT_ERR_SUCCESS:
+            return False
+        paho.loop_write()
+        return True
 
     def set_status(self, **fields: Any) -> None:
         """Update the retained status (e.g. the state of each button source)."""
@@ -125,6 +153,7 @@ class MqttLink:
                 await client.publish(self.topics.state, self._state, qos=1, retain=True)
             if self._on_connected is not None:
                 self._on_connected()
+            self._client = client
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self._receive(client), name="mqtt-receive")
@@ -134,6 +163,8 @@ class MqttLink:
                 with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
                     await asyncio.wait_for(self._say_offline(client), 1.0)
                 raise
+            finally:
+                self._client = None
 
     async def _send(self, client: aiomqtt.Client) -> None:
         while True:

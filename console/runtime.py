@@ -1,9 +1,9 @@
 """The asyncio shell around the referee: drivers in, decisions out, one loop, one timer, one clock.
 
 Contract: every input reaches the referee through `Console.feed` stamped with the time it
-happened at its source; the referee's outputs are carried out at once, in this order: lamps
-(a serial write, so press-to-lamp stays well under a millisecond), cues, then events and the
-retained state to MQTT and the journal. One `asyncio.TimerHandle` is kept armed for the
+happened at its source; the referee's outputs are carried out at once, in this order: events
+to MQTT (written to the socket in this loop turn), lamps (one serial write), cues; the
+retained state follows in the next loop turn. One `asyncio.TimerHandle` is kept armed for the
 referee's next deadline. A driver, the broker or the sound card failing is reported and the
 game goes on; nothing here raises into a driver callback.
 """
@@ -68,6 +68,7 @@ class Console:
         self._journal = journal
         self._timer: asyncio.TimerHandle | None = None
         self._seq = 0
+        self._scan: list[Press] = []  # presses of the MCU scan being delivered
         if journal is not None:
             self._write_journal({"config": _journal_header(config, self.seed)})
         log.info("referee ready: %d players, tie draw seed %d", len(self.rules.players), self.seed)
@@ -109,9 +110,14 @@ class Console:
         self.feed([Host(action, received)])
 
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
-        """A scan from an MCU: its presses; the watermark that follows settles them."""
+        """A scan from an MCU: its presses wait for the watermark the link sends right after."""
         if edge.pressed:
-            self.feed([Press(source, f"{source}:{pad}", edge.at_ns) for pad in edge.pads])
+            self._scan.extend(Press(source, f"{source}:{pad}", edge.at_ns) for pad in edge.pads)
+
+    def mcu_watermark(self, source: str, up_to: int) -> None:
+        """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
+        scan, self._scan = self._scan, []
+        self.feed([*scan, Watermark(source, up_to)])
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published; the game is not touched."""
@@ -130,16 +136,15 @@ class Console:
 
     def _carry_out(self, outputs: list[Output], now: int) -> None:
         for out in outputs:
-            if isinstance(out, SetLamps):
-                self._set_lamps(out.lamps)
-        for out in outputs:
-            if isinstance(out, PlayCue):
-                self.cues.play(SoundCue(out.cue.value))
-        for out in outputs:
             if isinstance(out, Emit):
                 self._publish(dict(out.event))
+        for out in outputs:
+            if isinstance(out, SetLamps):
+                self._set_lamps(out.lamps)
+            elif isinstance(out, PlayCue):
+                self.cues.play(SoundCue(out.cue.value))
         if outputs:
-            self.publish_state(now)
+            self.publish_state()
         self._arm_timer(now)
 
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
@@ -164,9 +169,9 @@ class Console:
         for watch in self.watchers:
             watch(event)
 
-    def publish_state(self, now: int | None = None) -> None:
+    def publish_state(self) -> None:
         if self.mqtt is not None:
-            self.mqtt.publish_state(self.state(now))
+            self.mqtt.publish_state(self.state)
 
     def state(self, now: int | None = None) -> dict[str, Any]:
         now = self.clock() if now is None else now
@@ -208,7 +213,7 @@ class Console:
             name=name,
             baudrate=baudrate,
             on_edge=lambda edge: self.mcu_edge(name, edge),
-            on_watermark=lambda ns: self.feed([Watermark(name, ns)]),
+            on_watermark=lambda ns: self.mcu_watermark(name, ns),
             on_status=lambda state, detail: self.report_status(name, state, detail),
             on_error=lambda message: self.report_error(name, message),
         )

@@ -112,7 +112,8 @@ class SvoyaReferee:
 
     def handle(self, inp: Input, now: int) -> list[Output]:
         """Take one input at host time `now`; due timers fire first."""
-        out = self.on_timer(now)
+        out: list[Output] = []
+        self._settle(now, out)
         if isinstance(inp, Press):
             self._on_press(inp, now, out)
         elif isinstance(inp, Watermark):

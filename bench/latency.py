@@ -1,0 +1,212 @@
+"""`chgk-console bench latency`: press to display, press to lamp, and the broker's own floor.
+
+Everything runs on loopback as on the table: a real mosquitto (TCP_NODELAY on), the daemon
+as a separate process (`chgk-console run`) whose serial MCU is a simulated MCU on a
+pseudo-terminal owned by this benchmark, and mosquitto's C subscriber. For each sample:
+
+* press: a PRESS frame is written to the serial line (t0); the subscriber prints the
+  ``signal_accepted`` event (t1); the simulated MCU reads the LAMPS frame (t2).
+* floor: the same payload is written to `mosquitto_pub -l` (t3) and printed by the same
+  subscriber (t4): what any publisher costs on this machine.
+
+`press_to_subscriber = t1 - t0`, `press_to_lamp = t2 - t0`, `floor = t4 - t3`; ratio is
+press/floor at each percentile. The host's "next" and "correct" keys go in through the
+console's MQTT command topic between samples. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from drivers.sim_mcu import SimulatedMcu
+
+NODE = "bench"
+FLOOR_TOPIC = "bench/floor"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50": round(percentile(values, 50), 4), "p99": round(percentile(values, 99), 4),
+            "mean": round(statistics.fmean(values), 4), "max": round(max(values), 4)}
+
+
+class Lines:
+    """A subprocess's stdout, line by line, each stamped when it was read."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        self.queue: queue.Queue[tuple[int, bytes]] = queue.Queue()
+        threading.Thread(target=self._pump, args=(proc,), daemon=True).start()
+
+    def _pump(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.queue.put((time.monotonic_ns(), line))
+
+    def wait(self, predicate: Any, timeout: float = 5.0) -> tuple[int, bytes]:
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the subscriber printed nothing matching in time")
+            stamp, line = self.queue.get(timeout=remaining)
+            if predicate(line):
+                return stamp, line
+
+
+def write_line(proc: subprocess.Popen[bytes], payload: bytes) -> int:
+    assert proc.stdin is not None
+    stamp = time.monotonic_ns()
+    proc.stdin.write(payload + b"\n")
+    proc.stdin.flush()
+    return stamp
+
+
+def is_event(kind: str) -> Any:
+    marker = f'"type":"{kind}"'.encode()
+    return lambda line: line.startswith(b"chgk/") and marker in line
+
+
+def main(samples: int = 300, as_json: bool = False) -> int:
+    for tool in ("mosquitto", "mosquitto_sub", "mosquitto_pub"):
+        if shutil.which(tool) is None:
+            print(f"bench: {tool} not found (apt-get install mosquitto mosquitto-clients)", file=sys.stderr)
+            return 2
+    with tempfile.TemporaryDirectory(prefix="chgk-bench-") as tmp:
+        result = _run(Path(tmp), samples)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>24}: {value}")
+    return 0
+
+
+def _run(tmp: Path, samples: int) -> dict[str, Any]:
+    port = free_port()
+    (tmp / "mosquitto.conf").write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+        "persistence false\nlog_dest none\n"
+    )
+    procs: list[subprocess.Popen[bytes]] = []
+    sim = SimulatedMcu(pads=4, link_path=str(tmp / "mcu"))
+    sim.start()
+    try:
+        procs.append(subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")]))
+        _wait_port(port)
+        (tmp / "console.toml").write_text(_config(sim.port, port))
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "console.cli", "run", "--config", str(tmp / "console.toml")],
+            stderr=open(tmp / "daemon.log", "wb"),  # noqa: SIM115 - lives as long as the process
+        )
+        procs.append(daemon)
+        mqtt = ["-h", "127.0.0.1", "-p", str(port), "--nodelay"]
+        sub = subprocess.Popen(["mosquitto_sub", *mqtt, "-v", "-t", f"chgk/{NODE}/events",
+                                "-t", FLOOR_TOPIC], stdout=subprocess.PIPE)
+        procs.append(sub)
+        lines = Lines(sub)
+        commands = subprocess.Popen(["mosquitto_pub", *mqtt, "-l", "-q", "1",
+                                     "-t", f"chgk/{NODE}/host/command"], stdin=subprocess.PIPE)
+        floor_pub = subprocess.Popen(["mosquitto_pub", *mqtt, "-l", "-t", FLOOR_TOPIC],
+                                     stdin=subprocess.PIPE)
+        procs += [commands, floor_pub]
+        _wait_ready(sim, commands, lines, tmp)
+        press_ms: list[float] = []
+        lamp_ms: list[float] = []
+        floor_ms: list[float] = []
+        for _ in range(samples):
+            write_line(commands, b'{"action":"next"}')
+            lines.wait(is_event("question_started"))
+            time.sleep(0.002)  # let the display traffic of "next" settle, as between real presses
+            lamps_before = len(sim.lamp_log)
+            t0 = sim.press(0)
+            t1, event_line = lines.wait(is_event("signal_accepted"))
+            sim.wait_lamps(lambda on, blink: bool(on & 1), timeout=5.0)
+            t2 = next(ns for ns, on, _ in sim.lamp_log[lamps_before:] if on & 1)
+            press_ms.append((t1 - t0) / 1e6)
+            lamp_ms.append((t2 - t0) / 1e6)
+            sim.release(0)
+            write_line(commands, b'{"action":"correct"}')
+            lines.wait(is_event("question_ended"))
+            time.sleep(0.002)
+            payload = event_line.split(b" ", 1)[1].rstrip(b"\n")
+            t3 = write_line(floor_pub, payload)
+            t4, _ = lines.wait(lambda line: line.startswith(FLOOR_TOPIC.encode()))
+            floor_ms.append((t4 - t3) / 1e6)
+    finally:
+        for proc in reversed(procs):
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        sim.stop()
+    press, floor = summary(press_ms), summary(floor_ms)
+    return {
+        "samples": samples,
+        "press_to_subscriber_ms": press,
+        "floor_ms": floor,
+        "ratio": {"p50": round(press["p50"] / floor["p50"], 3), "p99": round(press["p99"] / floor["p99"], 3)},
+        "press_to_lamp_ms": summary(lamp_ms),
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+    }
+
+
+def _config(serial_port: str, mqtt_port: int) -> str:
+    players = "".join(f'[[players]]\nid = "p{i + 1}"\nname = "Игрок {i + 1}"\npad = "mcu:{i}"\n\n'
+                      for i in range(4))
+    return (
+        f'[console]\nnode = "{NODE}"\njournal = ""\nlog_level = "warning"\n\n'
+        f"[game]\nthemes = 0\nseed = 1\n\n{players}"
+        f'[sources.mcu]\nkind = "serial_mcu"\nport = "{serial_port}"\n\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {mqtt_port}\n\n[sound]\nenabled = false\n'
+    )
+
+
+def _wait_port(port: int, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.02)
+    raise RuntimeError(f"mosquitto did not listen on {port}")
+
+
+def _wait_ready(sim: SimulatedMcu, commands: subprocess.Popen[bytes], lines: Lines, tmp: Path) -> None:
+    """Up when a harmless command comes back as an event and the MCU link has set the lamps."""
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        write_line(commands, b'{"action":"cancel"}')  # refused in idle: an error event, no effect
+        try:
+            lines.wait(is_event("error"), timeout=0.5)
+        except (TimeoutError, queue.Empty):
+            continue
+        # The referee's first output turns every lamp off; the link sends it once connected.
+        if sim.wait_lamps(lambda on, blink: True, timeout=max(0.0, deadline - time.monotonic())):
+            return
+    log = (tmp / "daemon.log").read_text(errors="replace")
+    raise RuntimeError(f"the daemon did not come up; its log:\n{log}")

@@ -1,0 +1,419 @@
+"""A button MCU simulated on the device side of a pseudo-terminal.
+
+The host side of the pty behaves like the USB serial port of the real MCU, so the real
+driver (:class:`drivers.mcu_serial.McuLink`) runs unchanged against it in tests and in the
+demo.  The simulation speaks ``firmware_proto`` like the firmware does: HELLO at power-up and
+on HELLO_REQUEST, PONG on PING, HEARTBEAT every ``heartbeat_interval``, PRESS/RELEASE frames
+stamped with its own (offset, drifting, wrapping) 32-bit microsecond timer, and it records the
+LAMPS state the host sends.
+
+Threading: one daemon thread owns the master fd (reads host frames, sends heartbeats, and is
+the only one that opens or closes the pty, so no thread ever touches a closed and reused fd).
+:meth:`press`, :meth:`release` and :meth:`send_raw` write from the caller's thread; every
+write, together with the timer read and sequence number it carries, happens under one lock,
+so frames leave in non-decreasing timestamp and sequence order as the protocol requires.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import threading
+import time
+import tty
+from collections.abc import Callable
+from types import TracebackType
+
+from firmware_proto import (
+    PROTOCOL_VERSION,
+    STAMP_MODULUS,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    HelloRequest,
+    Lamps,
+    Message,
+    Ping,
+    Pong,
+    Press,
+    ProtocolError,
+    Release,
+    encode,
+)
+
+__all__ = ["SimulatedMcu"]
+
+_SEQ_MODULUS = 1 << 16
+
+
+class SimulatedMcu:
+    """A button MCU simulated on the device side of a pseudo-terminal; speaks firmware_proto
+    like the real firmware.
+
+    ``clock_offset_us`` and ``drift_ppm`` shape the MCU timer (see :meth:`now_us`);
+    ``protocol_version`` lets tests impersonate a device of another protocol version;
+    ``reset_timer_on_replug`` makes :meth:`replug` behave like a USB power cycle (timer and
+    sequence numbers restart at zero).
+    """
+
+    def __init__(
+        self,
+        *,
+        pads: int = 4,
+        link_path: str | None = None,
+        clock_offset_us: int = 0,
+        drift_ppm: float = 0.0,
+        timer_resolution_us: int = 1,
+        heartbeat_interval: float = 0.05,
+        firmware: str = "sim-mcu 1.0",
+        clock: Callable[[], int] = time.monotonic_ns,
+        reset_timer_on_replug: bool = False,
+        protocol_version: int = PROTOCOL_VERSION,
+    ) -> None:
+        if not 1 <= pads <= 16:
+            raise ValueError(f"pads must be 1..16, got {pads}")
+        self._pads = pads
+        self._link_path = link_path
+        self._offset_us = clock_offset_us
+        self._rate = 1.0 + drift_ppm * 1e-6
+        self._resolution_us = timer_resolution_us
+        self._heartbeat_interval = heartbeat_interval
+        self._firmware = firmware
+        self._clock = clock
+        self._reset_timer_on_replug = reset_timer_on_replug
+        self._protocol_version = protocol_version
+
+        # Unwrapped timer value subtracted from every reading; a power cycle sets it so that
+        # the timer restarts at zero.
+        self._timer_zero_us = 0
+        self._seq = 0
+        self._held = 0  # bitmask of pads currently down (for HEARTBEAT)
+
+        self._write_lock = threading.Lock()  # guards _master_fd writes, _seq, _held
+        self._master_fd: int | None = None
+        self._slave_fd: int | None = None
+        self._slave_path: str | None = None
+
+        self._cond = threading.Condition()
+        self.lamps: tuple[int, int] = (0, 0)
+        """(on, blink) as last received from the host."""
+        self.lamp_log: list[tuple[int, int, int]] = []
+        """(host monotonic ns when received, on, blink) for every LAMPS frame."""
+
+        # Commands run by the service thread (unplug/replug/stop), woken through a pipe.
+        self._commands: list[Callable[[], None]] = []
+        self._commands_lock = threading.Lock()
+        self._wake_r, self._wake_w = -1, -1
+        self._thread: threading.Thread | None = None
+        self._running = False
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Create the pty ("plug in"), say HELLO, and start serving it in a daemon thread."""
+        if self._thread is not None:
+            raise RuntimeError("SimulatedMcu already started")
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._plug(power_cycle=False)
+        self._running = True
+        self._thread = threading.Thread(target=self._serve, name="sim-mcu", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Unplug and stop the service thread.  Idempotent."""
+        if self._thread is None:
+            return
+        self._in_thread(self._stop_in_thread)
+        self._thread.join(timeout=2.0)
+        self._thread = None
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+
+    def __enter__(self) -> SimulatedMcu:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def unplug(self) -> None:
+        """Close the master side (the host sees EIO / hang-up) and remove the symlink."""
+        self._in_thread(self._unplug)
+
+    def replug(self) -> None:
+        """Plug back in: a new pty pair, the symlink repointed, and a power-up HELLO."""
+        self._in_thread(lambda: self._plug(power_cycle=self._reset_timer_on_replug))
+
+    @property
+    def port(self) -> str:
+        """The path the host should open: ``link_path`` if given, else the slave tty."""
+        if self._link_path is not None:
+            return self._link_path
+        if self._slave_path is None:
+            raise RuntimeError("SimulatedMcu is not plugged in")
+        return self._slave_path
+
+    @property
+    def plugged(self) -> bool:
+        """True while the pty exists."""
+        return self._master_fd is not None
+
+    # -- the MCU timer ---------------------------------------------------------------------
+
+    def now_us(self) -> int:
+        """The MCU's 32-bit timer now (see :meth:`_timer_at`)."""
+        return self._timer_at(self._clock())
+
+    def _timer_at(self, host_ns: int) -> int:
+        """The 32-bit timer at host time ``host_ns``.
+
+        ``(host_ns // 1000 * (1 + drift_ppm * 1e-6) + clock_offset_us)``, minus the value at
+        the last power cycle, quantised to ``timer_resolution_us``, modulo 2**32.
+        """
+        ticks = self._unwrapped_at(host_ns) - self._timer_zero_us
+        ticks -= ticks % self._resolution_us
+        return ticks % STAMP_MODULUS
+
+    def _unwrapped_at(self, host_ns: int) -> int:
+        return int(host_ns // 1000 * self._rate) + self._offset_us
+
+    # -- device -> host ----------------------------------------------------------------------
+
+    def press(self, *pads: int) -> int:
+        """Send one PRESS frame for ``pads`` (one scan); return the host ns it was stamped at."""
+        return self._send_edge(pads, pressed=True)
+
+    def release(self, *pads: int) -> int:
+        """Send one RELEASE frame for ``pads`` (one scan); return the host ns it was stamped at."""
+        return self._send_edge(pads, pressed=False)
+
+    def send_raw(self, data: bytes) -> None:
+        """Write ``data`` as is (garbage, corrupted or hand-built frames, for tests)."""
+        with self._write_lock:
+            self._write_locked(data)
+
+    def send_frame(self, build: Callable[[int, int], Message]) -> Message:
+        """Send a hand-built sequenced frame: ``build(seq, now_us)`` returns the message.
+
+        Called under the write lock with the next sequence number and the timer now, so the
+        frame takes its proper place in the sequence (tests use it for frames stamped in the
+        past, i.e. delivered late).  Returns the message sent.
+        """
+        with self._write_lock:
+            msg = build(self._take_seq(), self._timer_at(self._clock()))
+            self._write_locked(encode(msg))
+        return msg
+
+    def skip_seq(self, count: int) -> None:
+        """Pretend ``count`` sequenced frames were lost on the way (for seq-gap tests)."""
+        with self._write_lock:
+            self._seq = (self._seq + count) % _SEQ_MODULUS
+
+    def _send_edge(self, pads: tuple[int, ...], *, pressed: bool) -> int:
+        if not pads:
+            raise ValueError("a PRESS/RELEASE names at least one pad")
+        mask = 0
+        for pad in pads:
+            if not 0 <= pad < self._pads:
+                raise ValueError(f"pad {pad} out of range 0..{self._pads - 1}")
+            mask |= 1 << pad
+        with self._write_lock:
+            # Stamp, number and write atomically so frames leave in timestamp order.
+            host_ns = self._clock()
+            stamp = self._timer_at(host_ns)
+            msg: Message
+            if pressed:
+                self._held |= mask
+                msg = Press(self._take_seq(), stamp, mask)
+            else:
+                self._held &= ~mask
+                msg = Release(self._take_seq(), stamp, mask)
+            self._write_locked(encode(msg))
+        return host_ns
+
+    def _take_seq(self) -> int:
+        seq = self._seq
+        self._seq = (seq + 1) % _SEQ_MODULUS
+        return seq
+
+    def _write_locked(self, data: bytes) -> None:
+        """Write all of ``data`` to the master; silently dropped while unplugged (like a real
+        device whose USB cable is out).  Caller holds ``_write_lock``."""
+        fd = self._master_fd
+        if fd is None:
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                select.select([], [fd], [], 0.1)
+                continue
+            except OSError:
+                return  # the host end vanished; a real device would just keep running
+            view = view[written:]
+
+    def _send(self, msg: Message) -> None:
+        with self._write_lock:
+            self._write_locked(encode(msg))
+
+    def _hello(self) -> Hello:
+        return Hello(self._protocol_version, self._pads, self._resolution_us, self.now_us(), self._firmware)
+
+    # -- host -> device ------------------------------------------------------------------------
+
+    def wait_lamps(self, predicate: Callable[[int, int], bool], timeout: float) -> tuple[int, int] | None:
+        """Block until a LAMPS frame has been received and ``predicate(on, blink)`` holds for
+        the latest state; return that state, or None on timeout.  Thread-safe.
+
+        Before the first LAMPS frame the predicate is not consulted, so
+        ``wait_lamps(lambda on, blink: True, t)`` waits for the host's first lamp frame.
+        """
+        with self._cond:
+            if self._cond.wait_for(lambda: bool(self.lamp_log) and predicate(*self.lamps), timeout):
+                return self.lamps
+            return None
+
+    def _handle(self, msg: Message, received_ns: int) -> None:
+        match msg:
+            case HelloRequest():
+                with self._write_lock:  # stamp and write together, like PONG
+                    self._write_locked(encode(self._hello()))
+            case Ping(ping_id=ping_id):
+                with self._write_lock:
+                    self._write_locked(encode(Pong(ping_id, self.now_us())))
+            case Lamps(on=on, blink=blink):
+                with self._cond:
+                    self.lamps = (on, blink)
+                    self.lamp_log.append((received_ns, on, blink))
+                    self._cond.notify_all()
+            case _:
+                pass  # device -> host messages echoed back, or future types: ignore
+
+    # -- the service thread ----------------------------------------------------------------------
+
+    def _serve(self) -> None:
+        decoder = FrameDecoder()
+        served_fd: int | None = None
+        next_heartbeat = time.monotonic()
+        while self._running:
+            fd = self._master_fd
+            if fd != served_fd:  # (re)plugged: a new byte stream
+                decoder.reset()
+                served_fd = fd
+            watched = [self._wake_r] if fd is None else [self._wake_r, fd]
+            timeout = max(0.0, next_heartbeat - time.monotonic())
+            readable, _, _ = select.select(watched, [], [], timeout)
+            if self._wake_r in readable:
+                self._run_commands()
+                continue  # the fd may have changed
+            if fd is not None and fd in readable:
+                received_ns = self._clock()
+                try:
+                    data = os.read(fd, 4096)
+                except BlockingIOError:
+                    data = b""
+                except OSError:
+                    data = b""  # EIO when no host has the slave open: nothing to read
+                    time.sleep(0.001)
+                for item in decoder.feed(data):
+                    if not isinstance(item, ProtocolError):  # host noise is ignored, as on the MCU
+                        self._handle(item, received_ns)
+            if time.monotonic() >= next_heartbeat:
+                next_heartbeat = time.monotonic() + self._heartbeat_interval
+                if fd is not None:
+                    with self._write_lock:
+                        hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
+                        self._write_locked(encode(hb))
+
+    def _in_thread(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on the service thread and wait for it (directly if no thread runs)."""
+        thread = self._thread
+        if thread is None or not thread.is_alive() or thread is threading.current_thread():
+            fn()
+            return
+        done = threading.Event()
+        failure: list[BaseException] = []
+
+        def command() -> None:
+            try:
+                fn()
+            except Exception as exc:  # hand it to the caller; the thread keeps serving
+                failure.append(exc)
+            finally:
+                done.set()
+
+        with self._commands_lock:
+            self._commands.append(command)
+        os.write(self._wake_w, b"x")
+        if not done.wait(timeout=2.0):
+            raise RuntimeError("simulated MCU thread did not respond")
+        if failure:
+            raise failure[0]
+
+    def _run_commands(self) -> None:
+        with contextlib.suppress(BlockingIOError):
+            os.read(self._wake_r, 4096)
+        with self._commands_lock:
+            commands, self._commands = self._commands, []
+        for command in commands:
+            command()
+
+    def _stop_in_thread(self) -> None:
+        self._unplug()
+        self._running = False
+
+    # -- plugging (service thread only once it runs) ------------------------------------------------
+
+    def _plug(self, *, power_cycle: bool) -> None:
+        self._unplug()
+        master, slave = os.openpty()
+        # Raw mode on both ends: no echo, no line editing, no CR/LF translation, so frame
+        # bytes (including 0x00, 0x03, 0x0A...) pass untouched in both directions.
+        tty.setraw(master)
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        path = os.ttyname(slave)
+        with self._write_lock:
+            if power_cycle:
+                self._timer_zero_us = self._unwrapped_at(self._clock())
+                self._seq = 0
+                self._held = 0
+            self._master_fd = master
+        if power_cycle:
+            with self._cond:  # lamps are off after power-up until the host says otherwise
+                self.lamps = (0, 0)
+                self._cond.notify_all()
+        # Keep our own slave fd open: the pty then survives the host closing and reopening
+        # its end (otherwise the master reads EIO between host sessions).
+        self._slave_fd = slave
+        self._slave_path = path
+        if self._link_path is not None:
+            # Atomic repoint: the host never sees a missing or half-written link.
+            tmp = f"{self._link_path}.tmp{os.getpid()}"
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+            os.symlink(path, tmp)
+            os.replace(tmp, self._link_path)
+        self._send(self._hello())  # power-up HELLO, as the firmware does
+
+    def _unplug(self) -> None:
+        with self._write_lock:
+            master, self._master_fd = self._master_fd, None
+        if master is None:
+            return
+        if self._link_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._link_path)
+        os.close(master)
+        if self._slave_fd is not None:
+            os.close(self._slave_fd)
+            self._slave_fd = None
+        self._slave_path = None

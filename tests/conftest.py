@@ -1,0 +1,58 @@
+"""Shared fixtures: a real mosquitto broker on a free loopback port."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+
+@dataclass(frozen=True)
+class Broker:
+    host: str
+    port: int
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_mosquitto(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """Start mosquitto on a free loopback port; returns the process and the port."""
+    if shutil.which("mosquitto") is None:
+        pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
+    port = free_port()
+    conf = workdir / "mosquitto.conf"
+    conf.write_text(
+        f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+        "persistence false\nlog_dest stderr\n"
+    )
+    proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc, port
+        if proc.poll() is not None:
+            pytest.fail(f"mosquitto exited with {proc.returncode}")
+        time.sleep(0.02)
+    proc.kill()
+    pytest.fail("mosquitto did not start listening")
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Broker]:
+    proc, port = start_mosquitto(tmp_path)
+    try:
+        yield Broker("127.0.0.1", port)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
