@@ -40,8 +40,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
             sims.append(sim)
             console.add_mcu(name, sim.port, source.baudrate)
         else:
-            console.report_error(name, "gpio sources are not supported by this build yet; "
-                                       "its pads will not signal")
+            console.add_gpio(name, source.pins, pull_up=source.pull_up, pin_factory=source.pin_factory)
 
     def ready() -> None:
         sdnotify.notify(f"READY=1\nSTATUS=Игра на столе {config.console.node}: готово")
@@ -79,7 +78,7 @@ def _open_journal(path: str) -> TextIO | None:
         return None
     try:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed when the daemon stops
+        return open(path, "a", encoding="utf-8")
     except OSError as exc:
         log.warning("journal: cannot open %s (%s); running without a journal", path, exc.strerror)
         return None

@@ -44,6 +44,7 @@ HOST_KEYS = {
     "g": HostAction.NEW_GAME,
 }
 PAUSE_KEY, QUIT_KEY = ".", "q"
+CONNECT_WAIT_S = 5.0
 
 
 class TerminalView:
@@ -158,13 +159,13 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     return 0
 
 
-async def _wait_connected(sims: dict[str, SimulatedMcu], console: Console, timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
+async def _wait_connected(sims: dict[str, SimulatedMcu], console: Console) -> None:
+    deadline = time.monotonic() + CONNECT_WAIT_S
     while time.monotonic() < deadline:
         if all(console.links[name].connected for name in sims):
             return
         await asyncio.sleep(0.02)
-    log.warning("demo: the simulated MCU did not connect within %.0f s", timeout)
+    log.warning("demo: the simulated MCU did not connect within %.0f s", CONNECT_WAIT_S)
 
 
 async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],

@@ -102,7 +102,7 @@ class MqttLink:
         """Hand a message to the socket at once; False if it has to wait its turn in the queue."""
         if self._client is None or self._outbox:  # queued messages go first, in order
             return False
-        paho = self._client._client  # noqa: SLF001 - aiomqtt's publish() defers the write a loop turn
+        paho = self._client._client
         if paho.publish(topic, payload, qos=1, retain=retain).rc != paho_mqtt.MQTT_ERR_SUCCESS:
             return False
         paho.loop_write()

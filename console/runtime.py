@@ -36,6 +36,7 @@ from console.mqtt_link import MqttLink, Topics
 from console.scenario import step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
+from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.mcu_serial import McuLink, PadEdge
 
 log = logging.getLogger("chgk.console")
@@ -63,6 +64,7 @@ class Console:
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
         self.links: dict[str, McuLink] = {}
+        self.gpio: dict[str, GpioButtons] = {}
         self.source_status: dict[str, str] = {}
         self.watchers: list[EventWatcher] = []
         self._journal = journal
@@ -220,6 +222,29 @@ class Console:
         self.links[name] = link
         return link
 
+    def add_gpio(self, name: str, pins: Sequence[int], *, pull_up: bool = True,
+                 pin_factory: str | object = "") -> GpioButtons:
+        """Buttons on GPIO pins; pad i of source `name` is pins[i]."""
+
+        def on_edge(edge: GpioPress) -> None:
+            if edge.pressed:
+                self.feed([Press(name, f"{name}:{edge.pad}", edge.at_ns)])
+
+        buttons = GpioButtons(pins, on_edge=on_edge, pull_up=pull_up, pin_factory=pin_factory,
+                              on_error=lambda message: self.report_error(name, message))
+        self.gpio[name] = buttons
+        return buttons
+
+    def _start_gpio(self) -> None:
+        loop = asyncio.get_running_loop()
+        for name, buttons in self.gpio.items():
+            try:
+                buttons.start(loop)
+            except GpioError as exc:
+                self.report_status(name, "disconnected", str(exc))
+            else:
+                self.report_status(name, "connected", f"GPIO pins {list(buttons.pins)}")
+
     async def run(
         self, broker_host: str, broker_port: int, *, on_ready: Callable[[], None] | None = None
     ) -> None:
@@ -236,10 +261,15 @@ class Console:
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game="svoya", seed=self.seed)
         self.publish_state()
-        async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(self.mqtt.run(), name="mqtt")
-            for name, link in self.links.items():
-                tasks.create_task(link.run(), name=f"mcu-{name}")
+        self._start_gpio()
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(self.mqtt.run(), name="mqtt")
+                for name, link in self.links.items():
+                    tasks.create_task(link.run(), name=f"mcu-{name}")
+        finally:
+            for buttons in self.gpio.values():
+                buttons.close()
 
 
 def _journal_header(config: Config, seed: int) -> dict[str, Any]:

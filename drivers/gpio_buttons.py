@@ -258,8 +258,9 @@ class GpioButtons:
         self._loop = loop
         self._session = session
         self._devices = devices
-        # Read after the hook: an edge between the two is already in the level read here, and
-        # its handed-off copy then changes nothing.
+        # Read after the hook, so no level change goes unseen: an edge between the hook and this
+        # read is already in the level read here (its handed-off copy then changes nothing; a
+        # press in that instant counts as "pressed at start" and is reported as such).
         self._lockouts = [
             EdgeLockout(self._lockout_ns, pressed=self._is_pressed(device.pin.state)) for device in devices
         ]
