@@ -78,7 +78,10 @@ class MqttLink:
         self.connected = False
 
     def publish_event(self, event: dict[str, Any]) -> None:
-        self._send_or_queue(self.topics.events, encode(event), retain=False)
+        payload = encode(event)
+        if not self._write_now(self.topics.events, payload, retain=False):
+            self._outbox.append((self.topics.events, payload, False))
+            self._wake.set()
 
     def publish_state(self, make_state: Callable[[], dict[str, Any]]) -> None:
         """Publish the state `make_state()` returns, soon: several calls in a row publish once."""
@@ -91,16 +94,13 @@ class MqttLink:
         make_state, self._state_due = self._state_due, None
         if make_state is not None:
             self._state = encode(make_state())
-            self._send_or_queue(self.topics.state, self._state, retain=True)
-
-    def _send_or_queue(self, topic: str, payload: bytes, *, retain: bool) -> None:
-        if not self._write_now(topic, payload, retain):
-            self._outbox.append((topic, payload, retain))
-            self._wake.set()
+            # Not queued while the broker is away: the session publishes the newest on connect.
+            self._write_now(self.topics.state, self._state, retain=True)
 
     def _write_now(self, topic: str, payload: bytes, retain: bool) -> bool:
         """Hand a message to the socket at once; False if it has to wait its turn in the queue."""
-        if self._client is None or self._outbox:  # queued messages go first, in order
+        if self._client is None or (self._outbox and topic == self.topics.events):
+            # Events keep their order: queued ones go first.
             return False
         paho = self._client._client
         if paho.publish(topic, payload, qos=1, retain=retain).rc != paho_mqtt.MQTT_ERR_SUCCESS:
@@ -111,8 +111,8 @@ class MqttLink:
     def set_status(self, **fields: Any) -> None:
         """Update the retained status (e.g. the state of each button source)."""
         self._status.update(fields)
-        self._outbox.append((self.topics.status, encode(self._status), True))
-        self._wake.set()
+        # Like the state: only the newest matters, and the session publishes it on connect.
+        self._write_now(self.topics.status, encode(self._status), retain=True)
 
     async def run(self) -> None:
         """Connect, publish, and receive commands forever; reconnect when the broker goes away."""

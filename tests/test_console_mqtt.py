@@ -1,0 +1,240 @@
+"""End to end: a press on the simulated MCU (real serial driver over a pty) to an MQTT display.
+
+A real mosquitto runs on a free loopback port; every payload seen is validated against the
+JSON Schemas in schemas/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from console.config import Config, config_from_dict
+from console.runtime import Console
+from console.schemas import validate
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import Broker
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def table_config(port: str, players: int = 3) -> Config:
+    return config_from_dict(
+        {
+            "console": {"node": "t1", "journal": ""},
+            "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"}
+                        for i in range(players)],
+            "sources": {"mcu": {"kind": "serial_mcu", "port": port}},
+            "sound": {"enabled": False},
+        },
+        "test",
+    )
+
+
+class Display:
+    """An MQTT subscriber that keeps every payload, validated, per topic."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self.client = client
+        self.seen: list[tuple[str, dict[str, Any]]] = []
+        self._arrived = asyncio.Event()
+
+    async def pump(self) -> None:
+        async for message in self.client.messages:
+            assert isinstance(message.payload, bytes)
+            payload = json.loads(message.payload)
+            topic = str(message.topic)
+            validate(topic.rsplit("/", 1)[-1].removesuffix("s") if topic.endswith("/events")
+                     else topic.rsplit("/", 1)[-1], payload)
+            self.seen.append((topic, payload))
+            self._arrived.set()
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [p for t, p in self.seen if t.endswith("/events") and (kind is None or p["type"] == kind)]
+
+    async def wait_for(self, check: Callable[[], Any], timeout: float = 5.0) -> Any:
+        async with asyncio.timeout(timeout):
+            while not (result := check()):
+                self._arrived.clear()
+                await self._arrived.wait()
+            return result
+
+
+@asynccontextmanager
+async def display(broker: Broker, *topics: str) -> AsyncIterator[Display]:
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        for topic in topics:
+            await client.subscribe(topic, qos=1)
+        d = Display(client)
+        task = asyncio.create_task(d.pump())
+        try:
+            yield d
+        finally:
+            task.cancel()
+
+
+@asynccontextmanager
+async def running_console(broker: Broker, players: int = 3) -> AsyncIterator[tuple[Console, SimulatedMcu]]:
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    console = Console(table_config(sim.port, players))
+    connected = asyncio.Event()
+    console.add_mcu("mcu", sim.port, 115200)
+    task = asyncio.create_task(console.run(broker.host, broker.port, on_ready=connected.set))
+    try:
+        async with asyncio.timeout(5):
+            await connected.wait()
+            while not console.links["mcu"].connected:
+                await asyncio.sleep(0.01)
+        yield console, sim
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        sim.stop()
+
+
+async def command(broker: Broker, payload: bytes) -> None:
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.publish("chgk/t1/host/command", payload, qos=1)
+
+
+async def test_press_on_the_mcu_reaches_the_display_and_lights_the_lamp(mosquitto: Broker) -> None:
+    async with running_console(mosquitto) as (console, sim), display(mosquitto, "chgk/t1/#") as d:
+        await command(mosquitto, b'{"action": "next"}')
+        await d.wait_for(lambda: d.events("question_started"))
+        pressed_at = sim.press(1)
+        accepted = await d.wait_for(lambda: d.events("signal_accepted"))
+        assert accepted[0]["player"] == "p2"
+        # The decision carries the MCU's time of the press, mapped onto the host clock.
+        assert abs(accepted[0]["press_at_ns"] - pressed_at) < 2_000_000
+        assert sim.wait_lamps(lambda on, blink: on == 0b10, timeout=2.0) is not None
+        await command(mosquitto, b'{"action": "correct"}')
+        ended = await d.wait_for(lambda: d.events("question_ended"))
+        assert ended[0]["scores"] == {"p1": 0, "p2": 10, "p3": 0}
+        assert sim.wait_lamps(lambda on, blink: on == 0, timeout=2.0) is not None
+
+
+async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Broker) -> None:
+    async with running_console(mosquitto) as (console, sim):
+        console.host(__import__("console.engine.model", fromlist=["HostAction"]).HostAction.NEXT)
+        sim.press(2)
+        async with asyncio.timeout(5):
+            while console.referee.phase != "answering":
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)  # the retained state follows the event by a loop turn
+        async with display(mosquitto, "chgk/t1/state", "chgk/t1/status") as late:
+            state = await late.wait_for(
+                lambda: [p for t, p in late.seen if t.endswith("/state")])
+            assert state[-1]["phase"] == "answering"
+            assert state[-1]["question"]["answerer"] == "p3"
+            status = await late.wait_for(
+                lambda: [p for t, p in late.seen if t.endswith("/status")])
+            assert status[-1]["state"] == "online"
+            assert status[-1]["sources"] == {"mcu": "connected"}
+
+
+@pytest.mark.parametrize(
+    ("payload", "words"),
+    [
+        (b"not json", "bad host command"),
+        (b'{"action": "dance"}', "bad host command"),
+        (b'{"action": "next", "value": 50}', "unknown key"),
+        (b'["next"]', "expected a JSON object"),
+        (b'{"action": "correct"}', "not allowed now"),
+    ],
+)
+async def test_bad_host_commands_are_errors_and_change_nothing(
+    mosquitto: Broker, payload: bytes, words: str
+) -> None:
+    async with running_console(mosquitto) as (console, sim), display(mosquitto, "chgk/t1/events") as d:
+        before = console.referee.snapshot(0)
+        await command(mosquitto, payload)
+        error = await d.wait_for(lambda: d.events("error"))
+        assert words in error[0]["message"]
+        assert console.referee.snapshot(0) == before
+
+
+async def test_press_from_a_pad_with_no_player_is_reported(mosquitto: Broker) -> None:
+    async with running_console(mosquitto, players=2) as (console, sim), \
+            display(mosquitto, "chgk/t1/events") as d:
+        await command(mosquitto, b'{"action": "next"}')
+        await d.wait_for(lambda: d.events("question_started"))
+        sim.press(3)
+        error = await d.wait_for(lambda: d.events("error"))
+        assert "mcu:3" in error[0]["message"]
+        assert console.referee.scores == {"p1": 0, "p2": 0}
+        assert console.referee.phase == "reading"
+
+
+async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
+    mosquitto: Broker, tmp_path: Path
+) -> None:
+    link = str(tmp_path / "by-id-mcu")
+    sim = SimulatedMcu(pads=4, link_path=link)
+    sim.start()
+    console = Console(table_config(link))
+    console.add_mcu("mcu", link, 115200)
+    task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))
+    try:
+        async with display(mosquitto, "chgk/t1/events") as d:
+            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            console.host(__import__("console.engine.model", fromlist=["HostAction"]).HostAction.NEXT)
+            sim.unplug()
+            await d.wait_for(lambda: [e for e in d.events("source_status")
+                                      if e["state"] == "disconnected"])
+            sim.replug()
+            await d.wait_for(lambda: len([e for e in d.events("source_status")
+                                          if e["state"] == "connected"]) == 2)
+            sim.press(0)
+            accepted = await d.wait_for(lambda: d.events("signal_accepted"))
+            assert accepted[0]["player"] == "p1"
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        sim.stop()
+
+
+def daemon_config(tmp_path: Path, broker: Broker) -> Path:
+    path = tmp_path / "console.toml"
+    path.write_text(
+        '[console]\nnode = "t1"\njournal = ""\n\n'
+        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
+        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
+        + f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n\n[sound]\nenabled = false\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize("how", ["crash", "stop"])
+async def test_status_goes_offline_on_a_clean_stop_and_by_the_last_will(
+    mosquitto: Broker, tmp_path: Path, how: str
+) -> None:
+    config = daemon_config(tmp_path, mosquitto)
+    async with display(mosquitto, "chgk/t1/status") as d:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+            cwd=ROOT, stderr=subprocess.DEVNULL,
+        )
+        try:
+            await d.wait_for(lambda: [p for _, p in d.seen if p["state"] == "online"], timeout=15)
+            os.kill(proc.pid, signal.SIGKILL if how == "crash" else signal.SIGTERM)
+            offline = await d.wait_for(lambda: [p for _, p in d.seen if p["state"] == "offline"],
+                                       timeout=15)
+            assert offline
+        finally:
+            proc.kill()
+            proc.wait()
