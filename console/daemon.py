@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from pathlib import Path
 from typing import TextIO
 
@@ -74,11 +75,16 @@ async def run_daemon(config: Config, config_path: str) -> int:
 
 
 def _open_journal(path: str) -> TextIO | None:
+    """One journal file per start (journal.jsonl -> journal-20261130-190501.jsonl): each file
+    begins with its own config line, so it replays on its own."""
     if not path:
         return None
+    base = Path(path)
+    dated = base.with_name(f"{base.stem}-{time.strftime('%Y%m%d-%H%M%S')}{base.suffix}")
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        return open(path, "a", encoding="utf-8")
+        base.parent.mkdir(parents=True, exist_ok=True)
+        log.info("journal: %s", dated)
+        return open(dated, "a", encoding="utf-8")
     except OSError as exc:
         log.warning("journal: cannot open %s (%s); running without a journal", path, exc.strerror)
         return None

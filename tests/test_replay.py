@@ -1,0 +1,103 @@
+"""Replay: scenarios in virtual time, bad lines, and the journal replaying to the same decisions."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from console.config import config_from_dict
+from console.engine.model import Host, HostAction, Press, Watermark
+from console.replay import replay_lines
+from console.runtime import Console
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def replay(text: str) -> tuple[int, list[dict[str, Any]], str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = replay_lines(io.StringIO(text), "scenario.jsonl", out, err)
+    return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
+
+
+def test_examples_replay_from_the_command_line() -> None:
+    for example in sorted((ROOT / "examples").glob("*.jsonl")):
+        done = subprocess.run([sys.executable, "-m", "console.cli", "replay", str(example)],
+                              capture_output=True, text=True, cwd=ROOT, check=False)
+        assert done.returncode == 0, done.stderr
+        events = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+
+
+def test_photo_finish_example_is_decided_on_source_time() -> None:
+    status, events, _ = replay((ROOT / "examples" / "photo-finish.jsonl").read_text())
+    decision = next(e for e in events if e["type"] == "signal_accepted")
+    assert decision["player"] == "gleb"  # pressed first, delivered last
+    assert [(p["player"], p["behind_ms"]) for p in decision["presses"]] == [
+        ("gleb", 0.0), ("anna", 0.07), ("boris", 1.72)]
+
+
+def test_bad_lines_are_named_and_the_rest_is_replayed() -> None:
+    status, events, err = replay(
+        '{"at_ms": 0, "host": "next"}\n'
+        "not json\n"
+        '{"at_ms": 5, "host": "dance"}\n'
+        '{"at_ms": 6, "press": "mcu:0", "arrive_ms": 2}\n'
+        '{"at_ms": 7, "press": "mcu:0", "host": "next"}\n'
+        '{"at_ms": 10, "press": "mcu:1"}\n'
+    )
+    assert status == 1
+    assert "scenario.jsonl:2: not JSON" in err
+    assert "scenario.jsonl:3: unknown host action 'dance'" in err
+    assert "scenario.jsonl:4: arrive_ms is before at_ms" in err
+    assert "scenario.jsonl:5: a step needs exactly one of" in err
+    assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
+    assert events[1]["player"] == "p2"
+
+
+def test_an_unusable_config_line_stops_replay() -> None:
+    status, events, err = replay('{"config": {"players": []}}\n{"at_ms": 0, "host": "next"}\n')
+    assert status == 2 and events == []
+    assert "2 to 4 players" in err
+
+
+def test_the_journal_replays_to_the_same_decisions() -> None:
+    """What the console decided live, replay decides again from its journal."""
+    config = config_from_dict({
+        "game": {"signal_window_s": 0.15, "answer_window_s": 0.1, "seed": 5},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(3)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "max_delay_ms": 2}},
+    }, "test")
+    journal = io.StringIO()
+    console = Console(config, journal=journal)
+    live: list[dict[str, Any]] = []
+    console.watchers.append(live.append)
+
+    async def play() -> None:
+        clock = console.clock
+        console.host(HostAction.NEXT)
+        await asyncio.sleep(0.01)
+        now = clock()
+        # A tie inside one MCU scan, then the 3-s clock (0.1 s here) runs out.
+        console.feed([Press("mcu", "mcu:1", now), Press("mcu", "mcu:2", now), Watermark("mcu", now)])
+        console.host(HostAction.NAME)
+        await asyncio.sleep(0.2)
+        console.feed([Host(HostAction.RESET, clock())])
+        console.host(HostAction.READING_FINISHED)
+        await asyncio.sleep(0.3)  # nobody signals: the window closes on the console's timer
+
+    asyncio.run(play())
+    status, replayed, err = replay(journal.getvalue())
+    assert status == 0, err
+
+    def decisions(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k != "t_ns"} for e in events]
+
+    assert [e["type"] for e in live] == [
+        "question_started", "signal_accepted", "answer_clock_started", "answer_judged",
+        "signals_reset", "reading_finished", "question_ended"]
+    assert decisions(replayed) == decisions(live)
