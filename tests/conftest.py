@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,3 +57,10 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
     finally:
         proc.terminate()
         proc.wait(timeout=5)
+
+
+async def until(condition: Callable[[], object], within: float = 5.0) -> None:
+    """Wait until `condition()` holds: for state changed by driver threads and loop callbacks."""
+    async with asyncio.timeout(within):
+        while not condition():  # noqa: ASYNC110 - the state has no event to wait on
+            await asyncio.sleep(0.005)

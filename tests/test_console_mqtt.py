@@ -21,10 +21,11 @@ import aiomqtt
 import pytest
 
 from console.config import Config, config_from_dict
+from console.engine.model import HostAction
 from console.runtime import Console
 from console.schemas import validate
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import Broker
+from tests.conftest import Broker, until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,8 +64,8 @@ class Display:
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         return [p for t, p in self.seen if t.endswith("/events") and (kind is None or p["type"] == kind)]
 
-    async def wait_for(self, check: Callable[[], Any], timeout: float = 5.0) -> Any:
-        async with asyncio.timeout(timeout):
+    async def wait_for(self, check: Callable[[], Any], within: float = 5.0) -> Any:
+        async with asyncio.timeout(within):
             while not (result := check()):
                 self._arrived.clear()
                 await self._arrived.wait()
@@ -95,8 +96,7 @@ async def running_console(broker: Broker, players: int = 3) -> AsyncIterator[tup
     try:
         async with asyncio.timeout(5):
             await connected.wait()
-            while not console.links["mcu"].connected:
-                await asyncio.sleep(0.01)
+        await until(lambda: console.links["mcu"].connected)
         yield console, sim
     finally:
         task.cancel()
@@ -111,7 +111,7 @@ async def command(broker: Broker, payload: bytes) -> None:
 
 
 async def test_press_on_the_mcu_reaches_the_display_and_lights_the_lamp(mosquitto: Broker) -> None:
-    async with running_console(mosquitto) as (console, sim), display(mosquitto, "chgk/t1/#") as d:
+    async with running_console(mosquitto) as (_console, sim), display(mosquitto, "chgk/t1/#") as d:
         await command(mosquitto, b'{"action": "next"}')
         await d.wait_for(lambda: d.events("question_started"))
         pressed_at = sim.press(1)
@@ -128,11 +128,9 @@ async def test_press_on_the_mcu_reaches_the_display_and_lights_the_lamp(mosquitt
 
 async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Broker) -> None:
     async with running_console(mosquitto) as (console, sim):
-        console.host(__import__("console.engine.model", fromlist=["HostAction"]).HostAction.NEXT)
+        console.host(HostAction.NEXT)
         sim.press(2)
-        async with asyncio.timeout(5):
-            while console.referee.phase != "answering":
-                await asyncio.sleep(0.01)
+        await until(lambda: console.referee.phase == "answering")
         await asyncio.sleep(0.05)  # the retained state follows the event by a loop turn
         async with display(mosquitto, "chgk/t1/state", "chgk/t1/status") as late:
             state = await late.wait_for(
@@ -158,7 +156,7 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
 async def test_bad_host_commands_are_errors_and_change_nothing(
     mosquitto: Broker, payload: bytes, words: str
 ) -> None:
-    async with running_console(mosquitto) as (console, sim), display(mosquitto, "chgk/t1/events") as d:
+    async with running_console(mosquitto) as (console, _sim), display(mosquitto, "chgk/t1/events") as d:
         before = console.referee.snapshot(0)
         await command(mosquitto, payload)
         error = await d.wait_for(lambda: d.events("error"))
@@ -190,7 +188,7 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
     try:
         async with display(mosquitto, "chgk/t1/events") as d:
             await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-            console.host(__import__("console.engine.model", fromlist=["HostAction"]).HostAction.NEXT)
+            console.host(HostAction.NEXT)
             sim.unplug()
             await d.wait_for(lambda: [e for e in d.events("source_status")
                                       if e["state"] == "disconnected"])
@@ -225,16 +223,17 @@ async def test_status_goes_offline_on_a_clean_stop_and_by_the_last_will(
 ) -> None:
     config = daemon_config(tmp_path, mosquitto)
     async with display(mosquitto, "chgk/t1/status") as d:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "console.cli", "run", "--config", str(config),
             cwd=ROOT, stderr=subprocess.DEVNULL,
         )
         try:
-            await d.wait_for(lambda: [p for _, p in d.seen if p["state"] == "online"], timeout=15)
+            await d.wait_for(lambda: [p for _, p in d.seen if p["state"] == "online"], within=15)
             os.kill(proc.pid, signal.SIGKILL if how == "crash" else signal.SIGTERM)
             offline = await d.wait_for(lambda: [p for _, p in d.seen if p["state"] == "offline"],
-                                       timeout=15)
+                                       within=15)
             assert offline
         finally:
-            proc.kill()
-            proc.wait()
+            if proc.returncode is None:
+                proc.kill()
+            await proc.wait()

@@ -34,7 +34,7 @@ def test_examples_replay_from_the_command_line() -> None:
 
 
 def test_photo_finish_example_is_decided_on_source_time() -> None:
-    status, events, _ = replay((ROOT / "examples" / "photo-finish.jsonl").read_text())
+    _status, events, _ = replay((ROOT / "examples" / "photo-finish.jsonl").read_text())
     decision = next(e for e in events if e["type"] == "signal_accepted")
     assert decision["player"] == "gleb"  # pressed first, delivered last
     assert [(p["player"], p["behind_ms"]) for p in decision["presses"]] == [
