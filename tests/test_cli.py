@@ -1,0 +1,43 @@
+"""The command line: check-config, the demo on the simulated table, run with a bad config."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "console.cli", *args], input=stdin, text=True,
+                          capture_output=True, cwd=ROOT, timeout=timeout, check=False)
+
+
+def test_check_config_accepts_the_shipped_config() -> None:
+    done = cli("check-config", "config/console.toml")
+    assert done.returncode == 0, done.stderr
+    assert "OK" in done.stdout and "Игрок 1 (mcu:0)" in done.stdout
+
+
+def test_bad_config_names_file_key_and_problem_and_exits_non_zero(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text((ROOT / "config" / "console.toml").read_text(encoding="utf-8")
+                   .replace('answer_clock = "host"', 'answer_clock = "gong"'), encoding="utf-8")
+    for command in (("check-config", str(bad)), ("run", "--config", str(bad))):
+        done = cli(*command)
+        assert done.returncode == 1
+        assert f"{bad}: game.answer_clock: 'gong' is not one of host, lamp" in done.stderr
+
+
+def test_demo_plays_a_question_on_the_simulated_table() -> None:
+    """Keys drive the simulated MCU over its pty and the host's actions; events are printed."""
+    script = "n..3..a.b.y..n..f..1..x..r..2..y..q"
+    done = cli("demo", "--no-sound", stdin=script)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Демо-стол готов" in out
+    assert "Первый сигнал: Вера" in out
+    assert "Вера: верно, +10 → 10" in out
+    assert "Анна: неверно, -20 → -20" in out
+    assert "Борис: верно, +20 → 20" in out
