@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import time
@@ -44,6 +45,10 @@ async def run_daemon(config: Config, config_path: str) -> int:
             console.add_gpio(name, source.pins, pull_up=source.pull_up, pin_factory=source.pin_factory)
 
     def ready() -> None:
+        # Everything allocated so far lives as long as the daemon: keep the cyclic collector
+        # from walking it again and again (a full collection is a pause on the press path).
+        gc.collect()
+        gc.freeze()
         sdnotify.notify(f"READY=1\nSTATUS=Игра на столе {config.console.node}: готово")
 
     loop = asyncio.get_running_loop()

@@ -26,7 +26,6 @@ from console.engine.model import (
     Input,
     LampMode,
     Output,
-    PlayCue,
     Press,
     SetLamps,
     Watermark,
@@ -71,6 +70,8 @@ class Console:
         self._timer: asyncio.TimerHandle | None = None
         self._seq = 0
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
+        self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
+                           for p in self.rules.players}
         if journal is not None:
             self._write_journal({"config": _journal_header(config, self.seed)})
         log.info("referee ready: %d players, tie draw seed %d", len(self.rules.players), self.seed)
@@ -80,12 +81,10 @@ class Console:
     def feed(self, inputs: Sequence[Input], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
-        outputs: list[Output] = []
-        for inp in inputs:
-            if self._journal is not None:
+        if self._journal is not None:
+            for inp in inputs:
                 self._write_journal(step_to_json(inp, now))
-            outputs += self.referee.handle(inp, now)
-        self._carry_out(outputs, now)
+        self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def host(self, action: HostAction, at: int | None = None) -> None:
         self.feed([Host(action, self.clock() if at is None else at)])
@@ -137,31 +136,27 @@ class Console:
     # ------------------------------------------------------------------ outputs
 
     def _carry_out(self, outputs: list[Output], now: int) -> None:
+        # In the referee's order: its decision events come first, the lamps last.
         for out in outputs:
             if isinstance(out, Emit):
-                self._publish(dict(out.event))
-        for out in outputs:
-            if isinstance(out, SetLamps):
+                self._publish(out.event)
+            elif isinstance(out, SetLamps):
                 self._set_lamps(out.lamps)
-            elif isinstance(out, PlayCue):
+            else:
                 self.cues.play(SoundCue(out.cue.value))
         if outputs:
             self.publish_state()
         self._arm_timer(now)
 
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
-        masks: dict[str, list[int]] = {}
+        masks = dict.fromkeys(self.links, (0, 0))
         for pad, mode in lamps.items():
-            source, _, index = pad.partition(":")
-            on_blink = masks.setdefault(source, [0, 0])
-            if mode is LampMode.ON:
-                on_blink[0] |= 1 << int(index)
-            elif mode is LampMode.BLINK:
-                on_blink[1] |= 1 << int(index)
+            source, bit = self._lamp_bits[pad]
+            if source in masks and mode is not LampMode.OFF:
+                on, blink = masks[source]
+                masks[source] = (on | bit, blink) if mode is LampMode.ON else (on, blink | bit)
         for source, (on, blink) in masks.items():
-            link = self.links.get(source)
-            if link is not None:
-                link.set_lamps(on, blink)
+            self.links[source].set_lamps(on, blink)
 
     def _publish(self, event: dict[str, Any]) -> None:
         self._seq += 1

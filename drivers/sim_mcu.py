@@ -235,8 +235,12 @@ class SimulatedMcu:
             else:
                 self._held &= ~mask
                 msg = Release(self._take_seq(), stamp, mask)
-            self._write_locked(encode(msg))
-        return host_ns
+            frame = encode(msg)
+            # Returned: when the frame went onto the line (the press itself is `host_ns`,
+            # which the frame carries as its MCU stamp).
+            written_ns = self._clock()
+            self._write_locked(frame)
+        return written_ns
 
     def _take_seq(self) -> int:
         seq = self._seq

@@ -21,6 +21,7 @@ from console.engine.model import (
 )
 from console.engine.rules import Player, SvoyaRules
 from console.engine.svoya import SvoyaReferee
+from console.replay import VirtualTable
 
 MS = NS_PER_MS
 S = NS_PER_S
@@ -41,30 +42,15 @@ def make_rules(**overrides: Any) -> SvoyaRules:
     return SvoyaRules(**args)
 
 
-class Table:
+class Table(VirtualTable):
     """Drives a referee: every call says when it happens; timers fire as the clock passes them."""
 
     def __init__(self, rules: SvoyaRules | None = None, start: int = 1_000 * S) -> None:
-        self.ref = SvoyaReferee(rules or make_rules())
-        self.now = start
-        self.outputs: list[Output] = []
-
-    def advance_to(self, t: int) -> None:
-        """Move the clock to `t`, firing each deadline on the way at its exact time."""
-        while (deadline := self.ref.next_deadline()) is not None and deadline <= t:
-            self.now = max(self.now, deadline)
-            self.outputs += self.ref.on_timer(self.now)
-        self.now = max(self.now, t)
+        super().__init__(SvoyaReferee(rules or make_rules()), start)
+        self.ref = self.referee
 
     def advance(self, dt: int) -> None:
         self.advance_to(self.now + dt)
-
-    def deliver(self, inp: Press | Host | Watermark, arrive: int | None = None) -> list[Output]:
-        """Deliver `inp` at `arrive` (default: now), after firing due timers."""
-        self.advance_to(self.now if arrive is None else arrive)
-        out = self.ref.handle(inp, self.now)
-        self.outputs += out
-        return out
 
     def host(self, action: HostAction, at: int | None = None) -> list[Output]:
         return self.deliver(Host(action, self.now if at is None else at))

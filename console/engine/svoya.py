@@ -20,6 +20,7 @@ The same inputs at the same ``now`` always give the same outputs.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -112,14 +113,24 @@ class SvoyaReferee:
 
     def handle(self, inp: Input, now: int) -> list[Output]:
         """Take one input at host time `now`; due timers fire first."""
+        return self.handle_all((inp,), now)
+
+    def handle_all(self, inputs: Sequence[Input], now: int) -> list[Output]:
+        """Take inputs that arrived together at `now` (e.g. one MCU scan and its watermark).
+
+        The same as handling them one by one at `now`, except that decisions wait for the
+        last of them: a tie inside one scan is seen whole before anyone is declared first.
+        """
         out: list[Output] = []
         self._settle(now, out)
-        if isinstance(inp, Press):
-            self._on_press(inp, now, out)
-        elif isinstance(inp, Watermark):
-            self._arbiter.note(inp.source, inp.up_to)
-        else:
-            self._on_host(inp, now, out)
+        for inp in inputs:
+            if isinstance(inp, Press):
+                self._on_press(inp, now, out)
+            elif isinstance(inp, Watermark):
+                self._arbiter.note(inp.source, inp.up_to)
+            else:
+                self._on_host(inp, now, out)
+                self._settle(now, out)  # a host action may change what the next input means
         self._settle(now, out)
         self._update_lamps(out)
         return out

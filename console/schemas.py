@@ -1,0 +1,51 @@
+"""The MQTT contract's JSON Schemas (``schemas/`` at the repo root): loading and validating.
+
+Contract: `load_schema(kind)` returns the parsed schema of one payload kind (see `KINDS`);
+`validate(kind, payload)` returns None or raises ``jsonschema.ValidationError`` naming the
+first problem. The schemas live in the source tree only (they are the published contract
+for display authors, not package data): outside a checkout, both raise FileNotFoundError
+saying so. jsonschema is a test dependency, so it is imported only when `validate` runs;
+the console itself never validates what it publishes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+#: The payload kinds and their topics (docs/mqtt.md): ``<prefix>/<node>/events``, ``/state``,
+#: ``/status`` and ``/host/command``.
+KINDS = ("event", "state", "status", "command")
+
+SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
+
+
+def schema_path(kind: str) -> Path:
+    """The file of `kind`'s schema; ValueError for an unknown kind, FileNotFoundError outside a checkout."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown schema {kind!r} (one of {', '.join(KINDS)})")
+    if not SCHEMAS_DIR.is_dir():
+        raise FileNotFoundError(
+            f"the MQTT JSON Schemas are not at {SCHEMAS_DIR}: they are only in the chgk-console source "
+            "tree (schemas/ next to console/), not in an installed package; use a checkout or an "
+            "editable install (pip install -e .)"
+        )
+    return SCHEMAS_DIR / f"{kind}.schema.json"
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    """The schema of payload kind `name` ("event", "state", "status" or "command")."""
+    path = schema_path(name)
+    with path.open(encoding="utf-8") as f:
+        schema = json.load(f)
+    if not isinstance(schema, dict):
+        raise ValueError(f"{path}: a JSON Schema must be a JSON object")
+    return schema
+
+
+def validate(kind: str, payload: dict[str, Any]) -> None:
+    """Check `payload` against `kind`'s schema; raises jsonschema.ValidationError if it does not fit."""
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator(load_schema(kind)).validate(payload)
