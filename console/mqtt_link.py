@@ -16,15 +16,14 @@ and only needs to be right, follows 5 ms later, coalesced.
 
 The event path writes its MQTT PUBLISH packet (QoS 0) straight onto the connection's socket
 when nothing else is waiting to go out on it: paho's publish() plus loop_write() cost about
-100 µs of Python on a idle daemon (measured: docs/performance.md), a send() about 3 µs.
-Everything else (connect, will, subscriptions, retained state and status, reconnection, and
-events while paho has bytes queued) goes through aiomqtt/paho as usual.
+100 µs of Python on an idle daemon (docs/performance.md), a send() a few µs. Everything else
+(connect, will, subscriptions, retained state and status, reconnection, and events while
+anything else is queued) goes through aiomqtt's publish() as usual, QoS 1.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import json
 import logging
@@ -36,7 +35,6 @@ from collections.abc import Callable
 from typing import Any
 
 import aiomqtt
-import paho.mqtt.client as paho_mqtt
 
 log = logging.getLogger("chgk.mqtt")
 
@@ -94,7 +92,8 @@ class MqttLink:
         self._on_connected = on_connected
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
-        self._outbox: deque[tuple[str, bytes, bool]] = deque(maxlen=QUEUE_LIMIT)
+        self._events: deque[bytes] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
+        self._retained: dict[str, bytes] = {}  # waiting, newest per topic
         self._wake = asyncio.Event()
         self._state: bytes | None = None
         self._status: dict[str, Any] = {"state": "online"}
@@ -104,10 +103,12 @@ class MqttLink:
         self._state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
 
+    # ------------------------------------------------------------------ publishing
+
     def publish_event(self, event: dict[str, Any]) -> None:
         payload = encode(event)
-        if not (self._send_event_packet(payload) or self._write_now(self.topics.events, payload, False)):
-            self._outbox.append((self.topics.events, payload, False))
+        if not self._send_event_packet(payload):
+            self._events.append(payload)
             self._wake.set()
 
     def publish_state(self, make_state: Callable[[], dict[str, Any]]) -> None:
@@ -117,55 +118,45 @@ class MqttLink:
         if first:
             asyncio.get_running_loop().call_later(STATE_DELAY_S, self._flush_state)
 
+    def set_status(self, **fields: Any) -> None:
+        """Update the retained status (e.g. the state of each button source)."""
+        self._status.update(fields)
+        self._retain(self.topics.status, encode(self._status))
+
     def _flush_state(self) -> None:
         make_state, self._state_due = self._state_due, None
         if make_state is not None:
             self._state = encode(make_state())
-            # Not queued while the broker is away: the session publishes the newest on connect.
-            self._write_now(self.topics.state, self._state, retain=True)
+            self._retain(self.topics.state, self._state)
+
+    def _retain(self, topic: str, payload: bytes) -> None:
+        self._retained[topic] = payload
+        self._wake.set()
 
     def _send_event_packet(self, payload: bytes) -> bool:
         """Write one QoS 0 PUBLISH of `payload` to the events topic directly; False if not now."""
         client = self._client
-        if client is None or self._outbox:
-            return False
+        if client is None or self._events:
+            return False  # not connected, or earlier events still waiting: keep the order
         paho = client._client
         sock = paho.socket()
-        if sock is None or paho.want_write():  # paho's own bytes are queued: they go first
-            return False
+        if not isinstance(sock, socket.socket) or paho.want_write():
+            return False  # paho has bytes of its own to send first
         packet = publish_packet(self._events_topic, payload)
-        fd = sock.fileno()
         # Only when the whole packet surely fits in the send buffer: a partial write would
         # leave half a packet on the connection that paho knows nothing about.
-        unsent = struct.unpack("i", fcntl.ioctl(fd, termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+        unsent = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
         if unsent + len(packet) > self._send_buffer // 2:
             return False
         try:
             sent = sock.send(packet)
-        except (BlockingIOError, InterruptedError):
-            return False
         except OSError:
-            return False  # the link is going down; aiomqtt notices and we reconnect
+            return False  # would block, or the link is going down (aiomqtt will notice)
         # A TCP socket with room for the whole packet takes it whole; anything else is a
-        # broken connection, which aiomqtt will report.
+        # broken connection, which aiomqtt reports and we reconnect.
         return sent == len(packet)
 
-    def _write_now(self, topic: str, payload: bytes, retain: bool) -> bool:
-        """Hand a message to the socket at once; False if it has to wait its turn in the queue."""
-        if self._client is None or (self._outbox and topic == self.topics.events):
-            # Events keep their order: queued ones go first.
-            return False
-        paho = self._client._client
-        if paho.publish(topic, payload, qos=1, retain=retain).rc != paho_mqtt.MQTT_ERR_SUCCESS:
-            return False
-        paho.loop_write()
-        return True
-
-    def set_status(self, **fields: Any) -> None:
-        """Update the retained status (e.g. the state of each button source)."""
-        self._status.update(fields)
-        # Like the state: only the newest matters, and the session publishes it on connect.
-        self._write_now(self.topics.status, encode(self._status), retain=True)
+    # ------------------------------------------------------------------ the connection
 
     async def run(self) -> None:
         """Connect, publish, and receive commands forever; reconnect when the broker goes away."""
@@ -181,12 +172,6 @@ class MqttLink:
                                 self._host, self._port, exc)
                 self.connected = False
             await asyncio.sleep(self._reconnect_interval)
-
-    async def _say_offline(self, client: aiomqtt.Client) -> None:
-        await client.publish(self.topics.status, encode({**self._status, "state": "offline"}),
-                             qos=1, retain=True)
-        # Let paho's deferred writer registration run while the socket is still open.
-        await asyncio.sleep(0)
 
     async def _session(self) -> None:
         will = aiomqtt.Will(self.topics.status, encode({"state": "offline"}), qos=1, retain=True)
@@ -206,33 +191,47 @@ class MqttLink:
                 await self._serve(client)
             except asyncio.CancelledError:
                 # A clean stop: say "offline" ourselves; the will only covers a lost link.
-                with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                self._client = None
+                try:
                     await asyncio.wait_for(self._say_offline(client), 1.0)
+                except (aiomqtt.MqttError, TimeoutError) as exc:
+                    log.warning("mqtt: could not say offline before stopping (%r)", exc)
                 raise
             finally:
                 self._client = None
 
     async def _serve(self, client: aiomqtt.Client) -> None:
-        await client.subscribe(self.topics.command, qos=1)
-        await client.publish(self.topics.status, encode(self._status), qos=1, retain=True)
-        if self._state is not None:
-            await client.publish(self.topics.state, self._state, qos=1, retain=True)
-        if self._on_connected is not None:
-            self._on_connected()
         sock = client._client.socket()
         if isinstance(sock, socket.socket):
             self._send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        await client.subscribe(self.topics.command, qos=1)
+        # The newest status and state, whatever was published before this connection.
+        self._retain(self.topics.status, encode(self._status))
+        if self._state is not None:
+            self._retain(self.topics.state, self._state)
         self._client = client
+        if self._on_connected is not None:
+            self._on_connected()
         async with asyncio.TaskGroup() as tasks:
             tasks.create_task(self._receive(client), name="mqtt-receive")
             await self._send(client)
 
+    async def _say_offline(self, client: aiomqtt.Client) -> None:
+        await client.publish(self.topics.status, encode({**self._status, "state": "offline"}),
+                             qos=1, retain=True)
+
     async def _send(self, client: aiomqtt.Client) -> None:
+        """Publish what waits: events in order, then the newest retained state and status."""
         while True:
-            while self._outbox:
-                topic, payload, retain = self._outbox[0]
-                await client.publish(topic, payload, qos=1, retain=retain)
-                self._outbox.popleft()  # only once the broker has taken it
+            while self._events or self._retained:
+                if self._events:
+                    await client.publish(self.topics.events, self._events[0], qos=1)
+                    self._events.popleft()  # only once the broker has taken it
+                else:
+                    topic, payload = next(iter(self._retained.items()))
+                    await client.publish(topic, payload, qos=1, retain=True)
+                    if self._retained.get(topic) is payload:  # not replaced meanwhile
+                        del self._retained[topic]
             self._wake.clear()
             await self._wake.wait()
 
@@ -240,4 +239,7 @@ class MqttLink:
         async for message in client.messages:
             if message.topic.matches(self.topics.command):
                 payload = message.payload
-                self._on_command(payload if isinstance(payload, bytes) else str(payload).encode())
+                try:
+                    self._on_command(payload if isinstance(payload, bytes) else str(payload).encode())
+                except Exception:  # a bad command must never take the link down
+                    log.exception("mqtt: handling a host command failed")

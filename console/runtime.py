@@ -41,6 +41,7 @@ from drivers.mcu_serial import McuLink, PadEdge
 log = logging.getLogger("chgk.console")
 
 EventWatcher = Callable[[dict[str, Any]], None]
+STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 
 
 class Console:
@@ -68,6 +69,7 @@ class Console:
         self.watchers: list[EventWatcher] = []
         self._journal = journal
         self._timer: asyncio.TimerHandle | None = None
+        self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
@@ -100,12 +102,16 @@ class Console:
             if unknown:
                 raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")
             action = HostAction(str(command.get("action")))
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             allowed = ", ".join(a.value for a in HostAction)
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            if isinstance(exc, RecursionError):
+                reason = "too deeply nested"
+            else:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            shown = payload[:200].decode("utf-8", errors="replace")
             self.report_error(
                 "mqtt",
-                f"bad host command {payload[:200]!r}: {reason} (expected {{\"action\": one of {allowed}}})",
+                f"bad host command {shown!r}: {reason} (expected {{\"action\": one of {allowed}}})",
             )
             return
         self.feed([Host(action, received)])
@@ -147,6 +153,25 @@ class Console:
         if outputs:
             self.publish_state()
         self._arm_timer(now)
+        self._keep_state_fresh()
+
+    def _keep_state_fresh(self) -> None:
+        """While a countdown runs, republish the state now and then, so that a display that
+        connects mid-window gets a retained `remaining_ms` that is at most this old."""
+        if self._refresh is not None or self.mqtt is None or self.referee.running_timer() is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def refresh() -> None:
+            self._refresh = None
+            if self.referee.running_timer() is not None:
+                self.publish_state()
+                self._keep_state_fresh()
+
+        self._refresh = loop.call_later(STATE_REFRESH_S, refresh)
 
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
         masks = dict.fromkeys(self.links, (0, 0))

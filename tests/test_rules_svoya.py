@@ -584,3 +584,18 @@ def test_same_inputs_give_the_same_outputs() -> None:
         return t.outputs
 
     assert run() == run()
+
+
+def test_press_made_first_but_delivered_after_the_decision_is_named_for_what_it_is() -> None:
+    """The decision stands once final (App.5); a press its source delivered later than it
+    declared is reported as such, with how far ahead of the answerer it was."""
+    t = Table()
+    t.host(A.NEXT)
+    at = t.now + 1 * S
+    t.press("p1", at=at + 3 * MS, arrive=at + 4 * MS)
+    t.advance_to(at + 20 * MS)  # p1 settled: GPIO had 10 ms to report anything earlier
+    assert t.answerer() == "p1"
+    t.press("p4", at=at, arrive=at + 25 * MS)  # GPIO declared 10 ms, took 25
+    ignored = t.last("press_ignored")
+    assert (ignored["reason"], ignored["behind_ms"]) == ("delivered_too_late", -3.0)
+    assert t.answerer() == "p1"

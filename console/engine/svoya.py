@@ -231,7 +231,7 @@ class SvoyaReferee:
                 keep.append(press)
             else:
                 extra: dict[str, Any] = {}
-                if q.answer_press is not None and reason == "answerer_chosen":
+                if q.answer_press is not None and reason in ("answerer_chosen", "delivered_too_late"):
                     extra["behind_ms"] = ns_to_ms(press.at - q.answer_press.at)
                 out.append(_ignored(now, press, player, reason, **extra))
         q.pending = keep
@@ -248,6 +248,10 @@ class SvoyaReferee:
         if window_end is not None and press.at > window_end:
             return "late"
         if self._phase is Phase.ANSWERING:
+            if q.answer_press is not None and press.at < q.answer_press.at:
+                # Made before the winner's press but delivered later than its source declared:
+                # the decision stands (it was final), and the host sees this press for what it is.
+                return "delivered_too_late"
             return "answerer_chosen"
         return None
 
@@ -327,7 +331,7 @@ class SvoyaReferee:
         out.append(Emit(decision))
         out.append(PlayCue(Cue.SIGNAL))
         if self.rules.answer_clock is AnswerClock.LAMP:
-            self._start_answer_clock(q, now, "lamp", out)
+            self._start_answer_clock(q, now, "lamp", now, out)
 
     def _break_tie(self, tied: list[Press]) -> Press:
         if len(tied) == 1 or self.rules.tie_policy is TiePolicy.PAD_ORDER:
@@ -337,13 +341,14 @@ class SvoyaReferee:
     def _player_order(self, press: Press) -> int:
         return self.rules.players.index(self.rules.pads[press.pad])
 
-    def _start_answer_clock(self, q: _Question, at: int, by: str, out: list[Output]) -> None:
-        """The answerer must begin within 3 s (App.7)."""
+    def _start_answer_clock(self, q: _Question, at: int, by: str, now: int, out: list[Output]) -> None:
+        """The answerer must begin within 3 s (App.7) of `at` (the naming, lamp or short form)."""
         q.answer_deadline = at + self.rules.answer_window_ns
         assert q.answerer is not None
         out.append(Emit({
             "type": "answer_clock_started",
-            "t_ns": at,
+            "t_ns": now,
+            "started_at_ns": at,
             "player": q.answerer.id,
             "by": by,
             "deadline_ns": q.answer_deadline,
@@ -428,7 +433,7 @@ class SvoyaReferee:
             return "the answer clock already started when the lamp lit"
         if q.answer_deadline is not None:
             return "the answerer has already been named"
-        self._start_answer_clock(q, at, "host", out)
+        self._start_answer_clock(q, at, "host", now, out)
         return None
 
     def _host_short_form(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -439,7 +444,7 @@ class SvoyaReferee:
             return "the question was read to the end; there is no short form to give (App.6)"
         if q.answer_started:
             return "the answer has already begun"
-        self._start_answer_clock(q, at, "short_form", out)
+        self._start_answer_clock(q, at, "short_form", now, out)
         return None
 
     def _host_answer_started(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -604,17 +609,23 @@ class SvoyaReferee:
             "themes": self.rules.themes,
         }
 
-    def _timer_view(self, now: int) -> dict[str, Any] | None:
+    def running_timer(self) -> tuple[str, int] | None:
+        """The countdown a display shows: ("signal" | "answer", its end), or None."""
         q = self._q
         if q is None:
             return None
-        ends: int | None = None
-        if self._phase is Phase.ANSWERING and not q.answer_started:
-            ends, kind = q.answer_deadline, "answer"
-        elif self._phase in (Phase.OPEN, Phase.AWAIT_RESET):
-            ends, kind = self._window_end(), "signal"
-        if ends is None:
+        if self._phase is Phase.ANSWERING and not q.answer_started and q.answer_deadline is not None:
+            return "answer", q.answer_deadline
+        window_end = self._window_end()
+        if self._phase in (Phase.OPEN, Phase.AWAIT_RESET) and window_end is not None:
+            return "signal", window_end
+        return None
+
+    def _timer_view(self, now: int) -> dict[str, Any] | None:
+        timer = self.running_timer()
+        if timer is None:
             return None
+        kind, ends = timer
         return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - now) // 1_000_000)}
 
 
