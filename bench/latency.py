@@ -164,15 +164,15 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         lost = 0
         while len(press_ms) < samples and lost < samples // 10 + 3:
             try:
-                press, lamp, floor = _sample(sim, commands, floor_pub, lines)
+                one_press, one_lamp, one_floor = _sample(sim, commands, floor_pub, lines)
             except (TimeoutError, queue.Empty):
                 lost += 1  # reported, and the table is brought back to idle
                 write_line(commands, b'{"action":"cancel"}')
                 time.sleep(0.5)
                 continue
-            press_ms.append(press)
-            lamp_ms.append(lamp)
-            floor_ms.append(floor)
+            press_ms.append(one_press)
+            lamp_ms.append(one_lamp)
+            floor_ms.append(one_floor)
     finally:
         for proc in reversed(procs):
             proc.terminate()
