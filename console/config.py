@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from console.engine.arbiter import SourceTiming
-from console.engine.model import NS_PER_MS, NS_PER_S
+from console.engine.model import NS_PER_MS, NS_PER_S, HostAction
 from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
 
 
@@ -71,8 +71,10 @@ class SourceSection:
 
 @dataclass(frozen=True)
 class HostSection:
-    keyboard: bool = False  # terminal keys (demo); see `console.keys`
     max_delay_ms: float = 20.0  # worst-case delay of a host key reaching the console
+    pedal_pin: int = -1  # BCM pin of the host's foot pedal (-1: none)
+    pedal_action: str = "reading_finished"  # what the pedal does (a host action)
+    pedal_pin_factory: str = ""  # gpiozero pin factory for the pedal ("" = gpiozero's choice)
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "game.tie_policy": tuple(c.value for c in TiePolicy),
     "sources.kind": ("serial_mcu", "simulated_mcu", "gpio"),
     "console.log_level": ("debug", "info", "warning", "error"),
+    "host.pedal_action": tuple(a.value for a in HostAction),
 }
+_MAY_BE_NEGATIVE = {"pedal_pin"}  # -1 means "none"
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
              "resolution_us", "port", "ws_port"}
 
@@ -209,7 +213,8 @@ def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
                               f"{value!r} is not one of {', '.join(_CHOICES[choice_key])}")
         if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
             raise ConfigError(source, f"{where}.{key}", f"must be positive, got {value}")
-        if isinstance(value, int | float) and not isinstance(value, bool) and value < 0:
+        is_number = isinstance(value, int | float) and not isinstance(value, bool)
+        if is_number and value < 0 and key not in _MAY_BE_NEGATIVE:
             raise ConfigError(source, f"{where}.{key}", f"must not be negative, got {value}")
     return cls(**values)
 

@@ -21,6 +21,7 @@ from typing import TextIO
 from console import sdnotify
 from console.broker import EmbeddedBroker
 from console.config import Config, ConfigError, load_config
+from console.engine.model import HostAction
 from console.runtime import Console
 from console.sound import open_player
 from drivers.sim_mcu import SimulatedMcu
@@ -43,6 +44,10 @@ async def run_daemon(config: Config, config_path: str) -> int:
             console.add_mcu(name, sim.port, source.baudrate)
         else:
             console.add_gpio(name, source.pins, pull_up=source.pull_up, pin_factory=source.pin_factory)
+
+    if config.host.pedal_pin >= 0:
+        console.add_pedal(config.host.pedal_pin, HostAction(config.host.pedal_action),
+                          pin_factory=config.host.pedal_pin_factory)
 
     def ready() -> None:
         # Everything allocated so far lives as long as the daemon: keep the cyclic collector

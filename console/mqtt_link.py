@@ -57,9 +57,13 @@ def publish_packet(topic: bytes, payload: bytes) -> bytes:
     return b"\x30" + bytes(length) + len(topic).to_bytes(2, "big") + topic + payload
 
 
+# One encoder for every payload: json.dumps() with options builds a new one on each call.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(payload: dict[str, Any]) -> bytes:
     """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    return _JSON.encode(payload).encode()
 
 
 class Topics:

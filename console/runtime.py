@@ -255,7 +255,20 @@ class Console:
         self.gpio[name] = buttons
         return buttons
 
-    def _start_gpio(self) -> None:
+    def add_pedal(self, pin: int, action: HostAction, *, pin_factory: str | object = "") -> GpioButtons:
+        """The host's foot pedal on a GPIO pin: each press is `action`, at the edge's time."""
+
+        def on_edge(edge: GpioPress) -> None:
+            if edge.pressed:
+                self.feed([Host(action, edge.at_ns)])
+
+        pedal = GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory,
+                            on_error=lambda message: self.report_error("pedal", message))
+        self.gpio["pedal"] = pedal
+        return pedal
+
+    def start_gpio(self) -> None:
+        """Claim the GPIO pins of every GPIO source and the pedal (`run` does this)."""
         loop = asyncio.get_running_loop()
         for name, buttons in self.gpio.items():
             try:
@@ -281,15 +294,18 @@ class Console:
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game="svoya", seed=self.seed)
         self.publish_state()
-        self._start_gpio()
+        self.start_gpio()
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(self.mqtt.run(), name="mqtt")
                 for name, link in self.links.items():
                     tasks.create_task(link.run(), name=f"mcu-{name}")
         finally:
-            for buttons in self.gpio.values():
-                buttons.close()
+            self.close_gpio()
+
+    def close_gpio(self) -> None:
+        for buttons in self.gpio.values():
+            buttons.close()
 
 
 def _journal_header(config: Config, seed: int) -> dict[str, Any]:

@@ -1,0 +1,83 @@
+"""The asyncio shell: cues and lamps from the referee's decisions, GPIO buttons and the pedal."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from console.config import config_from_dict
+from console.engine.model import HostAction
+from console.runtime import Console
+from console.sound import Cue, NullPlayer
+from tests.conftest import until
+
+
+@pytest.fixture
+def mock_pins() -> Iterator[MockFactory]:
+    saved = Device.pin_factory
+    factory = MockFactory()
+    Device.pin_factory = factory
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+def gpio_console(**game: Any) -> tuple[Console, NullPlayer, list[dict[str, Any]]]:
+    config = config_from_dict({
+        "game": {"seed": 3, **game},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"btn:{i}"} for i in range(2)],
+        "sources": {"btn": {"kind": "gpio", "pins": [17, 27], "pin_factory": "mock", "max_delay_ms": 2}},
+        "sound": {"enabled": False},
+    }, "test")
+    cues = NullPlayer()
+    console = Console(config, cue_player=cues)
+    events: list[dict[str, Any]] = []
+    console.watchers.append(events.append)
+    console.add_gpio("btn", [17, 27], pin_factory="mock")
+    return console, cues, events
+
+
+async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockFactory) -> None:
+    """004 App.5: the signal is shown by light and/or sound; here the cue on acceptance."""
+    console, cues, events = gpio_console()
+    console.start_gpio()
+    try:
+        console.host(HostAction.NEXT)
+        await asyncio.sleep(0.01)
+        mock_pins.pin(27).drive_low()  # player p1's button, pin 27
+        await until(lambda: any(e["type"] == "signal_accepted" for e in events))
+        decision = next(e for e in events if e["type"] == "signal_accepted")
+        assert decision["player"] == "p1"
+        assert cues.played == [Cue.SIGNAL]
+    finally:
+        console.close_gpio()
+
+
+async def test_time_up_cue_when_nobody_signals(mock_pins: MockFactory) -> None:
+    """004 App.10.3: the question ends when nobody signals in time; the console says so."""
+    console, cues, events = gpio_console(signal_window_s=0.05)
+    console.host(HostAction.NEXT)
+    console.host(HostAction.READING_FINISHED)
+    await until(lambda: any(e["type"] == "question_ended" for e in events))
+    assert next(e for e in events if e["type"] == "question_ended")["reason"] == "no_signal"
+    assert cues.played == [Cue.TIME_UP]
+
+
+async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory) -> None:
+    console, _cues, events = gpio_console()
+    console.add_pedal(22, HostAction.READING_FINISHED, pin_factory="mock")
+    console.start_gpio()
+    try:
+        console.host(HostAction.NEXT)
+        mock_pins.pin(22).drive_low()
+        await until(lambda: any(e["type"] == "reading_finished" for e in events))
+        assert console.referee.phase == "open"
+    finally:
+        console.close_gpio()
