@@ -457,7 +457,7 @@ class McuLink:
             self._on_hello(msg, received_ns)
         elif self._state is not _State.HANDSHAKE and self._state is not _State.CONNECTED:
             return  # INCOMPATIBLE: the frames of another protocol version mean nothing
-        elif isinstance(msg, Press | Release):
+        elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
             self._check_seq(msg.seq)
             mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
             if self._model.ready:

@@ -195,6 +195,10 @@ def decode_body(body: bytes) -> Message | ProtocolError:
         return ProtocolError(str(exc), body[:MAX_ENCODED])
 
 
+# A dict lookup, not MsgType(byte): calling an Enum class is slow, and this is the press path.
+_MSG_TYPES = {t.value: t for t in MsgType}
+
+
 def _decode_checked(body: bytes) -> Message:
     if len(body) < MIN_BODY:
         raise _BadFrame(
@@ -206,10 +210,9 @@ def _decode_checked(body: bytes) -> Message:
     computed = crc16(body[: -_CRC.size])
     if got != computed:
         raise _BadFrame(f"CRC mismatch: got 0x{got:04X}, computed 0x{computed:04X}")
-    try:
-        msg_type = MsgType(body[0])
-    except ValueError:
-        raise _BadFrame(f"unknown message type 0x{body[0]:02X}") from None
+    msg_type = _MSG_TYPES.get(body[0])
+    if msg_type is None:
+        raise _BadFrame(f"unknown message type 0x{body[0]:02X}")
     try:
         return _parse_payload(msg_type, body[1 : -_CRC.size])
     except ValueError as exc:  # a record rejected a field value
