@@ -91,8 +91,9 @@ class TerminalView:
         lines.append("")
         lines += [f"  {line}" for line in self.recent]
         lines.append("")
-        lines.append("Кнопки игроков: 1-4.  Ведущий: " + "  ".join(
-            f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()) + f"  {QUIT_KEY} выход")
+        lines.append(f"Кнопки игроков: 1-{len(state['players'])}.   {QUIT_KEY}: выход.   Ведущий:")
+        keys = [f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()]
+        lines += ["  " + "   ".join(keys[i:i + 4]) for i in range(0, len(keys), 4)]
         self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
         self.out.flush()
 
