@@ -226,6 +226,7 @@ def _config(serial_port: str, mqtt_port: int) -> str:
         f"[game]\nthemes = 0\nseed = 1\n\n{players}"
         f'[sources.mcu]\nkind = "serial_mcu"\nport = "{serial_port}"\n\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {mqtt_port}\n\n[sound]\nenabled = false\n'
+        "\n[display]\nhttp_port = 0\n"
     )
 
 

@@ -88,6 +88,12 @@ class MqttSection:
 
 
 @dataclass(frozen=True)
+class DisplaySection:
+    http_port: int = 8080  # the scoreboard page for the hall's screens (0 = off)
+    bind: str = "0.0.0.0"  # where to serve it: all interfaces, so a TV on the LAN can open it
+
+
+@dataclass(frozen=True)
 class SoundSection:
     enabled: bool = True
     device: str = ""  # "" = the default output; otherwise a PortAudio/ALSA device name
@@ -104,6 +110,7 @@ class Config:
     host: HostSection = field(default_factory=HostSection)
     mqtt: MqttSection = field(default_factory=MqttSection)
     sound: SoundSection = field(default_factory=SoundSection)
+    display: DisplaySection = field(default_factory=DisplaySection)
 
     def svoya_rules(self, seed: int | None = None) -> SvoyaRules:
         """The referee's parameters; raises ConfigError naming the key on a rule violation."""
@@ -147,6 +154,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
 _MAY_BE_NEGATIVE = {"pedal_pin"}  # -1 means "none"
+# http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
              "resolution_us", "port", "ws_port"}
 
@@ -166,7 +174,7 @@ def load_config(path: str | Path) -> Config:
 
 def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
     """Validate an already-parsed config (the TOML file, or a replay scenario's header)."""
-    known = {"console", "game", "players", "sources", "host", "mqtt", "sound"}
+    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display"}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -187,6 +195,7 @@ def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
         host=_section(HostSection, data.get("host", {}), "host", source),
         mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
+        display=_section(DisplaySection, data.get("display", {}), "display", source),
     )
     _check_cross_references(config)
     config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)

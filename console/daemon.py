@@ -21,6 +21,7 @@ from typing import TextIO
 from console import sdnotify
 from console.broker import EmbeddedBroker
 from console.config import Config, ConfigError, load_config
+from console.display_server import DisplayServer
 from console.engine.model import HostAction
 from console.runtime import Console
 from console.sound import open_player
@@ -66,15 +67,24 @@ async def run_daemon(config: Config, config_path: str) -> int:
     host = "127.0.0.1" if embedded else config.mqtt.host
     broker = (EmbeddedBroker(config.mqtt.port, config.mqtt.ws_port) if embedded
               else contextlib.nullcontext())
+    display = DisplayServer(config.display.bind, config.display.http_port, ws_port=config.mqtt.ws_port,
+                            base=f"{config.mqtt.prefix}/{config.console.node}")
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=ready), name="console")
+            if config.display.http_port:
+                try:
+                    await display.start()
+                except OSError as exc:  # the page is a convenience; the game goes on without it
+                    log.error("displays: cannot serve on %s:%d (%s)", config.display.bind,
+                              config.display.http_port, exc.strerror)
             watchdog = tasks.create_task(_watchdog(), name="watchdog")
             await stop.wait()
             log.info("stopping")
             sdnotify.notify("STOPPING=1")
             daemon.cancel()
             watchdog.cancel()
+            await display.close()
     finally:
         player.close()
         for sim in sims:

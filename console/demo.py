@@ -23,6 +23,7 @@ from typing import Any, TextIO
 
 from console.broker import EmbeddedBroker
 from console.config import Config
+from console.display_server import DisplayServer
 from console.engine.model import HostAction
 from console.runtime import Console
 from console.sound import open_player
@@ -69,7 +70,7 @@ class TerminalView:
         if not self.interactive:
             return
         state = self.console.state()
-        lines = ["«Своя игра» — демо-стол" + " " * 8 + f"MQTT: {self.broker}"]
+        lines = ["«Своя игра» — демо-стол", f"MQTT: {self.broker}"]
         q = state["question"]
         if q:
             reading = {"in_progress": "читается", "stopped": "ОСТАНОВЛЕНО", "finished": "дочитан"}
@@ -143,16 +144,25 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     console.watchers.append(view.on_event)
 
     broker = EmbeddedBroker(port, ws_port) if embedded else contextlib.nullcontext()
+    http_port = config.display.http_port
+    if http_port and not port_is_free(http_port):
+        http_port = free_port()
+    display = DisplayServer("127.0.0.1", http_port, ws_port=ws_port,
+                            base=f"{config.mqtt.prefix}/{config.console.node}")
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, port), name="console")
+            if http_port:
+                await display.start()
+                view.broker += f"; табло: http://127.0.0.1:{display.port}/scoreboard"
             await _wait_connected(sims, console)
             view.draw()
             if not interactive:
-                stdout.write(f"Демо-стол готов. MQTT: {where}\n")
+                stdout.write(f"Демо-стол готов. MQTT: {view.broker}\n")
                 stdout.flush()
             await _play(console, stdin, buttons, view, interactive)
             daemon.cancel()
+            await display.close()
     finally:
         player.close()
         for sim in sims.values():

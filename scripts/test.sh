@@ -2,12 +2,13 @@
 # Quick start, part 2: install what the tests need and run them (this is what CI runs).
 # Debian packages: mosquitto (a real broker for the MQTT tests; the tests start their own on a
 # free loopback port), mosquitto-clients (the benchmark's C subscriber), libportaudio2 (sound
-# cues through ALSA), python3-venv. Then lint, type-check and test.
+# cues through ALSA), chromium (the scoreboard page is tested in a real browser),
+# python3-venv. Then lint, type-check and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-apt_install mosquitto mosquitto-clients libportaudio2 python3-venv
+apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv
 make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .

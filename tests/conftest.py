@@ -18,6 +18,7 @@ import pytest
 class Broker:
     host: str
     port: int
+    ws_port: int | None = None
 
 
 def free_port() -> int:
@@ -26,15 +27,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_mosquitto(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """Start mosquitto on a free loopback port; returns the process and the port."""
+def start_mosquitto(workdir: Path, ws_port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """Start mosquitto on a free loopback port (and a WebSocket listener on `ws_port`)."""
     if shutil.which("mosquitto") is None:
         pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
     port = free_port()
     conf = workdir / "mosquitto.conf"
+    websockets = f"listener {ws_port} 127.0.0.1\nprotocol websockets\n" if ws_port else ""
     conf.write_text(
         f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
-        "persistence false\nlog_dest stderr\n"
+        f"persistence false\nlog_dest stderr\n{websockets}"
     )
     proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 10
@@ -54,6 +56,18 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
     proc, port = start_mosquitto(tmp_path)
     try:
         yield Broker("127.0.0.1", port)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
+@pytest.fixture
+def mosquitto_ws(tmp_path: Path) -> Iterator[Broker]:
+    """mosquitto with a WebSocket listener too, as browser displays need."""
+    ws_port = free_port()
+    proc, port = start_mosquitto(tmp_path, ws_port)
+    try:
+        yield Broker("127.0.0.1", port, ws_port)
     finally:
         proc.terminate()
         proc.wait(timeout=5)

@@ -222,7 +222,8 @@ def daemon_config(tmp_path: Path, broker: Broker) -> Path:
         '[console]\nnode = "t1"\njournal = ""\n\n'
         + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
         + '[sources.sim]\nkind = "simulated_mcu"\n\n'
-        + f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n\n[sound]\nenabled = false\n',
+        + f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n\n[sound]\nenabled = false\n'
+        + "\n[display]\nhttp_port = 0\n",
         encoding="utf-8",
     )
     return path

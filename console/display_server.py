@@ -1,0 +1,63 @@
+"""Serves the display pages (the scoreboard) over HTTP, for the hall's screens and tablets.
+
+Contract: `DisplayServer(bind, port, ws_port, base)` answers `GET /` and `GET /scoreboard`
+with the scoreboard page, told where the broker's WebSocket listener is (the host the browser
+used to reach this server, port `ws_port`) and which topics to read (`base`); anything else is
+a 404. It serves one small static page, so it is a plain asyncio server, not a web framework.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from importlib import resources
+
+log = logging.getLogger("chgk.display")
+
+PAGES = {"/": "scoreboard.html", "/scoreboard": "scoreboard.html"}
+MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
+
+
+class DisplayServer:
+    def __init__(self, bind: str, port: int, *, ws_port: int, base: str) -> None:
+        self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
+        self._server: asyncio.Server | None = None
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, self.bind, self.port)
+        self.port = self._server.sockets[0].getsockname()[1]
+        log.info("displays: http://%s:%d/scoreboard", self.bind, self.port)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    def page(self, name: str, host: str) -> bytes:
+        """The page, told where the broker is as seen from the browser's side."""
+        html = (resources.files("console") / "data" / name).read_text(encoding="utf-8")
+        config = json.dumps({"ws": f"ws://{host}:{self.ws_port}/", "base": self.base})
+        return html.replace("<script>", f"<script>window.CHGK = {config};</script>\n<script>", 1).encode()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5.0)
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
+            writer.close()
+            return
+        request, *header_lines = head[:MAX_REQUEST].decode("latin-1").split("\r\n")
+        method, _, rest = request.partition(" ")
+        path = rest.split(" ", 1)[0].split("?", 1)[0]
+        headers = dict(line.split(":", 1) for line in header_lines if ":" in line)
+        host = headers.get("Host", headers.get("host", "127.0.0.1")).strip().rsplit(":", 1)[0]
+        if method != "GET" or path not in PAGES:
+            status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
+        else:
+            status, body, kind = "200 OK", self.page(PAGES[path], host or "127.0.0.1"), "text/html"
+        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n"
+                     f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
+        try:
+            await writer.drain()
+        finally:
+            writer.close()

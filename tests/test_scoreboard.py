@@ -1,0 +1,80 @@
+"""The scoreboard page in a real headless Chromium, fed over MQTT (WebSocket) by a real console."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from console.display_server import DisplayServer
+from console.engine.model import HostAction
+from tests.browser import Browser
+from tests.conftest import Broker, until
+from tests.test_console_mqtt import running_console
+
+NAMES = "[...document.querySelectorAll('.player .name')].map(e => e.textContent).join(',')"
+
+
+def text_of(element_id: str) -> str:
+    return f"document.getElementById('{element_id}').textContent"
+
+
+@asynccontextmanager
+async def scoreboard(broker: Broker) -> AsyncIterator[str]:
+    assert broker.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=broker.ws_port, base="chgk/t1")
+    await server.start()
+    try:
+        yield f"http://127.0.0.1:{server.port}/scoreboard"
+    finally:
+        await server.close()
+
+
+async def test_the_scoreboard_shows_scores_the_answerer_and_the_photo_finish(
+    mosquitto_ws: Broker, tmp_path: Path
+) -> None:
+    async with running_console(mosquitto_ws) as (console, sim), scoreboard(mosquitto_ws) as url:
+        browser = await asyncio.to_thread(Browser, url)
+        try:
+            names = await asyncio.to_thread(browser.wait_for, NAMES)
+            assert names == "Игрок 1,Игрок 2,Игрок 3"
+            assert await asyncio.to_thread(browser.evaluate, text_of("link")) == "на связи"
+
+            console.host(HostAction.NEXT)
+            await asyncio.sleep(0.02)
+            await asyncio.to_thread(sim.press, 1)
+            await until(lambda: console.referee.phase == "answering")
+            answering = await asyncio.to_thread(
+                browser.wait_for, "document.querySelector('.player.answering .name')?.textContent")
+            assert answering == "Игрок 2"
+            decision = await asyncio.to_thread(browser.evaluate, text_of("decision"))
+            assert decision.startswith("Первый сигнал: Игрок 2")
+
+            console.host(HostAction.WRONG)
+            score = await asyncio.to_thread(
+                browser.wait_for,
+                "[...document.querySelectorAll('.player')].find(p => p.dataset.player === 'p2')"
+                "?.querySelector('.score').textContent === '-10' && 'ok'")
+            assert score == "ok"
+            assert await asyncio.to_thread(
+                browser.evaluate, "document.querySelector('.player.out .name')?.textContent") == "Игрок 2"
+            # The 7-s window counts down on the page, from remaining_ms.
+            console.host(HostAction.RESET)
+            console.host(HostAction.READING_FINISHED)
+            shown = await asyncio.to_thread(
+                browser.wait_for, "parseFloat(document.getElementById('timer').textContent) || 0")
+            assert 5.0 < shown <= 7.0
+            await asyncio.to_thread(browser.screenshot, str(tmp_path / "scoreboard.png"))
+            assert (tmp_path / "scoreboard.png").stat().st_size > 10_000  # a rendered page, not blank
+        finally:
+            await asyncio.to_thread(browser.close)
+
+
+async def test_the_display_server_refuses_other_paths(mosquitto_ws: Broker) -> None:
+    async with scoreboard(mosquitto_ws) as url:
+        reader, writer = await asyncio.open_connection("127.0.0.1", int(url.split(":")[2].split("/")[0]))
+        writer.write(b"GET /etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n")
+        response = await reader.read()
+        writer.close()
+        assert response.startswith(b"HTTP/1.1 404")
