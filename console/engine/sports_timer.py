@@ -1,0 +1,167 @@
+"""The sports «Что? Где? Когда?» timer (seed 003, 5.2-5.3): a pure countdown per question.
+
+Theory of operation: ``idle`` --start («Время!»)--> ``counting`` --60 s--> ``collecting``
+--10 s--> ``idle``. The host reads the question and says «Время!» (003 5.3): the count
+starts at that key's time (Cue.START). At 50 s the host warns «Осталось 10 секунд»
+(Cue.WARNING); at 60 s the discussion ends and teams have 10 s to hand in their answers
+(Cue.TIME_UP); at 70 s answer collection closes (an event, no cue). Questions are numbered
+through 3 tours of 12 (003 5.2); any further ones are the shoot-out's (003 5.5).
+
+Like the table referees it reads no clock and does no I/O: ``handle(input, now)``,
+``on_timer(now)``, ``next_deadline()`` and ``snapshot(now)``; times are host-monotonic ns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Emit, Output, PlayCue
+
+
+class SportsAction(StrEnum):
+    START = "start"  # «Время!»: the count of the next question starts at `at`
+    CANCEL = "cancel"  # withdraw the running count; the question keeps its number
+
+
+@dataclass(frozen=True, slots=True)
+class SportsHost:
+    action: SportsAction
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class SportsRules:
+    count_ns: int = 60 * NS_PER_S  # 003 5.3: a minute after «Время!»
+    warning_at_ns: int = 50 * NS_PER_S  # «Осталось 10 секунд» after 50 s
+    collection_ns: int = 10 * NS_PER_S  # then 10 s to hand in the answers
+    tours: int = 3  # 003 5.2
+    questions_per_tour: int = 12
+
+    def __post_init__(self) -> None:
+        for name in ("count_ns", "collection_ns", "tours", "questions_per_tour"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"SportsRules.{name}: must be positive")
+        if not 0 < self.warning_at_ns < self.count_ns:
+            raise ValueError("SportsRules.warning_at_ns: must fall inside the count")
+
+
+class SportsPhase(StrEnum):
+    IDLE = "idle"
+    COUNTING = "counting"
+    COLLECTING = "collecting"
+
+
+_MARKS = ("warning", "time_up", "closed")
+
+
+class SportsTimer:
+    """The per-question countdown of the sports game. See the module docstring."""
+
+    def __init__(self, rules: SportsRules | None = None) -> None:
+        self.rules = rules or SportsRules()
+        self._question = 0  # questions started so far
+        self._started_at: int | None = None
+        self._pending: list[tuple[int, str]] = []  # (time, mark) still to fire, in time order
+
+    @property
+    def phase(self) -> SportsPhase:
+        if self._started_at is None:
+            return SportsPhase.IDLE
+        return SportsPhase.COUNTING if self._pending[0][1] != "closed" else SportsPhase.COLLECTING
+
+    def handle(self, inp: SportsHost, now: int) -> list[Output]:
+        """Take one host action at `now`; due marks fire first."""
+        out = self.on_timer(now)
+        if inp.action is SportsAction.START:
+            self._start(inp.at, now, out)
+        else:
+            self._cancel(now, out)
+        out += self.on_timer(now)
+        return out
+
+    def on_timer(self, now: int) -> list[Output]:
+        """Fire the marks due at `now`: the warning, the end of the minute, the end of collection."""
+        out: list[Output] = []
+        while self._pending and self._pending[0][0] <= now:
+            _, mark = self._pending.pop(0)
+            if mark == "warning" and self._pending[0][0] <= now:
+                continue  # overtaken by the end of the minute: no stale warning
+            out += self._fire(mark, now)
+        if not self._pending:
+            self._started_at = None
+        return out
+
+    def next_deadline(self) -> int | None:
+        return self._pending[0][0] if self._pending else None
+
+    def snapshot(self, now: int) -> dict[str, Any]:
+        view: dict[str, Any] = {"phase": self.phase.value, **self._numbering(self._question)}
+        start = self._started_at
+        if start is None:
+            view["timer"] = None
+        else:
+            end = start + self.rules.count_ns
+            if self.phase is SportsPhase.COLLECTING:
+                end += self.rules.collection_ns
+            view["timer"] = {"kind": self.phase.value, "started_at_ns": start, "ends_ns": end,
+                             "remaining_ms": max(0, (end - now) // NS_PER_MS)}
+        return view
+
+    # ------------------------------------------------------------------ internals
+
+    def _start(self, at: int, now: int, out: list[Output]) -> None:
+        if self._started_at is not None:
+            out.append(_error(now, "start", f"question {self._question} is still {self.phase.value}",
+                              self.phase))
+            return
+        r = self.rules
+        self._question += 1
+        self._started_at = at
+        times = (at + r.warning_at_ns, at + r.count_ns, at + r.count_ns + r.collection_ns)
+        self._pending = list(zip(times, _MARKS, strict=True))
+        out.append(Emit({"type": "sports_timer_started", "t_ns": now, **self._numbering(self._question),
+                         "started_at_ns": at, "warning_ns": times[0], "deadline_ns": times[1],
+                         "collection_ends_ns": times[2], "seconds": r.count_ns / NS_PER_S,
+                         "collection_seconds": r.collection_ns / NS_PER_S}))
+        out.append(PlayCue(Cue.START))
+
+    def _cancel(self, now: int, out: list[Output]) -> None:
+        if self._started_at is None:
+            out.append(_error(now, "cancel", "no count is running", self.phase))
+            return
+        question = self._question
+        self._question -= 1  # the replacement question takes its number
+        self._started_at, self._pending = None, []
+        out.append(Emit({"type": "sports_timer_cancelled", "t_ns": now, "question": question}))
+
+    def _fire(self, mark: str, now: int) -> list[Output]:
+        assert self._started_at is not None
+        r = self.rules
+        deadline = self._started_at + r.count_ns
+        timing = {"question": self._question, "deadline_ns": deadline, "seconds": r.count_ns / NS_PER_S}
+        if mark == "warning":
+            return [Emit({"type": "sports_timer_warning", "t_ns": now, **timing, "text": "Осталось 10 секунд",
+                          "remaining_s": (deadline - now) / NS_PER_S}),
+                    PlayCue(Cue.WARNING)]
+        closes = deadline + r.collection_ns
+        if mark == "time_up":
+            return [Emit({"type": "sports_time_up", "t_ns": now, **timing, "text": "Сдайте ответы",
+                          "collection_ends_ns": closes, "collection_seconds": r.collection_ns / NS_PER_S}),
+                    PlayCue(Cue.TIME_UP)]
+        return [Emit({"type": "answers_closed", "t_ns": now, "question": self._question,
+                      "collection_ends_ns": closes})]
+
+    def _numbering(self, question: int) -> dict[str, Any]:
+        """Question `question` as tour and number in tour (003 5.2), or a shoot-out question (5.5)."""
+        per, tours = self.rules.questions_per_tour, self.rules.tours
+        if question == 0 or question > per * tours:
+            return {"question": question, "tour": None, "number": None, "shootout": question > per * tours}
+        return {"question": question, "tour": (question - 1) // per + 1, "number": (question - 1) % per + 1,
+                "shootout": False}
+
+
+def _error(now: int, action: str, why: str, phase: SportsPhase) -> Emit:
+    return Emit({"type": "error", "t_ns": now, "message": f"{action!r} is not allowed now: {why}",
+                 "details": {"action": action, "phase": phase.value}})
