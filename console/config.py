@@ -88,6 +88,52 @@ class MqttSection:
 
 
 @dataclass(frozen=True)
+class TableSection:
+    """The «Что? Где? Когда?» table (game.kind = "chgk")."""
+
+    rules: str = "tto"  # "tto" (seed 000: 12 sectors) or "belgorod" (seed 003: 13 sectors)
+    sectors: int = 0  # 0: as the rules say
+    widths_deg: tuple[float, ...] = ()  # one per sector, clockwise from sector 1; () = equal
+    zero_offset_deg: float = 0.0  # sensor angle at the boundary before sector 1 (calibrate)
+    clockwise_increases: bool = True  # the sensor's raw angle grows when the arrow turns clockwise
+    boundary_margin_deg: float = 2.0  # a stop this close to a boundary is confirmed by the host
+    stage: str = "qualifier"  # qualifier (to 6), semifinal (to 7), final (to 8)
+    blitz: tuple[int, ...] = ()  # special sectors, by number
+    superblitz: tuple[int, ...] = ()
+    duplet: tuple[int, ...] = ()
+    zeitnot: tuple[int, ...] = ()
+    sector13: tuple[int, ...] = ()
+    sector12: tuple[int, ...] = ()
+    fortochka: int = 0  # the hidden sector (0: none); published only on the host topic
+    team: str = ""  # the team at the table ("" = drawn by the lototron or set by the host)
+    question_file: str = ""  # the 12th sector's questions (db.chgk.info text format)
+    record_dir: str = ""  # where each game's record is kept ("" = not kept)
+    seed: int = 0  # lototron and question draws (0: fresh, logged)
+    angle_source: str = ""  # the [sources.NAME] that reads the top ("" = the only MCU source)
+
+
+@dataclass(frozen=True)
+class SpinSection:
+    """The top's stop detector (see console/engine/spin.py for what each does)."""
+
+    min_rotation_deg: float = 360.0
+    start_speed_dps: float = 90.0
+    stop_speed_dps: float = 30.0
+    still_window_deg: float = 1.5
+    hold_ms: float = 200.0
+    live_rate_hz: float = 30.0
+    nudge_deg: float = 3.0
+    silence_ms: float = 500.0
+
+
+@dataclass(frozen=True)
+class TeamSection:
+    id: str
+    name: str
+    main: bool = True  # in the main tournament (consolation standings, 000 1.7)
+
+
+@dataclass(frozen=True)
 class DisplaySection:
     http_port: int = 8080  # the scoreboard page for the hall's screens (0 = off)
     bind: str = "0.0.0.0"  # where to serve it: all interfaces, so a TV on the LAN can open it
@@ -111,6 +157,9 @@ class Config:
     mqtt: MqttSection = field(default_factory=MqttSection)
     sound: SoundSection = field(default_factory=SoundSection)
     display: DisplaySection = field(default_factory=DisplaySection)
+    table: TableSection = field(default_factory=TableSection)
+    spin: SpinSection = field(default_factory=SpinSection)
+    teams: tuple[TeamSection, ...] = ()
 
     def svoya_rules(self, seed: int | None = None) -> SvoyaRules:
         """The referee's parameters; raises ConfigError naming the key on a rule violation."""
@@ -145,7 +194,9 @@ class Config:
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "game.kind": ("svoya",),
+    "game.kind": ("svoya", "chgk"),
+    "table.rules": ("tto", "belgorod"),
+    "table.stage": ("qualifier", "semifinal", "final"),
     "game.answer_clock": tuple(c.value for c in AnswerClock),
     "game.false_start": tuple(c.value for c in FalseStartPolicy),
     "game.tie_policy": tuple(c.value for c in TiePolicy),
@@ -153,7 +204,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "console.log_level": ("debug", "info", "warning", "error"),
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
-_MAY_BE_NEGATIVE = {"pedal_pin"}  # -1 means "none"
+_MAY_BE_NEGATIVE = {"pedal_pin", "zero_offset_deg"}  # pedal_pin -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
              "resolution_us", "port", "ws_port"}
@@ -174,7 +225,8 @@ def load_config(path: str | Path) -> Config:
 
 def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
     """Validate an already-parsed config (the TOML file, or a replay scenario's header)."""
-    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display"}
+    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", "table",
+             "spin", "teams"}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -196,10 +248,26 @@ def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
         mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
         display=_section(DisplaySection, data.get("display", {}), "display", source),
+        table=_section(TableSection, data.get("table", {}), "table", source),
+        spin=_section(SpinSection, data.get("spin", {}), "spin", source),
+        teams=tuple(_section(TeamSection, t, f"teams[{i}]", source)
+                    for i, t in enumerate(_array(data, "teams", source))),
     )
     _check_cross_references(config)
-    config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)
+    if config.game.kind == "svoya":
+        config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)
+    else:
+        from console.table_setup import table_setup  # the table's own checks
+
+        table_setup(config)
     return config
+
+
+def _array(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
+    raw = data.get(key, [])
+    if not isinstance(raw, list):
+        raise ConfigError(source, key, f"must be an array of tables ([[{key}]])")
+    return raw
 
 
 def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
@@ -242,6 +310,11 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
         value = float(value) if ok else value  # type: ignore[arg-type]
     elif type_name == "str":
         ok = isinstance(value, str)
+    elif type_name == "tuple[float, ...]":
+        ok = isinstance(value, list) and all(isinstance(v, int | float) and not isinstance(v, bool)
+                                             for v in value)
+        if ok and isinstance(value, list):
+            value = tuple(float(v) for v in value)
     elif type_name == "tuple[int, ...]":
         ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
                                              for v in value)
@@ -254,13 +327,14 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
 
 
 _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a number",
-               "str": "a string", "tuple[int, ...]": "an array of integers"}
+               "str": "a string", "tuple[int, ...]": "an array of integers",
+               "tuple[float, ...]": "an array of numbers"}
 
 
 def _check_cross_references(config: Config) -> None:
     src = config.source
     if not config.sources:
-        raise ConfigError(src, "sources", "at least one button source is needed ([sources.NAME])")
+        raise ConfigError(src, "sources", "at least one source is needed ([sources.NAME])")
     for name, s in config.sources.items():
         if s.kind == "serial_mcu" and not s.port:
             raise ConfigError(src, f"sources.{name}.port", "a serial_mcu source needs a port")

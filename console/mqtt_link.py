@@ -69,10 +69,15 @@ def encode(payload: dict[str, Any]) -> bytes:
 class Topics:
     def __init__(self, prefix: str, node: str) -> None:
         base = f"{prefix}/{node}"
+        self.base = base
         self.status = f"{base}/status"
         self.state = f"{base}/state"
         self.events = f"{base}/events"
         self.command = f"{base}/host/command"
+        self.angle = f"{base}/angle"  # the top's live angle while it spins (table)
+        self.record = f"{base}/record"  # the last game's record, retained (table)
+        self.host_state = f"{base}/host/state"  # the host's view: hidden sectors too (table)
+        self.host_events = f"{base}/host/events"  # events only the host may see (table)
 
 
 class MqttLink:
@@ -96,29 +101,39 @@ class MqttLink:
         self._on_connected = on_connected
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
-        self._events: deque[bytes] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
+        self._events: deque[tuple[str, bytes]] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
         self._retained: dict[str, bytes] = {}  # waiting, newest per topic
+        self._last_retained: dict[str, bytes] = {}
         self._wake = asyncio.Event()
-        self._state: bytes | None = None
         self._status: dict[str, Any] = {"state": "online"}
         self._client: aiomqtt.Client | None = None  # set while connected
         self._events_topic = topics.events.encode()
         self._send_buffer = 0  # SO_SNDBUF of the connection
         self._state_due: Callable[[], dict[str, Any]] | None = None
+        self._host_state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
 
     # ------------------------------------------------------------------ publishing
 
-    def publish_event(self, event: dict[str, Any]) -> None:
+    def publish_event(self, event: dict[str, Any], topic: str | None = None) -> None:
+        """Publish a non-retained message, in order with the others (default: the event stream)."""
         payload = encode(event)
-        if not self._send_event_packet(payload):
-            self._events.append(payload)
+        topic = topic or self.topics.events
+        if not (topic == self.topics.events and self._send_event_packet(payload)):
+            self._events.append((topic, payload))
             self._wake.set()
 
-    def publish_state(self, make_state: Callable[[], dict[str, Any]]) -> None:
-        """Publish the state `make_state()` returns, soon: several calls in a row publish once."""
+    def publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
+        """Publish a retained message (newest wins) on `topic`."""
+        self._retain(topic, encode(payload))
+
+    def publish_state(self, make_state: Callable[[], dict[str, Any]],
+                      make_host_state: Callable[[], dict[str, Any]] | None = None) -> None:
+        """Publish the state `make_state()` returns (and the host's, if given), soon: several
+        calls in a row publish once."""
         first = self._state_due is None
         self._state_due = make_state
+        self._host_state_due = make_host_state
         if first:
             asyncio.get_running_loop().call_later(STATE_DELAY_S, self._flush_state)
 
@@ -129,12 +144,15 @@ class MqttLink:
 
     def _flush_state(self) -> None:
         make_state, self._state_due = self._state_due, None
+        make_host_state, self._host_state_due = self._host_state_due, None
         if make_state is not None:
-            self._state = encode(make_state())
-            self._retain(self.topics.state, self._state)
+            self._retain(self.topics.state, encode(make_state()))
+        if make_host_state is not None:
+            self._retain(self.topics.host_state, encode(make_host_state()))
 
     def _retain(self, topic: str, payload: bytes) -> None:
         self._retained[topic] = payload
+        self._last_retained[topic] = payload  # re-published after a reconnect
         self._wake.set()
 
     def _send_event_packet(self, payload: bytes) -> bool:
@@ -209,10 +227,9 @@ class MqttLink:
         if isinstance(sock, socket.socket):
             self._send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
         await client.subscribe(self.topics.command, qos=1)
-        # The newest status and state, whatever was published before this connection.
+        # The newest of every retained topic, whatever was published before this connection.
+        self._retained.update(self._last_retained)
         self._retain(self.topics.status, encode(self._status))
-        if self._state is not None:
-            self._retain(self.topics.state, self._state)
         self._client = client
         if self._on_connected is not None:
             self._on_connected()
@@ -229,7 +246,9 @@ class MqttLink:
         while True:
             while self._events or self._retained:
                 if self._events:
-                    await client.publish(self.topics.events, self._events[0], qos=1)
+                    topic, payload = self._events[0]
+                    # The live angle is momentary (30 a second): no acknowledgement to wait for.
+                    await client.publish(topic, payload, qos=0 if topic == self.topics.angle else 1)
                     self._events.popleft()  # only once the broker has taken it
                 else:
                     topic, payload = next(iter(self._retained.items()))

@@ -14,10 +14,13 @@ from collections.abc import Iterable
 from typing import Any, TextIO
 
 from console.config import Config, ConfigError, config_from_dict
-from console.engine.model import Emit, Input, Output, Press, Watermark
+from console.engine.game import Game
+from console.engine.model import Emit, Output, Press, Watermark
 from console.engine.svoya import SvoyaReferee
+from console.engine.table import TableGame
 from console.mqtt_link import encode
-from console.scenario import ScenarioError, Step, parse_step
+from console.scenario import AnyInput, ScenarioError, Step, parse_step
+from console.table_setup import table_setup
 
 DEFAULT_SCENARIO_CONFIG: dict[str, Any] = {
     "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
@@ -26,9 +29,9 @@ DEFAULT_SCENARIO_CONFIG: dict[str, Any] = {
 
 
 class VirtualTable:
-    """A referee driven on a virtual clock: inputs at their arrival times, deadlines on time."""
+    """An engine driven on a virtual clock: inputs at their arrival times, deadlines on time."""
 
-    def __init__(self, referee: SvoyaReferee, start: int = 0) -> None:
+    def __init__(self, referee: Game, start: int = 0) -> None:
         self.referee = referee
         self.now = start
         self.outputs: list[Output] = []
@@ -40,10 +43,10 @@ class VirtualTable:
             self.outputs += self.referee.on_timer(self.now)
         self.now = max(self.now, t)
 
-    def deliver(self, inp: Input, arrive: int | None = None) -> list[Output]:
+    def deliver(self, inp: AnyInput, arrive: int | None = None) -> list[Output]:
         """Handle `inp` arriving at `arrive` (default: now), after the deadlines before it."""
         self.advance_to(self.now if arrive is None else arrive)
-        out = self.referee.handle(inp, self.now)
+        out = self.referee.handle_all([inp], self.now)
         self.outputs += out
         return out
 
@@ -74,22 +77,22 @@ def with_scan_watermarks(steps: list[Step], config: Config) -> list[Step]:
 
 
 def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    numbered = [(number, text) for number, text in enumerate(lines, 1) if text.strip()]
     header: dict[str, Any] | None = None
+    if numbered and numbered[0][1].lstrip().startswith('{"config"'):
+        number, text = numbered.pop(0)
+        try:
+            header = _header(text, f"{name}:{number}")
+        except ScenarioError as exc:
+            print(f"replay: {exc}", file=err)
+            return 2
+    game = (header or {}).get("config", {}).get("game", {})
+    kind = str(game.get("kind", "svoya")) if isinstance(game, dict) else "svoya"
     steps: list[Step] = []
     bad = 0
-    for number, text in enumerate(lines, 1):
-        if not text.strip():
-            continue
-        where = f"{name}:{number}"
-        if not steps and header is None and text.lstrip().startswith('{"config"'):
-            try:
-                header = _header(text, where)
-            except ScenarioError as exc:
-                print(f"replay: {exc}", file=err)
-                return 2
-            continue
+    for number, text in numbered:
         try:
-            steps.append(parse_step(text, where))
+            steps.append(parse_step(text, f"{name}:{number}", kind))
         except ScenarioError as exc:
             print(f"replay: {exc}; line skipped", file=err)
             bad += 1
@@ -103,7 +106,9 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
     steps.sort(key=lambda s: s.arrive)  # stable: lines arriving together keep their order
     if auto_watermark:
         steps = with_scan_watermarks(steps, config)
-    table = VirtualTable(SvoyaReferee(config.svoya_rules()), start=steps[0].arrive if steps else 0)
+    engine: Game = (TableGame(table_setup(config)) if config.game.kind == "chgk"
+                    else SvoyaReferee(config.svoya_rules()))
+    table = VirtualTable(engine, start=steps[0].arrive if steps else 0)
     seq = 0
     for step in steps:
         before = len(table.outputs)

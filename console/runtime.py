@@ -16,27 +16,33 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
+from console.commands import command_help, parse_command
 from console.config import Config
+from console.engine.game import Game
 from console.engine.model import (
     Emit,
     Host,
     HostAction,
-    Input,
     LampMode,
     Output,
     Press,
     SetLamps,
     Watermark,
 )
+from console.engine.rules import Player
+from console.engine.spin import AngleSample
 from console.engine.svoya import SvoyaReferee
+from console.engine.table import TableGame
 from console.mqtt_link import MqttLink, Topics
-from console.scenario import step_to_json
+from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
+from console.table_setup import table_setup
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
-from drivers.mcu_serial import McuLink, PadEdge
+from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 
 log = logging.getLogger("chgk.console")
 
@@ -57,9 +63,19 @@ class Console:
     ) -> None:
         self.config = config
         self.clock = clock
-        self.seed = config.game.seed or random.SystemRandom().randrange(1, 2**31)
-        self.rules = config.svoya_rules(self.seed)
-        self.referee = SvoyaReferee(self.rules)
+        self.kind = config.game.kind
+        self.table: TableGame | None = None
+        self.referee: Game
+        if self.kind == "chgk":
+            self.seed = config.table.seed or random.SystemRandom().randrange(1, 2**31)
+            self.table = TableGame(table_setup(config, self.seed, started_at_ns=clock()))
+            self.referee = self.table
+            self.players: tuple[Player, ...] = ()
+        else:
+            self.seed = config.game.seed or random.SystemRandom().randrange(1, 2**31)
+            self.rules = config.svoya_rules(self.seed)
+            self.referee = SvoyaReferee(self.rules)
+            self.players = self.rules.players
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
@@ -71,16 +87,23 @@ class Console:
         self._timer: asyncio.TimerHandle | None = None
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0
+        self._started_wall = time.strftime("%Y%m%d-%H%M%S")
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
-                           for p in self.rules.players}
+                           for p in self.players}
         if journal is not None:
             self._write_journal({"config": _journal_header(config, self.seed)})
-        log.info("referee ready: %d players, tie draw seed %d", len(self.rules.players), self.seed)
+        log.info("%s ready; draw seed %d", "table" if self.table else "referee", self.seed)
+
+    @property
+    def svoya(self) -> SvoyaReferee:
+        """The «Своя игра» referee (game.kind = "svoya")."""
+        assert isinstance(self.referee, SvoyaReferee), "this console runs the ChGK table"
+        return self.referee
 
     # ------------------------------------------------------------------ inputs
 
-    def feed(self, inputs: Sequence[Input], now: int | None = None) -> None:
+    def feed(self, inputs: Sequence[AnyInput], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
         if self._journal is not None:
@@ -92,34 +115,32 @@ class Console:
         self.feed([Host(action, self.clock() if at is None else at)])
 
     def on_command(self, payload: bytes) -> None:
-        """A host command from MQTT: ``{"action": "<HostAction>"}``; anything else is refused."""
+        """A host command from MQTT (docs/mqtt.md); anything malformed or unknown is refused
+        with an error event that names the problem, and changes nothing."""
         received = self.clock()
         try:
             command = json.loads(payload)
             if not isinstance(command, dict):
                 raise ValueError("expected a JSON object")
-            unknown = set(command) - {"action"}
-            if unknown:
-                raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")
-            action = HostAction(str(command.get("action")))
+            inp = parse_command(self.kind, command, received)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
-            allowed = ", ".join(a.value for a in HostAction)
             if isinstance(exc, RecursionError):
                 reason = "too deeply nested"
             else:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             shown = payload[:200].decode("utf-8", errors="replace")
-            self.report_error(
-                "mqtt",
-                f"bad host command {shown!r}: {reason} (expected {{\"action\": one of {allowed}}})",
-            )
+            self.report_error("mqtt", f"bad host command {shown!r}: {reason} ({command_help(self.kind)})")
             return
-        self.feed([Host(action, received)])
+        self.feed([inp])
 
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
         """A scan from an MCU: its presses wait for the watermark the link sends right after."""
         if edge.pressed:
             self._scan.extend(Press(source, f"{source}:{pad}", edge.at_ns) for pad in edge.pads)
+
+    def mcu_angle(self, reading: AngleReading) -> None:
+        """An angle sample of the top, on the host timebase."""
+        self.feed([AngleSample(reading.at_ns, reading.raw, reading.status)])
 
     def mcu_watermark(self, source: str, up_to: int) -> None:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
@@ -187,19 +208,45 @@ class Console:
         self._seq += 1
         event["seq"] = self._seq
         if self.mqtt is not None:
-            self.mqtt.publish_event(event)
+            kind = event["type"]
+            if event.get("audience") == "host":  # e.g. where the «форточка» lies
+                self.mqtt.publish_event(event, self.topics.host_events)
+            elif kind == "spin_angle":
+                self.mqtt.publish_event(event, self.topics.angle)
+            else:
+                self.mqtt.publish_event(event)
+            if kind == "game_record":
+                self.mqtt.publish_retained(self.topics.record, event)
+        if event["type"] == "game_record":
+            self._keep_record(event)
         for watch in self.watchers:
             watch(event)
 
+    def _keep_record(self, record: dict[str, Any]) -> None:
+        """Each game's record on disk, one JSON file per game (the latest version of it)."""
+        folder = self.config.table.record_dir
+        if not folder:
+            return
+        name = f"game-{self._started_wall}.json"
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+            Path(folder, name).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+        except OSError as exc:
+            self.report_error("record", f"cannot keep the game record in {folder}: {exc.strerror}")
+
     def publish_state(self) -> None:
         if self.mqtt is not None:
-            self.mqtt.publish_state(self.state)
+            host_state = None
+            if self.table is not None:
+                table = self.table
+                host_state = lambda: table.host_snapshot(self.clock())  # noqa: E731
+            self.mqtt.publish_state(self.state, host_state)
 
     def state(self, now: int | None = None) -> dict[str, Any]:
         now = self.clock() if now is None else now
         snapshot = self.referee.snapshot(now)
         snapshot["seq"] = self._seq
-        snapshot["game"] = "svoya"
+        snapshot["game"] = self.kind
         return snapshot
 
     def _write_journal(self, line: dict[str, Any]) -> None:
@@ -238,6 +285,7 @@ class Console:
             on_watermark=lambda ns: self.mcu_watermark(name, ns),
             on_status=lambda state, detail: self.report_status(name, state, detail),
             on_error=lambda message: self.report_error(name, message),
+            on_angle=self.mcu_angle if self.table is not None else None,
         )
         self.links[name] = link
         return link
@@ -292,7 +340,7 @@ class Console:
             password=self.config.mqtt.password,
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
-                             game="svoya", seed=self.seed)
+                             game=self.kind, seed=self.seed)
         self.publish_state()
         self.start_gpio()
         try:

@@ -9,6 +9,15 @@ One JSON object per line (docs/scenarios.md):
 * ``{"at_ms": 1600, "host": "correct"}``: a host action (see ``HostAction``);
 * ``{"at_ms": 1600, "watermark": "mcu"}``: the source has reported everything up to then.
 
+At the «Что? Где? Когда?» table (``game.kind = "chgk"``) also:
+
+* ``{"at_ms": 1500, "angle": 2048, "status": 1}``: the top's angle sensor read 2048 of 4096
+  (``status``: sensor flags, default 1 = magnet detected);
+* ``{"at_ms": 1600, "host": "start_timer"}``: a table host action, with its arguments
+  (``sector``, ``to_sector``, ``team``, ``round``, ``part``) as in the MQTT command;
+* ``{"at_ms": 1600, "pick": 5, "source": "host"}``: sector 5 was picked by the host, the
+  lototron or the top.
+
 Times are milliseconds on any common origin (the journal writes host monotonic time).
 """
 
@@ -18,7 +27,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from console.engine.chgk_rules import ChgkHost, PickSource, SectorPicked
 from console.engine.model import NS_PER_MS, Host, HostAction, Input, Press, Watermark
+from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample
+
+AnyInput = Input | ChgkHost | SectorPicked | AngleSample
 
 
 class ScenarioError(ValueError):
@@ -27,29 +40,35 @@ class ScenarioError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    input: Input
+    input: AnyInput
     arrive: int  # host ns when the console received it
 
 
-def step_to_json(inp: Input, arrive: int) -> dict[str, Any]:
+def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
     """The scenario line for an input received at `arrive` (for the journal)."""
     line: dict[str, Any]
     if isinstance(inp, Press):
-        line = {"at_ms": inp.at / NS_PER_MS, "press": inp.pad}
-        at = inp.at
+        line, at = {"press": inp.pad}, inp.at
     elif isinstance(inp, Watermark):
-        line = {"at_ms": inp.up_to / NS_PER_MS, "watermark": inp.source}
-        at = inp.up_to
-    else:
-        line = {"at_ms": inp.at / NS_PER_MS, "host": inp.action.value}
+        line, at = {"watermark": inp.source}, inp.up_to
+    elif isinstance(inp, AngleSample):
+        line, at = {"angle": inp.raw, "status": inp.status}, inp.at_ns
+    elif isinstance(inp, SectorPicked):
+        line, at = {"pick": inp.sector, "source": inp.source.value}, inp.at
+    elif isinstance(inp, ChgkHost):
+        line = {"host": inp.action.value}
+        line.update({k: getattr(inp, k) for k in _CHGK_ARGS if getattr(inp, k) is not None})
         at = inp.at
+    else:
+        line, at = {"host": inp.action.value}, inp.at
+    line = {"at_ms": at / NS_PER_MS, **line}
     if arrive != at:
         line["arrive_ms"] = arrive / NS_PER_MS
     return line
 
 
-def parse_step(text: str, where: str) -> Step:
-    """Parse one scenario line; `where` (e.g. "file.jsonl:7") is used in error messages."""
+def parse_step(text: str, where: str, kind: str = "svoya") -> Step:
+    """Parse one scenario line of a `kind` game; `where` (e.g. "file.jsonl:7") names it in errors."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -60,28 +79,52 @@ def parse_step(text: str, where: str) -> Step:
     arrive = _ms(obj, "arrive_ms", where) if "arrive_ms" in obj else at
     if arrive < at:
         raise ScenarioError(f"{where}: arrive_ms is before at_ms (an input cannot arrive before it happens)")
-    kinds = [k for k in ("press", "host", "watermark") if k in obj]
+    steps = ("press", "host", "watermark") if kind == "svoya" else ("angle", "host", "pick")
+    kinds = [k for k in steps if k in obj]
     if len(kinds) != 1:
-        raise ScenarioError(f"{where}: a step needs exactly one of press, host, watermark")
-    unknown = set(obj) - {"at_ms", "arrive_ms", *kinds}
+        raise ScenarioError(f"{where}: a step needs exactly one of {', '.join(steps)}")
+    allowed = {"at_ms", "arrive_ms", *kinds, *_ARGS.get((kind, kinds[0]), ())}
+    unknown = set(obj) - allowed
     if unknown:
         raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
-    value = obj[kinds[0]]
+    try:
+        return Step(_input(kind, kinds[0], obj, at, where), arrive)
+    except ValueError as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
+_CHGK_ARGS = ("sector", "to_sector", "team", "round", "part")
+_ARGS = {("chgk", "host"): _CHGK_ARGS, ("chgk", "angle"): ("status",), ("chgk", "pick"): ("source",)}
+
+
+def _input(kind: str, step: str, obj: dict[str, Any], at: int, where: str) -> AnyInput:
+    value = obj[step]
+    if step == "angle":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("angle must be an integer 0..4095")
+        return AngleSample(at, value, int(obj.get("status", STATUS_MAGNET_DETECTED)))
+    if step == "pick":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("pick must be a sector number")
+        return SectorPicked(value, at, PickSource(obj.get("source", "host")))
     if not isinstance(value, str):
-        raise ScenarioError(f"{where}: {kinds[0]} must be a string")
-    if kinds[0] == "press":
+        raise ValueError(f"{step} must be a string")
+    if step == "press":
         source, sep, _ = value.partition(":")
         if not sep:
-            raise ScenarioError(f"{where}: press {value!r} should look like 'mcu:0'")
-        return Step(Press(source, value, at), arrive)
-    if kinds[0] == "watermark":
-        return Step(Watermark(value, at), arrive)
+            raise ValueError(f"press {value!r} should look like 'mcu:0'")
+        return Press(source, value, at)
+    if step == "watermark":
+        return Watermark(value, at)
+    if kind == "chgk":
+        from console.commands import parse_command
+
+        return parse_command("chgk", {"action": value, **{k: obj[k] for k in _CHGK_ARGS if k in obj}}, at)
     try:
-        action = HostAction(value)
+        return Host(HostAction(value), at)
     except ValueError:
         allowed = ", ".join(a.value for a in HostAction)
-        raise ScenarioError(f"{where}: unknown host action {value!r} (one of {allowed})") from None
-    return Step(Host(action, at), arrive)
+        raise ValueError(f"unknown host action {value!r} (one of {allowed})") from None
 
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:

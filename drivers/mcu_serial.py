@@ -1,4 +1,5 @@
-"""Host side of the button MCU link: serial port, handshake, clock sync, pad edges, lamps.
+"""Host side of the button MCU link: serial port, handshake, clock sync, pad edges, lamps,
+and the readings of the top's angle sensor.
 
 Fairness: a :class:`PadEdge` carries the time at which the MCU *scanned* the press
 (``at_ns``, the MCU's own stamp mapped onto host ``time.monotonic_ns`` by a
@@ -56,7 +57,7 @@ from firmware_proto import (
     encode,
 )
 
-__all__ = ["McuLink", "McuStats", "PadEdge"]
+__all__ = ["AngleReading", "McuLink", "McuStats", "PadEdge"]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,17 @@ class PadEdge:
     pads: tuple[int, ...]  # pad indices (0-based) in this scan
     pressed: bool  # True for PRESS, False for RELEASE
     at_ns: int  # host monotonic ns when it happened at the MCU (via ClockModel)
+    mcu_us: int  # unwrapped MCU stamp
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class AngleReading:
+    """One reading of the top's angle sensor (an ANGLE frame), timed by the MCU."""
+
+    raw: int  # 0..4095 per turn
+    status: int  # firmware_proto.AngleStatus bits
+    at_ns: int  # host monotonic ns when the MCU read it (via ClockModel); never decreases
     mcu_us: int  # unwrapped MCU stamp
     seq: int
 
@@ -115,6 +127,9 @@ class McuLink:
       delivered (the device sends in timestamp order, so any PRESS/RELEASE/HEARTBEAT
       stamped t vouches for everything up to t).  Never decreases.  Called after every
       edge (with at least the edge's ``at_ns``) and whenever a HEARTBEAT advances it.
+    * ``on_angle(reading)`` (optional): an ANGLE frame, its stamp mapped like an edge's.
+      Readings that arrive before the clock is synchronised (only right after a device
+      restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
     * ``on_status(state, detail)``: ``"connected"``, ``"disconnected"`` or
       ``"incompatible"``, with an English sentence naming the port.  Reported on change only.
     * ``on_error(message)``: one English sentence per protocol problem (bad frame, lost
@@ -131,6 +146,7 @@ class McuLink:
         baudrate: int = 115200,
         on_edge: Callable[[PadEdge], None],
         on_watermark: Callable[[int], None] | None = None,
+        on_angle: Callable[[AngleReading], None] | None = None,
         on_status: Callable[[str, str], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         reconnect_interval: float = 0.5,
@@ -144,6 +160,7 @@ class McuLink:
         self._baudrate = baudrate
         self._on_edge = on_edge
         self._on_watermark = on_watermark
+        self._on_angle = on_angle
         self._on_status = on_status
         self._on_error = on_error
         self._reconnect_interval = reconnect_interval
@@ -179,6 +196,7 @@ class McuLink:
         self._watermark_ns: int | None = None
         # (mcu_us, at_ns) of the latest frame mapped in device order, see _map.
         self._last_mapped: tuple[int, int] | None = None
+        self._last_angle_ns: int | None = None  # at_ns of the latest AngleReading, see _emit_angle
         self._lamps: tuple[int, int] | None = None
 
     # -- public API ------------------------------------------------------------------------
@@ -477,9 +495,10 @@ class McuLink:
         elif isinstance(msg, Pong):
             self._on_pong(msg, received_ns)
         elif isinstance(msg, Angle):
-            # Not ours to interpret, but it is numbered and stamped like everything else.
             self._check_seq(msg.seq)
-            self._unwrapper.unwrap(msg.timestamp_us)
+            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
+            if self._on_angle is not None and self._model.ready:
+                self._emit_angle(msg, mcu_us)
         else:  # a host -> device message coming back: an echoing (non-raw) tty or a loop
             self._error(
                 f"The MCU on {self._port} sent a host-to-device "
@@ -493,6 +512,18 @@ class McuLink:
         # Always follow an edge with a watermark, even an unchanged one: the consumer settles
         # the scan on the watermark, and waiting for the next HEARTBEAT would cost ~100 ms.
         self._advance_watermark(at_ns, always=True)
+
+    def _emit_angle(self, msg: Angle, mcu_us: int) -> None:
+        # Mapped apart from presses (not through _map), so the press path never depends on
+        # the angle stream; clamped to never go back, since the spin detector unwraps and
+        # differentiates readings in time order and a new clock sample may shift the line
+        # back by a few microseconds.
+        at_ns = self._model.to_host_ns(mcu_us)
+        if self._last_angle_ns is not None and at_ns < self._last_angle_ns:
+            at_ns = self._last_angle_ns
+        self._last_angle_ns = at_ns
+        assert self._on_angle is not None
+        self._call(self._on_angle, AngleReading(msg.raw_angle, msg.status, at_ns, mcu_us, msg.seq))
 
     def _map(self, mcu_us: int) -> int:
         """MCU stamp -> host ns, never earlier than an earlier-or-equal stamp already mapped.
@@ -610,6 +641,7 @@ class McuLink:
         self._pings.clear()
         self._last_seq = None
         self._last_mapped = None
+        self._last_angle_ns = None
 
     def _on_pong(self, pong: Pong, received_ns: int) -> None:
         mcu_us = self._unwrapper.unwrap(pong.timestamp_us)

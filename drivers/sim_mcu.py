@@ -9,9 +9,10 @@ LAMPS state the host sends.
 
 Threading: one daemon thread owns the master fd (reads host frames, sends heartbeats, and is
 the only one that opens or closes the pty, so no thread ever touches a closed and reused fd).
-:meth:`press`, :meth:`release` and :meth:`send_raw` write from the caller's thread; every
-write, together with the timer read and sequence number it carries, happens under one lock,
-so frames leave in non-decreasing timestamp and sequence order as the protocol requires.
+:meth:`press`, :meth:`release`, :meth:`send_angle` and :meth:`send_raw` write from the
+caller's thread; every write, together with the timer read and sequence number it carries,
+happens under one lock, so frames leave in non-decreasing timestamp and sequence order as the
+protocol requires.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from types import TracebackType
 from firmware_proto import (
     PROTOCOL_VERSION,
     STAMP_MODULUS,
+    Angle,
     FrameDecoder,
     Heartbeat,
     Hello,
@@ -193,6 +195,19 @@ class SimulatedMcu:
     def release(self, *pads: int) -> int:
         """Send one RELEASE frame for ``pads`` (one scan); return the host ns it was stamped at."""
         return self._send_edge(pads, pressed=False)
+
+    def send_angle(self, raw: int, status: int = 1) -> int:
+        """Send one ANGLE frame (a reading of the top's angle sensor, ``status`` bits as in
+        ``AngleStatus``); return the host ns it was written at.  Raises ValueError for a
+        reading out of range, before taking a sequence number."""
+        Angle(0, 0, raw, status)  # validate first: a failure must not leave a gap in seq
+        with self._write_lock:
+            # Stamp, number and write atomically, like presses (frames leave in stamp order).
+            msg = Angle(self._take_seq(), self._timer_at(self._clock()), raw, status)
+            frame = encode(msg)
+            written_ns = self._clock()
+            self._write_locked(frame)
+        return written_ns
 
     def send_raw(self, data: bytes) -> None:
         """Write ``data`` as is (garbage, corrupted or hand-built frames, for tests)."""

@@ -46,8 +46,9 @@ class Table(VirtualTable):
     """Drives a referee: every call says when it happens; timers fire as the clock passes them."""
 
     def __init__(self, rules: SvoyaRules | None = None, start: int = 1_000 * S) -> None:
-        super().__init__(SvoyaReferee(rules or make_rules()), start)
-        self.ref = self.referee
+        referee = SvoyaReferee(rules or make_rules())
+        super().__init__(referee, start)
+        self.ref = referee
 
     def advance(self, dt: int) -> None:
         self.advance_to(self.now + dt)

@@ -139,7 +139,7 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
         # map to just before it, a false start.
         await asyncio.sleep(0.02)
         sim.press(2)
-        await until(lambda: console.referee.phase == "answering")
+        await until(lambda: console.svoya.phase == "answering")
         await asyncio.sleep(0.05)  # the retained state follows the event by 5 ms
         async with display(mosquitto, "chgk/t1/state", "chgk/t1/status") as late:
             state = await late.wait_for(
@@ -168,11 +168,11 @@ async def test_bad_host_commands_are_errors_and_change_nothing(
     mosquitto: Broker, payload: bytes, words: str
 ) -> None:
     async with running_console(mosquitto) as (console, _sim), display(mosquitto, "chgk/t1/events") as d:
-        before = console.referee.snapshot(0)
+        before = console.svoya.snapshot(0)
         await command(mosquitto, payload)
         error = await d.wait_for(lambda: d.events("error"))
         assert words in error[0]["message"]
-        assert console.referee.snapshot(0) == before
+        assert console.svoya.snapshot(0) == before
 
 
 async def test_press_from_a_pad_with_no_player_is_reported(mosquitto: Broker) -> None:
@@ -183,8 +183,8 @@ async def test_press_from_a_pad_with_no_player_is_reported(mosquitto: Broker) ->
         sim.press(3)
         error = await d.wait_for(lambda: d.events("error"))
         assert "mcu:3" in error[0]["message"]
-        assert console.referee.scores == {"p1": 0, "p2": 0}
-        assert console.referee.phase == "reading"
+        assert console.svoya.scores == {"p1": 0, "p2": 0}
+        assert console.svoya.phase == "reading"
 
 
 async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(

@@ -78,6 +78,6 @@ async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory
         console.host(HostAction.NEXT)
         mock_pins.pin(22).drive_low()
         await until(lambda: any(e["type"] == "reading_finished" for e in events))
-        assert console.referee.phase == "open"
+        assert console.svoya.phase == "open"
     finally:
         console.close_gpio()

@@ -44,7 +44,7 @@ async def test_the_scoreboard_shows_scores_the_answerer_and_the_photo_finish(
             console.host(HostAction.NEXT)
             await asyncio.sleep(0.02)
             await asyncio.to_thread(sim.press, 1)
-            await until(lambda: console.referee.phase == "answering")
+            await until(lambda: console.svoya.phase == "answering")
             answering = await asyncio.to_thread(
                 browser.wait_for, "document.querySelector('.player.answering .name')?.textContent")
             assert answering == "Игрок 2"

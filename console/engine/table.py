@@ -1,0 +1,128 @@
+"""The «Что? Где? Когда?» table as one pure engine: the top's angle, the sectors, the referee.
+
+Theory of operation: angle samples go to the spin detector (`spin.py`); when it declares the
+top stopped, the sector under the arrow (`sectors.py`) is handed to the referee (`chgk.py`)
+as `SectorPicked(source=top)`, which applies the clockwise rule and runs the round. A stop
+within the boundary margin is not handed over: the host is asked to confirm the sector
+(`sector_unsure`), and answers with the `pick_sector` action, as after a sensor fault.
+Host actions and lototron/host picks go to the referee directly.
+
+The same contract as every engine here: `handle_all(inputs, now)`, `on_timer(now)`,
+`next_deadline()`, `snapshot(now)`; no I/O, no clock reads, deterministic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from console.engine.chgk import ChgkReferee
+from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked
+from console.engine.model import Emit, Output
+from console.engine.sectors import SectorMap
+from console.engine.spin import AngleSample, SpinConfig, SpinDetector
+
+TableInput = AngleSample | SectorPicked | ChgkHost
+
+
+@dataclass(frozen=True)
+class TableSetup:
+    """Everything the table engine is built from (read from config)."""
+
+    rules: ChgkRules = field(default_factory=ChgkRules)
+    sectors: SectorMap = field(default_factory=lambda: SectorMap(12))
+    spin: SpinConfig = field(default_factory=SpinConfig)
+    started_at_ns: int | None = None  # starts the sensor-silence watchdog
+
+
+class TableGame:
+    """See the module docstring."""
+
+    def __init__(self, setup: TableSetup) -> None:
+        if setup.sectors.count != setup.rules.sectors:
+            raise ValueError(f"the sector map has {setup.sectors.count} sectors but the rules "
+                             f"{setup.rules.sectors}")
+        self.setup = setup
+        self.referee = ChgkReferee(setup.rules)
+        self.spin = SpinDetector(setup.spin, sectors=setup.sectors, started_at_ns=setup.started_at_ns)
+        self._unsure: dict[str, Any] | None = None  # a stop on a boundary, awaiting the host
+
+    def handle(self, inp: TableInput, now: int) -> list[Output]:
+        return self.handle_all((inp,), now)
+
+    def handle_all(self, inputs: Sequence[TableInput], now: int) -> list[Output]:
+        out = self.on_timer(now)
+        for inp in inputs:
+            if isinstance(inp, AngleSample):
+                self._after_spin(self.spin.handle(inp, now), now, out)
+            elif isinstance(inp, ChgkHost) and inp.action is ChgkAction.DRAW_LOTOTRON:
+                out += self.referee.draw_lototron(now)
+            else:
+                if isinstance(inp, SectorPicked):
+                    self._unsure = None  # the host (or the lototron) settled it
+                out += self.referee.handle(inp, now)
+        return out
+
+    def on_timer(self, now: int) -> list[Output]:
+        out: list[Output] = []
+        self._after_spin(self.spin.on_timer(now), now, out)
+        out += self.referee.on_timer(now)
+        return out
+
+    def next_deadline(self) -> int | None:
+        deadlines = [d for d in (self.spin.next_deadline(), self.referee.next_deadline()) if d is not None]
+        return min(deadlines) if deadlines else None
+
+    def running_timer(self) -> tuple[str, int] | None:
+        timer = self.referee.snapshot(0)["timer"]
+        return None if timer is None else ("discussion", int(timer["deadline_ns"]))
+
+    def snapshot(self, now: int) -> dict[str, Any]:
+        return {**self.referee.snapshot(now), "top": self._top_view()}
+
+    def host_snapshot(self, now: int) -> dict[str, Any]:
+        return {**self.referee.host_snapshot(now), "top": self._top_view()}
+
+    def _top_view(self) -> dict[str, Any]:
+        result = self.spin.result
+        return {
+            "phase": self.spin.phase.value,
+            "speed_dps": self.spin.speed_dps,
+            "last_stop": None if result is None else {
+                k: result.get(k) for k in ("angle_deg", "sector", "near_boundary", "stopped_at_ns")},
+            "unsure": self._unsure,
+        }
+
+    def _after_spin(self, outputs: list[Output], now: int, out: list[Output]) -> None:
+        """Pass the spin events on; a clean stop picks its sector, a boundary stop asks the host."""
+        out += outputs
+        for o in outputs:
+            if not isinstance(o, Emit) or o.event["type"] != "spin_stopped":
+                continue
+            stop = o.event
+            if stop["near_boundary"]:
+                sector = int(stop["sector"])
+                count = self.setup.sectors.count
+                neighbour = self._neighbour(float(stop["angle_deg"]), sector, count)
+                self._unsure = {"sector": sector, "neighbour": neighbour, "angle_deg": stop["angle_deg"]}
+                out.append(Emit({
+                    "type": "sector_unsure",
+                    "t_ns": now,
+                    "angle_deg": stop["angle_deg"],
+                    "candidates": sorted({sector, neighbour}),
+                    "message": f"стрелка на границе секторов {sector} и {neighbour}: подтвердите сектор",
+                }))
+            else:
+                self._unsure = None
+                out += self.referee.handle(
+                    SectorPicked(int(stop["sector"]), int(stop["stopped_at_ns"]), PickSource.TOP), now)
+
+    def _neighbour(self, angle_deg: float, sector: int, count: int) -> int:
+        """The sector on the other side of the nearer boundary."""
+        sectors = self.setup.sectors
+        start = sectors.boundaries_deg[sector - 1]
+        end = sectors.boundaries_deg[sector % count]
+        to_start = (angle_deg - start) % 360.0
+        to_end = (end - angle_deg) % 360.0
+        return sector % count + 1 if to_end < to_start else (sector - 2) % count + 1

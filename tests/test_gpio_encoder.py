@@ -1,0 +1,262 @@
+"""GpioEncoder against gpiozero's own MockFactory (a real RotaryEncoder, gpiozero not mocked).
+
+Pins A and B are driven through the quadrature sequence; MockPin calls the encoder's
+handlers synchronously with ticks = time.monotonic() at drive time (kept in
+``pin._last_change``), so a test knows the exact edge time of each step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from console.engine.spin import AngleSample
+from drivers.gpio_buttons import GpioButtons, GpioError
+from drivers.gpio_encoder import EncoderAngle, EncoderReading, GpioEncoder
+
+A, B, Z = 5, 6, 13
+MS = 1_000_000
+
+
+@dataclass
+class Rig:
+    factory: MockFactory
+    readings: list[EncoderReading] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    opened: list[GpioEncoder] = field(default_factory=list)
+
+    def open(self, **kwargs: Any) -> GpioEncoder:
+        kwargs.setdefault("pin_factory", self.factory)
+        kwargs.setdefault("on_error", self.errors.append)
+        kwargs.setdefault("keepalive_s", None)
+        kwargs.setdefault("counts_per_rev", 16)
+        encoder = GpioEncoder(A, B, on_reading=self.readings.append, **kwargs)
+        encoder.start(asyncio.get_running_loop())
+        self.opened.append(encoder)
+        return encoder
+
+    def pin(self, number: int) -> Any:
+        return self.factory.pin(number)
+
+    def step(self, count: int = 1) -> None:
+        """``count`` full quadrature cycles: clockwise (A leads B) if positive."""
+        a, b = self.pin(A), self.pin(B)
+        first, second = (a, b) if count > 0 else (b, a)
+        for _ in range(abs(count)):
+            first.drive_low()
+            second.drive_low()
+            first.drive_high()
+            second.drive_high()
+
+    def last_edge_ns(self, count: int) -> int:
+        """Ticks of the edge that completed the last step of ``step(count)``."""
+        pin = self.pin(B if count > 0 else A)
+        return GpioButtons.ticks_to_ns(pin._last_change)
+
+    def index(self) -> None:
+        z = self.pin(Z)
+        z.drive_low()
+        z.drive_high()
+
+
+@pytest.fixture
+def factory() -> Iterator[MockFactory]:
+    mock = MockFactory()
+    yield mock
+    # gpiozero issue #1087: closing a device does not release its mock pin; start clean.
+    mock.reset()
+
+
+@pytest.fixture
+def rig(factory: MockFactory) -> Iterator[Rig]:
+    rig = Rig(factory)
+    yield rig
+    for encoder in rig.opened:
+        encoder.close()
+
+
+async def handoff() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+# -- the pure counter -------------------------------------------------------------------------
+
+
+def test_counts_map_to_the_12_bit_scale() -> None:
+    angle = EncoderAngle(16)
+    assert angle.reading(0, 0) == EncoderReading(0, 0, 1, 0, False)
+    assert angle.reading(1, 5).raw == 256
+    assert angle.reading(-1, 6).raw == 3840
+    assert angle.reading(16 * 3 + 4, 7).raw == 1024
+    odd = EncoderAngle(360)
+    assert odd.reading(90, 0).raw == 1024
+    assert odd.reading(1, 0).raw == round(4096 / 360)
+
+
+def test_index_references_and_checks_the_count() -> None:
+    angle = EncoderAngle(16, index_angle_deg=90.0, slip_tolerance=1)
+    reading, slip = angle.index(7, 100)
+    assert (reading.raw, reading.referenced, slip) == (1024, True, None)
+    assert angle.reading(8, 101).raw == 1280
+    assert angle.index(7 + 16, 102)[1] is None  # a turn later, spot on
+    assert angle.index(7 + 32 + 1, 103)[1] is None  # within the tolerance
+    assert angle.index(7 + 48 + 1 + 3, 104)[1] == 3  # 3 steps ahead: corrected and reported
+    assert angle.reading(7 + 48 + 4, 105).raw == 1024
+    assert angle.index(7 + 64 + 4 - 2, 106)[1] == -2
+
+
+def test_counter_validation() -> None:
+    with pytest.raises(ValueError):
+        EncoderAngle(3)
+    with pytest.raises(ValueError):
+        EncoderAngle(16, slip_tolerance=-1)
+
+
+# -- on MockFactory ---------------------------------------------------------------------------
+
+
+async def test_each_step_is_stamped_with_its_edge(rig: Rig) -> None:
+    rig.open()
+    for expected_steps in (1, 2, 3):
+        rig.step(1)
+        edge_ns = rig.last_edge_ns(1)
+        await asyncio.sleep(0.002)  # delivered later than it happened
+        await handoff()
+        reading = rig.readings[-1]
+        assert reading.steps == expected_steps
+        assert reading.raw == expected_steps * 256
+        assert reading.at_ns == edge_ns < time.monotonic_ns() - 1 * MS
+        assert reading.referenced is False
+    assert len(rig.readings) == 3
+
+
+async def test_counter_clockwise_steps_count_down_and_wrap(rig: Rig) -> None:
+    rig.open()
+    rig.step(-1)
+    await handoff()
+    assert (rig.readings[-1].steps, rig.readings[-1].raw) == (-1, 3840)
+
+
+async def test_a_half_step_wiggle_counts_nothing(rig: Rig) -> None:
+    rig.open()
+    a = rig.pin(A)
+    a.drive_low()
+    a.drive_high()  # back to idle without completing a cycle
+    await handoff()
+    assert rig.readings == []
+
+
+async def test_steps_between_loop_turns_collapse_into_the_latest(rig: Rig) -> None:
+    rig.open()
+    rig.step(5)  # the loop does not run in between: one reading, the latest count
+    await handoff()
+    assert [(r.steps, r.at_ns) for r in rig.readings] == [(5, rig.last_edge_ns(5))]
+
+
+async def test_index_makes_the_angle_absolute(rig: Rig) -> None:
+    encoder = rig.open(pin_index=Z, index_angle_deg=90.0)
+    rig.step(3)
+    await handoff()
+    assert not encoder.referenced and rig.readings[-1].raw == 768
+    rig.index()
+    index_ns = GpioButtons.ticks_to_ns(rig.pin(Z)._last_change)
+    await handoff()
+    at_index = rig.readings[-1]
+    assert (at_index.raw, at_index.steps, at_index.referenced) == (1024, 3, True)
+    assert at_index.at_ns <= index_ns  # stamped by the falling (activating) edge
+    rig.step(2)
+    await handoff()
+    assert (rig.readings[-1].raw, rig.readings[-1].referenced) == (1024 + 512, True)
+    assert encoder.referenced
+    # A turn later the index agrees with the count: no complaint.
+    rig.step(14)
+    rig.index()
+    await handoff()
+    assert rig.errors == []
+    assert rig.readings[-1].raw == 1024
+
+
+async def test_slip_at_the_index_is_corrected_and_reported(rig: Rig) -> None:
+    rig.open(pin_index=Z)
+    rig.index()
+    rig.step(16 + 3)  # three steps more than a turn before the mark comes round
+    rig.index()
+    await handoff()
+    assert len(rig.errors) == 1 and "off by 3 step(s)" in rig.errors[0]
+    assert rig.readings[-1].raw == 0
+
+
+async def test_keepalive_repeats_the_angle_in_time_order(rig: Rig) -> None:
+    rig.open(keepalive_s=0.01)
+    rig.step(2)
+    await asyncio.sleep(0.06)
+    assert len(rig.readings) >= 3
+    assert {r.raw for r in rig.readings} == {512}
+    stamps = [r.at_ns for r in rig.readings]
+    assert stamps == sorted(stamps)
+    assert stamps[-1] > stamps[0]
+    assert stamps[-1] <= time.monotonic_ns()
+
+
+async def test_readings_feed_the_spin_detector_as_samples(rig: Rig) -> None:
+    rig.open()
+    rig.step(1)
+    await handoff()
+    reading = rig.readings[-1]
+    sample = AngleSample(reading.at_ns, reading.raw, reading.status)
+    assert (sample.raw, sample.status) == (256, 1)
+
+
+async def test_close_releases_the_pins_and_start_twice_is_refused(rig: Rig, factory: MockFactory) -> None:
+    encoder = rig.open(pin_index=Z)
+    with pytest.raises(RuntimeError):
+        encoder.start(asyncio.get_running_loop())
+    encoder.close()
+    encoder.close()  # idempotent
+    rig.step(1)
+    await handoff()
+    assert rig.readings == []
+
+
+async def test_a_factory_on_its_own_clock_is_refused(factory: MockFactory) -> None:
+    class OwnClockFactory(MockFactory):  # type: ignore[misc]
+        @staticmethod
+        def ticks() -> int:
+            return 3_141_592_653
+
+    encoder = GpioEncoder(A, B, counts_per_rev=16, on_reading=lambda r: None, pin_factory=OwnClockFactory())
+    with pytest.raises(GpioError, match="own clock"):
+        encoder.start(asyncio.get_running_loop())
+
+
+async def test_unknown_factory_name_is_refused() -> None:
+    encoder = GpioEncoder(A, B, counts_per_rev=16, on_reading=lambda r: None, pin_factory="no-such-factory")
+    with pytest.raises(GpioError, match="unknown pin factory"):
+        encoder.start(asyncio.get_running_loop())
+
+
+def test_keepalive_validation() -> None:
+    with pytest.raises(ValueError):
+        GpioEncoder(A, B, counts_per_rev=16, on_reading=lambda r: None, keepalive_s=0)
+
+
+async def test_pins_in_use_are_refused_with_nothing_claimed(rig: Rig) -> None:
+    rig.open()
+    second = GpioEncoder(A, B, counts_per_rev=16, on_reading=lambda r: None, pin_factory=rig.factory)
+    with pytest.raises(GpioError, match="cannot claim GPIO pins 5/6"):
+        second.start(asyncio.get_running_loop())
+    third = GpioEncoder(7, 8, counts_per_rev=16, on_reading=lambda r: None, pin_factory=rig.factory,
+                        pin_index=A)
+    with pytest.raises(GpioError, match=r"cannot claim GPIO pin 5 \(encoder index\)"):
+        third.start(asyncio.get_running_loop())
+    # The A/B pins of the failed attempt were given back.
+    fourth = GpioEncoder(7, 8, counts_per_rev=16, on_reading=lambda r: None, pin_factory=rig.factory)
+    fourth.start(asyncio.get_running_loop())
+    fourth.close()

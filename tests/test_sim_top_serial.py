@@ -1,0 +1,152 @@
+"""The top's angle stream end to end: SimTop -> SimulatedMcu (ANGLE frames over a real pty)
+-> McuLink(on_angle) -> AngleReading on host time -> SpinDetector.
+
+The simulated top's timeline is host monotonic ns, so what a reading says can be compared
+with what the simulation did at that moment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from console.engine.model import Emit
+from console.engine.spin import AngleSample, SpinDetector
+from drivers.mcu_serial import AngleReading, McuLink, PadEdge
+from drivers.sim_mcu import SimulatedMcu
+from drivers.sim_top import LiveTopFeed, SimTop
+from tests.conftest import until
+
+MS = 1_000_000
+# Mapping bound on top of the clock model's own uncertainty (as in test_mcu_serial): generous
+# for loaded CI machines; on an idle machine the error is tens of microseconds.
+SLACK_NS = 2_000_000
+# Hundreds of readings in a row: on a starved CPU the clock model's error sometimes exceeds
+# its own bound by a few milliseconds for a while (seen: 2.6 ms with 4 busy loops on 2 cores).
+BULK_SLACK_NS = 5_000_000
+
+
+@dataclass
+class Recorder:
+    readings: list[AngleReading] = field(default_factory=list)
+    received_ns: list[int] = field(default_factory=list)
+    edges: list[PadEdge] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def angle(self, reading: AngleReading) -> None:
+        self.readings.append(reading)
+        self.received_ns.append(time.monotonic_ns())
+
+
+@pytest.fixture
+def sim() -> Iterator[SimulatedMcu]:
+    mcu = SimulatedMcu(pads=4, clock_offset_us=987_654_321, drift_ppm=40.0)
+    mcu.start()
+    yield mcu
+    mcu.stop()
+
+
+@contextlib.asynccontextmanager
+async def linked(
+    sim: SimulatedMcu, rec: Recorder, on_angle: Callable[[AngleReading], None] | None = None
+) -> AsyncIterator[McuLink]:
+    link = McuLink(
+        sim.port,
+        on_edge=rec.edges.append,
+        on_angle=on_angle or rec.angle,
+        on_error=rec.errors.append,
+        ping_interval=0.05,
+    )
+    task = asyncio.create_task(link.run())
+    try:
+        # A few PING/PONG samples, not just the HELLO seed: the mapping is then as good as
+        # the link gets (a loaded machine shows the difference).
+        await until(lambda: link.connected and link.clock.sample_count >= 3, within=3.0)
+        yield link
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def assert_mapped(link: McuLink, at_ns: int, truth_ns: int, slack_ns: int = SLACK_NS) -> None:
+    bound = link.clock.uncertainty_ns + slack_ns
+    assert abs(at_ns - truth_ns) <= bound, f"mapped {at_ns}, truth {truth_ns}, bound {bound}"
+
+
+async def test_send_angle_frames_arrive_with_mcu_times_mapped_to_host_ns(sim: SimulatedMcu) -> None:
+    rec = Recorder()
+    async with linked(sim, rec) as link:
+        sent = [(sim.send_angle(raw, status), raw, status) for raw, status in
+                ((0, 1), (4095, 1), (2048, 0b011), (17, 0b101), (1234, 0))]
+        await until(lambda: len(rec.readings) == len(sent))
+        for reading, (written_ns, raw, status) in zip(rec.readings, sent, strict=True):
+            assert (reading.raw, reading.status) == (raw, status)
+            assert_mapped(link, reading.at_ns, written_ns)
+        seqs = [r.seq for r in rec.readings]
+        assert seqs == sorted(seqs)
+        assert rec.edges == [] and rec.errors == []
+
+
+async def test_invalid_reading_is_refused_without_costing_a_sequence_number(sim: SimulatedMcu) -> None:
+    rec = Recorder()
+    async with linked(sim, rec) as link:
+        sim.send_angle(100)
+        with pytest.raises(ValueError):
+            sim.send_angle(4096)
+        with pytest.raises(ValueError):
+            sim.send_angle(100, status=0x08)
+        sim.send_angle(101)
+        await until(lambda: len(rec.readings) == 2)
+        assert [r.raw for r in rec.readings] == [100, 101]
+        assert link.stats.lost_frames == 0 and rec.errors == []
+
+
+async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> None:
+    top = SimTop(seed=21, rate_hz=1000.0)
+    rec = Recorder()
+    async with linked(sim, rec) as link:
+        top.spin(time.monotonic_ns(), omega0_dps=1080.0, duration_s=5.0)
+        with LiveTopFeed(top, sim) as feed:
+            await asyncio.sleep(0.5)
+        sent = list(feed.sent)
+        assert len(sent) >= 300
+        await until(lambda: len(rec.readings) == len(sent))
+        assert link.stats.lost_frames == 0 and link.stats.errors == 0 and rec.errors == []
+        assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
+        stamps = [r.at_ns for r in rec.readings]
+        assert stamps == sorted(stamps), "readings must come in time order"
+        for reading, (written_ns, _, _) in zip(rec.readings, sent, strict=True):
+            assert_mapped(link, reading.at_ns, written_ns, BULK_SLACK_NS)
+        # The MCU stamps, not the arrival times, carry the 1 kHz rhythm.
+        span_ms = (stamps[-1] - stamps[0]) / MS
+        assert len(stamps) / span_ms == pytest.approx(1.0, rel=0.2)
+
+
+async def test_spin_detected_live_through_the_serial_link(sim: SimulatedMcu) -> None:
+    """A short real-time spin: started, then stopped within 300 ms of the true stop."""
+    top = SimTop(seed=22, rate_hz=1000.0)
+    events: list[dict[str, object]] = []
+    detector = SpinDetector()
+
+    def on_angle(reading: AngleReading) -> None:
+        for output in detector.handle(AngleSample(reading.at_ns, reading.raw, reading.status),
+                                      time.monotonic_ns()):
+            assert isinstance(output, Emit)
+            events.append(output.event)
+
+    async with linked(sim, Recorder(), on_angle):
+        truth = top.spin(time.monotonic_ns() + 100 * MS, omega0_dps=1440.0, duration_s=1.2)
+        with LiveTopFeed(top, sim):
+            await until(lambda: any(e["type"] == "spin_stopped" for e in events), within=5.0)
+    kinds = [e["type"] for e in events if e["type"] != "spin_angle"]
+    assert kinds == ["spin_started", "spin_stopped"]
+    stopped = next(e for e in events if e["type"] == "spin_stopped")
+    assert isinstance(stopped["t_ns"], int)
+    assert 0 < stopped["t_ns"] - truth.stopped_ns <= 300 * MS
+    assert stopped["turns"] == pytest.approx(truth.turns, abs=0.05)
