@@ -58,11 +58,12 @@ class PlayerSection:
 
 @dataclass(frozen=True)
 class SourceSection:
-    kind: str  # "serial_mcu" | "simulated_mcu" | "gpio"
+    kind: str  # "serial_mcu" | "simulated_mcu" | "gpio" | "gpio_encoder"
     port: str = ""  # serial_mcu: the device path
     baudrate: int = 115200
     pads: int = 4  # simulated_mcu: how many pads it has
-    pins: tuple[int, ...] = ()  # gpio: BCM pin per pad index
+    pins: tuple[int, ...] = ()  # gpio: BCM pin per pad index; gpio_encoder: A, B[, index]
+    counts_per_turn: int = 0  # gpio_encoder: quadrature cycles per turn of the top
     pin_factory: str = ""  # gpio: gpiozero pin factory ("" = gpiozero's choice, "mock" for tests)
     pull_up: bool = True  # gpio: buttons to ground with the internal pull-up
     resolution_us: int = 1
@@ -200,7 +201,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "game.answer_clock": tuple(c.value for c in AnswerClock),
     "game.false_start": tuple(c.value for c in FalseStartPolicy),
     "game.tie_policy": tuple(c.value for c in TiePolicy),
-    "sources.kind": ("serial_mcu", "simulated_mcu", "gpio"),
+    "sources.kind": ("serial_mcu", "simulated_mcu", "gpio", "gpio_encoder"),
     "console.log_level": ("debug", "info", "warning", "error"),
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
@@ -340,6 +341,9 @@ def _check_cross_references(config: Config) -> None:
             raise ConfigError(src, f"sources.{name}.port", "a serial_mcu source needs a port")
         if s.kind == "gpio" and not s.pins:
             raise ConfigError(src, f"sources.{name}.pins", "a gpio source needs its pins")
+        if s.kind == "gpio_encoder" and (len(s.pins) not in (2, 3) or s.counts_per_turn <= 0):
+            raise ConfigError(src, f"sources.{name}", "a gpio_encoder needs pins = [A, B] or [A, B, index] "
+                                                       "and counts_per_turn")
     for i, p in enumerate(config.players):
         source, _, index = p.pad.partition(":")
         if source not in config.sources:

@@ -43,6 +43,8 @@ async def run_daemon(config: Config, config_path: str) -> int:
             sim.start()
             sims.append(sim)
             console.add_mcu(name, sim.port, source.baudrate)
+        elif source.kind == "gpio_encoder":
+            console.add_encoder(name, source.pins, source.counts_per_turn, pin_factory=source.pin_factory)
         else:
             console.add_gpio(name, source.pins, pull_up=source.pull_up, pin_factory=source.pin_factory)
 

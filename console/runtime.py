@@ -37,11 +37,13 @@ from console.engine.spin import AngleSample
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.mqtt_link import MqttLink, Topics
+from console.questions import QuestionFileError, QuestionPicker, load_questions
 from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
 from console.table_setup import table_setup
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
+from drivers.gpio_encoder import GpioEncoder
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 
 log = logging.getLogger("chgk.console")
@@ -81,6 +83,7 @@ class Console:
         self.mqtt: MqttLink | None = None
         self.links: dict[str, McuLink] = {}
         self.gpio: dict[str, GpioButtons] = {}
+        self.encoders: dict[str, GpioEncoder] = {}
         self.source_status: dict[str, str] = {}
         self.watchers: list[EventWatcher] = []
         self._journal = journal
@@ -88,6 +91,7 @@ class Console:
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0
         self._started_wall = time.strftime("%Y%m%d-%H%M%S")
+        self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
                            for p in self.players}
@@ -221,6 +225,40 @@ class Console:
             self._keep_record(event)
         for watch in self.watchers:
             watch(event)
+        if event["type"] == "question_needed":
+            self._ask_question(event)
+
+    def _ask_question(self, need: dict[str, Any]) -> None:
+        """The 12th sector wants a random question: draw one from the question file; the host
+        gets it whole on the host topic, everybody its source (000 4.2 г)."""
+        if self._questions is None:
+            self._questions = self._load_questions()
+        if not self._questions:
+            self.report_error("questions", "no question file for the 12th sector (table.question_file); "
+                                           "the host reads a question of their own")
+            return
+        try:
+            q = self._questions.pick()
+        except QuestionFileError as exc:
+            self.report_error("questions", str(exc))
+            return
+        now = self.clock()
+        self._publish({"type": "question_drawn", "t_ns": now, "audience": "host", "round": need.get("round"),
+                       "text": q.text, "answer": q.answer, "accepted": q.accepted, "comment": q.comment,
+                       "handout": q.handout, "source": q.source_line()})
+        self._publish({"type": "question_source", "t_ns": now, "round": need.get("round"),
+                       "source": q.source_line()})
+
+    def _load_questions(self) -> QuestionPicker | None:
+        name = self.config.table.question_file
+        if not name:
+            return None
+        path = Path(self.config.source).parent / name  # relative to the config file
+        try:
+            return QuestionPicker(load_questions(path), seed=self.seed)
+        except (QuestionFileError, OSError) as exc:
+            self.report_error("questions", f"cannot read the 12th sector's questions: {exc}")
+            return None
 
     def _keep_record(self, record: dict[str, Any]) -> None:
         """Each game's record on disk, one JSON file per game (the latest version of it)."""
@@ -315,6 +353,18 @@ class Console:
         self.gpio["pedal"] = pedal
         return pedal
 
+    def add_encoder(self, name: str, pins: Sequence[int], counts_per_turn: int, *,
+                    pin_factory: str | object = "") -> GpioEncoder:
+        """The top's angle from a quadrature encoder (A, B and an optional index pin)."""
+        encoder = GpioEncoder(
+            pins[0], pins[1], counts_per_rev=counts_per_turn,
+            pin_index=pins[2] if len(pins) > 2 else None, pin_factory=pin_factory,
+            on_reading=lambda r: self.feed([AngleSample(r.at_ns, r.raw, r.status)]),
+            on_error=lambda message: self.report_error(name, message),
+        )
+        self.encoders[name] = encoder
+        return encoder
+
     def start_gpio(self) -> None:
         """Claim the GPIO pins of every GPIO source and the pedal (`run` does this)."""
         loop = asyncio.get_running_loop()
@@ -325,6 +375,13 @@ class Console:
                 self.report_status(name, "disconnected", str(exc))
             else:
                 self.report_status(name, "connected", f"GPIO pins {list(buttons.pins)}")
+        for name, encoder in self.encoders.items():
+            try:
+                encoder.start(loop)
+            except GpioError as exc:
+                self.report_status(name, "disconnected", str(exc))
+            else:
+                self.report_status(name, "connected", "the top's encoder")
 
     async def run(
         self, broker_host: str, broker_port: int, *, on_ready: Callable[[], None] | None = None
@@ -354,6 +411,8 @@ class Console:
     def close_gpio(self) -> None:
         for buttons in self.gpio.values():
             buttons.close()
+        for encoder in self.encoders.values():
+            encoder.close()
 
 
 def _journal_header(config: Config, seed: int) -> dict[str, Any]:
