@@ -88,6 +88,7 @@ class Console:
         self.watchers: list[EventWatcher] = []
         self._journal = journal
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_deadline: int | None = None
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0
         self._started_wall = time.strftime("%Y%m%d-%H%M%S")
@@ -295,10 +296,12 @@ class Console:
     # ------------------------------------------------------------------ the one timer
 
     def _arm_timer(self, now: int) -> None:
+        deadline = self.referee.next_deadline()
         if self._timer is not None:
+            if deadline == self._timer_deadline:
+                return  # already armed for it (the usual case: 1000 angle samples a second)
             self._timer.cancel()
             self._timer = None
-        deadline = self.referee.next_deadline()
         if deadline is None:
             return
         try:
@@ -306,6 +309,7 @@ class Console:
         except RuntimeError:
             return  # fed outside a loop (tests of the shell's plumbing): no timers to run
         self._timer = loop.call_later(max(0.0, (deadline - now) / 1e9), self._on_timer)
+        self._timer_deadline = deadline
 
     def _on_timer(self) -> None:
         self._timer = None

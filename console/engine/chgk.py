@@ -207,6 +207,13 @@ class ChgkReferee:
             "winner": self._winner.value if self._winner else None,
         }
 
+    def running_timer(self) -> tuple[str, int] | None:
+        """The discussion count a display shows: ("discussion", its deadline), or None."""
+        r = self._round
+        if r is None or r.count is None:
+            return None
+        return "discussion", r.count.deadline
+
     def host_snapshot(self, now: int) -> dict[str, Any]:
         """`snapshot` plus what only the host may see: where the fortochka lies."""
         return {**self.snapshot(now), "fortochka": {"sector": self._table.fortochka(),

@@ -75,8 +75,7 @@ class TableGame:
         return min(deadlines) if deadlines else None
 
     def running_timer(self) -> tuple[str, int] | None:
-        timer = self.referee.snapshot(0)["timer"]
-        return None if timer is None else ("discussion", int(timer["deadline_ns"]))
+        return self.referee.running_timer()
 
     def snapshot(self, now: int) -> dict[str, Any]:
         return {**self.referee.snapshot(now), "top": self._top_view()}
