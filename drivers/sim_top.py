@@ -224,6 +224,11 @@ class SimTop:
         with self._lock:
             self._silences.append((start_ns, end_ns))
 
+    def settled_ns(self) -> int | None:
+        """When the last scheduled motion is over (the arrow rests from then on), None if none."""
+        with self._lock:
+            return self._motions[-1].end_ns if self._motions else None
+
     def _add_motion(self, motion: _Motion) -> None:
         with self._lock:
             if self._motions and motion.start_ns < self._motions[-1].end_ns:
@@ -311,6 +316,26 @@ class LiveTopFeed:
         if thread is not None:
             self._stop.set()
             thread.join(timeout=2.0)
+
+    def spin_now(
+        self,
+        *,
+        omega0_dps: float | None = None,
+        duration_s: float | None = None,
+        direction: int = 1,
+    ) -> SpinTruth | None:
+        """Spin the top by hand now (on the feed's clock), with :meth:`SimTop.spin`'s
+        parameters (drawn from the top's generator when not given); None, and nothing
+        scheduled, while an earlier motion is still going.
+
+        The push starts one sample period from now: a reading already being taken is then
+        never older than the motion it should have shown.
+        """
+        at = self._clock() + self._top.period_ns
+        settled = self._top.settled_ns()
+        if settled is not None and at < settled:
+            return None
+        return self._top.spin(at, omega0_dps=omega0_dps, duration_s=duration_s, direction=direction)
 
     def __enter__(self) -> LiveTopFeed:
         self.start()

@@ -68,7 +68,7 @@ class Display:
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         return [p for t, p in self.seen if t.endswith("/events") and (kind is None or p["type"] == kind)]
 
-    async def wait_for(self, check: Callable[[], Any], within: float = 5.0) -> Any:
+    async def wait_for(self, check: Callable[[], Any], within: float = 10.0) -> Any:
         async with asyncio.timeout(within):
             while not (result := check()):
                 assert not self.invalid, self.invalid
