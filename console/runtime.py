@@ -319,15 +319,18 @@ class Console:
     # ------------------------------------------------------------------ drivers
 
     def add_mcu(self, name: str, port: str, baudrate: int) -> McuLink:
+        """An MCU on a serial port: its pads for «Своя игра», the top's angle at the table."""
+        table = self.table is not None
         link = McuLink(
             port,
             name=name,
             baudrate=baudrate,
-            on_edge=lambda edge: self.mcu_edge(name, edge),
-            on_watermark=lambda ns: self.mcu_watermark(name, ns),
+            # At the table the MCU reads the top; pads (if any are wired) play no part there.
+            on_edge=(lambda edge: None) if table else (lambda edge: self.mcu_edge(name, edge)),
+            on_watermark=None if table else (lambda ns: self.mcu_watermark(name, ns)),
             on_status=lambda state, detail: self.report_status(name, state, detail),
             on_error=lambda message: self.report_error(name, message),
-            on_angle=self.mcu_angle if self.table is not None else None,
+            on_angle=self.mcu_angle if table else None,
         )
         self.links[name] = link
         return link
