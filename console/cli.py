@@ -21,8 +21,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--config", required=True, help="the TOML config (see config/console.toml)")
 
     demo = sub.add_parser("demo", help="play on a simulated table from the terminal")
+    demo.add_argument("--game", choices=["svoya", "chgk"], default="svoya",
+                      help="«Своя игра» on buttons (default) or the «Что? Где? Когда?» table")
     demo.add_argument("--config", help="a config with a simulated_mcu source (default: built in)")
     demo.add_argument("--no-sound", action="store_true", help="do not play cues")
+
+    calibrate = sub.add_parser("calibrate", help="find the top sensor's zero and direction; store them")
+    calibrate.add_argument("--config", required=True, help="the config to read the source from and update")
+    calibrate.add_argument("--port", help="the serial port, overriding the config's")
 
     replay = sub.add_parser("replay", help="replay a JSON Lines scenario; events to stdout")
     replay.add_argument("file")
@@ -31,9 +37,10 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency"])
+    bench.add_argument("what", choices=["latency", "table"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--samples", type=int, default=300)
+    bench.add_argument("--samples", type=int, default=300, help="latency: presses to measure")
+    bench.add_argument("--seconds", type=float, default=60.0, help="table: how long to stream angles")
 
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -46,11 +53,19 @@ def main(argv: list[str] | None = None) -> int:
 
         return replay_file(args.file, sys.stdout, sys.stderr)
     if args.command == "bench":
+        if args.what == "table":
+            from bench.table import main as bench_table
+
+            return bench_table(seconds=args.seconds, as_json=args.json)
         from bench.latency import main as bench_latency
 
         return bench_latency(samples=args.samples, as_json=args.json)
+    if args.command == "calibrate":
+        from console.calibrate import main_calibrate
+
+        return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
-        return _demo(args.config, sound=not args.no_sound)
+        return _demo(args.config, args.game, sound=not args.no_sound)
     return _run(args.config)
 
 
@@ -96,20 +111,23 @@ def _run(path: str) -> int:
     return run_loop(run_daemon(config, path))
 
 
-def _demo(path: str | None, *, sound: bool) -> int:
+def _demo(path: str | None, game: str, *, sound: bool) -> int:
     from console.config import Config
     from console.demo import run_demo
+    from console.demo_table import run_table_demo
 
     if path is None:
-        with resources.as_file(resources.files("console") / "data" / "demo.toml") as default:
+        name = "demo-chgk.toml" if game == "chgk" else "demo.toml"
+        with resources.as_file(resources.files("console") / "data" / name) as default:
             config = _load_or_exit(str(default))
     else:
         config = _load_or_exit(path)
     assert isinstance(config, Config)
     # The screen is the demo's output; the log would scroll it away.
     logging.getLogger().setLevel(logging.WARNING)
+    runner = run_table_demo if config.game.kind == "chgk" else run_demo
     try:
-        return run_loop(run_demo(config, sys.stdin, sys.stdout, sound=sound))
+        return run_loop(runner(config, sys.stdin, sys.stdout, sound=sound))
     except KeyboardInterrupt:
         return 130
 

@@ -70,7 +70,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
     broker = (EmbeddedBroker(config.mqtt.port, config.mqtt.ws_port) if embedded
               else contextlib.nullcontext())
     display = DisplayServer(config.display.bind, config.display.http_port, ws_port=config.mqtt.ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}")
+                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=ready), name="console")

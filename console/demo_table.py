@@ -316,7 +316,7 @@ async def run_table_demo(
     if http_port and not port_is_free(http_port):
         http_port = free_port()
     display = DisplayServer("127.0.0.1", http_port, ws_port=ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}")
+                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, port), name="console")

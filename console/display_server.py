@@ -1,9 +1,11 @@
-"""Serves the display pages (the scoreboard) over HTTP, for the hall's screens and tablets.
+"""Serves the display pages to the hall's screens and tablets, over HTTP.
 
-Contract: `DisplayServer(bind, port, ws_port, base)` answers `GET /` and `GET /scoreboard`
-with the scoreboard page, told where the broker's WebSocket listener is (the host the browser
-used to reach this server, port `ws_port`) and which topics to read (`base`); anything else is
-a 404. It serves one small static page, so it is a plain asyncio server, not a web framework.
+Contract: `DisplayServer(bind, port, ws_port=..., base=..., game=...)` answers `GET /` and
+`GET /scoreboard` with the hall's board of the game (the «Своя игра» scoreboard or the ChGK
+table), told where the broker's WebSocket listener is (the host the browser used to reach
+this server, port `ws_port`) and which topics to read (`base`), and `GET /mqtt-ws.js` with
+the pages' MQTT client; anything else is a 404. A few small static files: a plain asyncio
+server, not a web framework.
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ from importlib import resources
 
 log = logging.getLogger("chgk.display")
 
-PAGES = {"/": "scoreboard.html", "/scoreboard": "scoreboard.html"}
+SCRIPTS = {"/mqtt-ws.js": "mqtt-ws.js"}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 
 
 class DisplayServer:
-    def __init__(self, bind: str, port: int, *, ws_port: int, base: str) -> None:
+    def __init__(self, bind: str, port: int, *, ws_port: int, base: str, game: str = "svoya") -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
+        # The hall's board for the game played here: «Своя игра» scores or the ChGK table.
+        board = "table.html" if game == "chgk" else "scoreboard.html"
+        self.pages = {"/": board, "/scoreboard": board}
         self._server: asyncio.Server | None = None
 
     async def start(self) -> None:
@@ -51,10 +56,13 @@ class DisplayServer:
         path = rest.split(" ", 1)[0].split("?", 1)[0]
         headers = dict(line.split(":", 1) for line in header_lines if ":" in line)
         host = headers.get("Host", headers.get("host", "127.0.0.1")).strip().rsplit(":", 1)[0]
-        if method != "GET" or path not in PAGES:
-            status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
+        if method == "GET" and path in self.pages:
+            status, body, kind = "200 OK", self.page(self.pages[path], host or "127.0.0.1"), "text/html"
+        elif method == "GET" and path in SCRIPTS:
+            script = (resources.files("console") / "data" / SCRIPTS[path]).read_bytes()
+            status, body, kind = "200 OK", script, "text/javascript"
         else:
-            status, body, kind = "200 OK", self.page(PAGES[path], host or "127.0.0.1"), "text/html"
+            status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
         writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         try:
