@@ -1,6 +1,7 @@
 """The MQTT contract's JSON Schemas (``schemas/`` at the repo root): loading and validating.
 
-Contract: `load_schema(kind)` returns the parsed schema of one payload kind (see `KINDS`);
+Contract: `load_schema(kind)` returns the parsed schema of one payload kind (see `KINDS` for
+«Своя игра», docs/mqtt.md, and `TABLE_KINDS` for the «Что? Где? Когда?» table, docs/mqtt-table.md);
 `validate(kind, payload)` returns None or raises ``jsonschema.ValidationError`` naming the
 first problem. The schemas live in the source tree only (they are the published contract
 for display authors, not package data): outside a checkout, both raise FileNotFoundError
@@ -17,14 +18,19 @@ from typing import Any
 #: The payload kinds and their topics (docs/mqtt.md): ``<prefix>/<node>/events``, ``/state``,
 #: ``/status`` and ``/host/command``.
 KINDS = ("event", "state", "status", "command")
+#: The table's payload kinds (docs/mqtt-table.md): its events (``/events``, ``/angle``,
+#: ``/host/events``), its state (``/state``, ``/host/state``), its host commands, and the game
+#: record (``/record``, and the files in ``table.record_dir``). The status is the same as above.
+TABLE_KINDS = ("table_event", "table_state", "table_command", "record")
+ALL_KINDS = KINDS + TABLE_KINDS
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
 
 def schema_path(kind: str) -> Path:
     """The file of `kind`'s schema; ValueError for an unknown kind, FileNotFoundError outside a checkout."""
-    if kind not in KINDS:
-        raise ValueError(f"unknown schema {kind!r} (one of {', '.join(KINDS)})")
+    if kind not in ALL_KINDS:
+        raise ValueError(f"unknown schema {kind!r} (one of {', '.join(ALL_KINDS)})")
     if not SCHEMAS_DIR.is_dir():
         raise FileNotFoundError(
             f"the MQTT JSON Schemas are not at {SCHEMAS_DIR}: they are only in the chgk-console source "
@@ -35,7 +41,7 @@ def schema_path(kind: str) -> Path:
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The schema of payload kind `name` ("event", "state", "status" or "command")."""
+    """The schema of payload kind `name` (one of `ALL_KINDS`, e.g. "event" or "table_state")."""
     path = schema_path(name)
     with path.open(encoding="utf-8") as f:
         schema = json.load(f)

@@ -80,16 +80,20 @@ async def test_the_display_server_refuses_other_paths(mosquitto_ws: Broker) -> N
         assert response.startswith(b"HTTP/1.1 404")
 
 
+def table_config(tmp_path: Path, port: int) -> Path:
+    demo = Path(__file__).resolve().parent.parent / "console" / "data" / "demo-chgk.toml"
+    text = demo.read_text(encoding="utf-8").replace('host = ""', f'host = "127.0.0.1"\nport = {port}')
+    (tmp_path / "table.toml").write_text(text.replace('node = "demo"', 'node = "t1"'), encoding="utf-8")
+    return tmp_path / "table.toml"
+
+
 async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_path: Path) -> None:
     """The ChGK board: the sectors drawn, the score, the round and its countdown."""
     from console.config import load_config
     from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
     from console.runtime import Console
 
-    demo = Path(__file__).resolve().parent.parent / "console" / "data" / "demo-chgk.toml"
-    text = demo.read_text(encoding="utf-8").replace('host = ""', f'host = "127.0.0.1"\nport = {mosquitto_ws.port}')
-    (tmp_path / "table.toml").write_text(text.replace('node = "demo"', 'node = "t1"'), encoding="utf-8")
-    console = Console(load_config(tmp_path / "table.toml"))
+    console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
     assert mosquitto_ws.ws_port is not None
     server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base="chgk/t1", game="chgk")
     await server.start()
@@ -97,12 +101,13 @@ async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_
     try:
         browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
         try:
-            count = await asyncio.to_thread(browser.wait_for, "document.querySelectorAll('path.sector').length")
+            sectors = "document.querySelectorAll('path.sector').length"
+            count = await asyncio.to_thread(browser.wait_for, sectors)
             assert count == 12
             console.feed([SectorPicked(3, console.clock(), PickSource.HOST)])  # 3 is the blitz
             console.feed([ChgkHost(ChgkAction.START_TIMER, console.clock())])
-            round_text = await asyncio.to_thread(browser.wait_for, f"{text_of('round')}.includes('Блиц') && "
-                                                 f"{text_of('round')}")
+            round_text = await asyncio.to_thread(
+                browser.wait_for, f"{text_of('round')}.includes('Блиц') && {text_of('round')}")
             assert round_text.startswith("Раунд 1 · сектор 3")
             shown = await asyncio.to_thread(browser.wait_for, f"parseInt({text_of('timer')}) || 0")
             assert 15 <= shown <= 20
