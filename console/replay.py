@@ -28,6 +28,9 @@ DEFAULT_SCENARIO_CONFIG: dict[str, Any] = {
 }
 
 
+DEFAULT_TABLE_CONFIG: dict[str, Any] = {"sources": {"top": {"kind": "simulated_mcu", "pads": 1}}}
+
+
 class VirtualTable:
     """An engine driven on a virtual clock: inputs at their arrival times, deadlines on time."""
 
@@ -99,7 +102,8 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
     raw_config = dict(header.get("config", {})) if header else {}
     auto_watermark = raw_config.pop("auto_watermark", True)
     try:
-        config = config_from_dict({**DEFAULT_SCENARIO_CONFIG, **raw_config}, f"{name} (config line)")
+        defaults = DEFAULT_TABLE_CONFIG if kind == "chgk" else DEFAULT_SCENARIO_CONFIG
+        config = config_from_dict({**defaults, **raw_config}, f"{name} (config line)")
     except ConfigError as exc:
         print(f"replay: {exc}", file=err)
         return 2

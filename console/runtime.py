@@ -90,7 +90,9 @@ class Console:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._refresh: asyncio.TimerHandle | None = None
-        self._seq = 0
+        self._seq = 0  # of the event stream: the state says which events it reflects
+        self._seqs: dict[str, int] = {}
+        self._games = 0
         self._started_wall = time.strftime("%Y%m%d-%H%M%S")
         self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
@@ -210,18 +212,24 @@ class Console:
             self.links[source].set_lamps(on, blink)
 
     def _publish(self, event: dict[str, Any]) -> None:
-        self._seq += 1
-        event["seq"] = self._seq
+        # Each topic numbers its own messages, so a gap on one always means a lost message.
+        if event.get("audience") == "host":  # e.g. where the «форточка» lies
+            topic = self.topics.host_events
+        elif event["type"] == "spin_angle":
+            topic = self.topics.angle
+        else:
+            topic = self.topics.events
+        seq = self._seqs[topic] = self._seqs.get(topic, 0) + 1
+        event["seq"] = seq
+        if topic == self.topics.events:
+            self._seq = seq
         if self.mqtt is not None:
             kind = event["type"]
-            if event.get("audience") == "host":  # e.g. where the «форточка» lies
-                self.mqtt.publish_event(event, self.topics.host_events)
-            elif kind == "spin_angle":
-                self.mqtt.publish_event(event, self.topics.angle)
-            else:
-                self.mqtt.publish_event(event)
+            self.mqtt.publish_event(event, topic)
             if kind == "game_record":
                 self.mqtt.publish_retained(self.topics.record, event)
+        if event["type"] == "game_started":
+            self._games += 1
         if event["type"] == "game_record":
             self._keep_record(event)
         for watch in self.watchers:
@@ -266,7 +274,8 @@ class Console:
         folder = self.config.table.record_dir
         if not folder:
             return
-        name = f"game-{self._started_wall}.json"
+        # One file per game (a record re-sent after late hall answers replaces its own file).
+        name = f"game-{self._started_wall}-{self._games + 1}.json"
         try:
             Path(folder).mkdir(parents=True, exist_ok=True)
             Path(folder, name).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -278,7 +287,9 @@ class Console:
             host_state = None
             if self.table is not None:
                 table = self.table
-                host_state = lambda: table.host_snapshot(self.clock())  # noqa: E731
+
+                def host_state() -> dict[str, Any]:
+                    return {**table.host_snapshot(self.clock()), "seq": self._seq, "game": self.kind}
             self.mqtt.publish_state(self.state, host_state)
 
     def state(self, now: int | None = None) -> dict[str, Any]:
@@ -424,6 +435,8 @@ class Console:
 
 def _journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs to judge the journal's inputs the same way."""
+    if config.game.kind == "chgk":
+        return _table_header(config, seed)
     g = config.game
     return {
         "auto_watermark": False,
@@ -438,4 +451,18 @@ def _journal_header(config: Config, seed: int) -> dict[str, Any]:
             for name, s in config.sources.items()
         },
         "host": {"max_delay_ms": config.host.max_delay_ms},
+    }
+
+
+def _table_header(config: Config, seed: int) -> dict[str, Any]:
+    def section(obj: Any) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(obj).items()}
+
+    return {
+        "game": {"kind": "chgk"},
+        "table": {**section(config.table), "seed": seed},
+        "spin": section(config.spin),
+        "teams": [section(t) for t in config.teams],
+        # A replay has no hardware: the sources only need to exist under their names.
+        "sources": {name: {"kind": "simulated_mcu"} for name in config.sources},
     }

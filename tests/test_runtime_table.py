@@ -62,3 +62,39 @@ def test_the_game_record_is_kept_on_disk_000_1_6_1(tmp_path: Path) -> None:
     assert len(files) == 1
     kept = json.loads(files[0].read_text(encoding="utf-8"))
     assert kept["score"] == record["score"] and "indicators" in kept
+
+
+def test_the_table_journal_replays_to_the_same_decisions(tmp_path: Path) -> None:
+    """The journal of a table (angle samples, host actions) judged again by replay."""
+    import io
+
+    from console.engine.sectors import SectorMap
+    from console.engine.spin import AngleSample
+    from console.replay import replay_lines
+
+    config = load_config(table(tmp_path)[0].config.source)
+    journal = io.StringIO()
+    console = Console(config, journal=journal)
+    live: list[dict[str, Any]] = []
+    console.watchers.append(live.append)
+    sectors = SectorMap(12)
+    t0 = console.clock()
+    rest = sectors.centre_deg(4)
+    for i in range(4000):  # 3 s slowing down from 2.5 turns to rest at sector 4's centre, then 1 s still
+        u = min(i / 3000, 1.0)
+        angle = rest - 900.0 + 900.0 * (1 - (1 - u) ** 2)
+        t = t0 + i * 1_000_000
+        console.feed([AngleSample(t, round(sectors.raw_at(angle % 360.0)) % 4096)], now=t)
+    console.feed([ChgkHost(ChgkAction.START_TIMER, t0 + 4_100_000_000)], now=t0 + 4_100_000_000)
+    console.feed([ChgkHost(ChgkAction.ANSWER_WRONG, t0 + 4_200_000_000)], now=t0 + 4_200_000_000)
+
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_lines(io.StringIO(journal.getvalue()), "journal", out, err) == 0, err.getvalue()
+    replayed = [json.loads(line) for line in out.getvalue().splitlines()]
+
+    def decisions(events: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+        return [(e["type"], e.get("played_sector", e.get("sector"))) for e in events
+                if e["type"] in ("spin_started", "spin_stopped", "sector_chosen", "round_ended")]
+
+    assert decisions(live) == decisions(replayed)
+    assert ("sector_chosen", 4) in decisions(live)

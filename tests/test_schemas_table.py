@@ -948,8 +948,6 @@ def test_record_refusals() -> None:
 # ---------------------------------------------------------------- (f) the status
 
 
-@pytest.mark.xfail(strict=True, reason="schemas/status.schema.json has game const \"svoya\"; the table's "
-                                       "status says \"chgk\" (docs/mqtt-table.md, inconsistency)")
 def test_the_tables_status_fits_the_status_schema() -> None:
     validate("status", {"state": "online", "sources": {"table": "connected"}, "node": "demo",
                         "game": "chgk", "seed": 42})
