@@ -728,7 +728,8 @@ def test_state_through_the_phases_of_a_round_from_a_spin() -> None:
     st = w.states[0]
     assert (st["phase"], st["seq"], st["game"], st["timer"], st["current"]) == (
         "ready", 0, "chgk", None, None)
-    assert st["top"] == {"phase": "rest", "speed_dps": None, "last_stop": None, "unsure": None}
+    assert st["top"] == {"phase": "rest", "sensor": "ok", "widths_deg": [30.0] * 12, "speed_dps": None,
+                         "last_stop": None, "unsure": None}
     assert w.host_states[0]["fortochka"] == {"sector": 5, "fell": False}
     top, truth = aimed_top(seed=12, rest_deg=299.3, at_ns=1 * S, duration_s=3.0)
     st = w.samples(top, 0, 2500 * MS)  # mid-spin

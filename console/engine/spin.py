@@ -332,6 +332,11 @@ class SpinDetector:
         return self._phase
 
     @property
+    def health(self) -> str:
+        """The sensor as last reported: "ok", "fault" (magnet flags) or "silent"."""
+        return self._health
+
+    @property
     def result(self) -> dict[str, Any] | None:
         """The standing ``spin_stopped`` event (None before one, after a new start or an
         invalid spin)."""

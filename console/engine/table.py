@@ -87,6 +87,9 @@ class TableGame:
         result = self.spin.result
         return {
             "phase": self.spin.phase.value,
+            "sensor": self.spin.health,
+            # Sector widths, so a display that joins late can draw a table of unequal sectors.
+            "widths_deg": list(self.setup.sectors.widths),
             "speed_dps": self.spin.speed_dps,
             "last_stop": None if result is None else {
                 k: result.get(k) for k in ("angle_deg", "sector", "near_boundary", "stopped_at_ns")},
