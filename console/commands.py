@@ -6,6 +6,7 @@ what is wrong. Nothing here decides whether the action is allowed now: the engin
 refuses with an error event.
 
 * «Своя игра»: ``{"action": "<HostAction>"}``.
+* sports ChGK timer (003 5.3): ``{"action": "start" | "cancel"}``.
 * ChGK table: ``{"action": "<ChgkAction>", ...}`` with the arguments the action uses
   (``sector``, ``to_sector``, ``team``, ``round``, ``part``), or
   ``{"action": "pick_sector", "sector": N}``: the host picks the sector (a stop on a boundary,
@@ -18,14 +19,19 @@ from typing import Any
 
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.model import Host, HostAction
+from console.engine.sports_timer import SportsAction, SportsHost
 
 PICK_SECTOR = "pick_sector"
 _INT_ARGS = ("sector", "to_sector", "round", "part")
 
 
-def parse_command(kind: str, command: dict[str, Any], at: int) -> Host | ChgkHost | SectorPicked:
+def parse_command(kind: str, command: dict[str, Any], at: int) -> Host | ChgkHost | SectorPicked | SportsHost:
     if kind == "chgk":
         return _chgk(command, at)
+    if kind == "sports":
+        if set(command) - {"action"}:
+            raise ValueError(f"unknown key(s) {', '.join(sorted(set(command) - {'action'}))}")
+        return SportsHost(SportsAction(str(command.get("action"))), at)
     unknown = set(command) - {"action"}
     if unknown:
         raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")
@@ -33,6 +39,8 @@ def parse_command(kind: str, command: dict[str, Any], at: int) -> Host | ChgkHos
 
 
 def command_help(kind: str) -> str:
+    if kind == "sports":
+        return f'expected {{"action": one of {", ".join(a.value for a in SportsAction)}}}'
     if kind == "chgk":
         actions = ", ".join([PICK_SECTOR, *(a.value for a in ChgkAction)])
         return f'expected {{"action": one of {actions}, and its arguments}}'

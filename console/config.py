@@ -195,7 +195,7 @@ class Config:
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "game.kind": ("svoya", "chgk"),
+    "game.kind": ("svoya", "chgk", "sports"),
     "table.rules": ("tto", "belgorod"),
     "table.stage": ("qualifier", "semifinal", "final"),
     "game.answer_clock": tuple(c.value for c in AnswerClock),
@@ -257,7 +257,7 @@ def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
     _check_cross_references(config)
     if config.game.kind == "svoya":
         config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)
-    else:
+    elif config.game.kind == "chgk":
         from console.table_setup import table_setup  # the table's own checks
 
         table_setup(config)
@@ -334,7 +334,7 @@ _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a number"
 
 def _check_cross_references(config: Config) -> None:
     src = config.source
-    if not config.sources:
+    if not config.sources and config.game.kind != "sports":  # the sports timer needs no hardware
         raise ConfigError(src, "sources", "at least one source is needed ([sources.NAME])")
     for name, s in config.sources.items():
         if s.kind == "serial_mcu" and not s.port:

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from console.config import Config, ConfigError, config_from_dict
 from console.engine.game import Game
 from console.engine.model import Emit, Output, Press, Watermark
+from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.mqtt_link import encode
@@ -110,8 +111,13 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
     steps.sort(key=lambda s: s.arrive)  # stable: lines arriving together keep their order
     if auto_watermark:
         steps = with_scan_watermarks(steps, config)
-    engine: Game = (TableGame(table_setup(config)) if config.game.kind == "chgk"
-                    else SvoyaReferee(config.svoya_rules()))
+    engine: Game
+    if config.game.kind == "chgk":
+        engine = TableGame(table_setup(config))
+    elif config.game.kind == "sports":
+        engine = SportsTimer(SportsRules())
+    else:
+        engine = SvoyaReferee(config.svoya_rules())
     table = VirtualTable(engine, start=steps[0].arrive if steps else 0)
     seq = 0
     for step in steps:

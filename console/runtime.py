@@ -34,6 +34,7 @@ from console.engine.model import (
 )
 from console.engine.rules import Player
 from console.engine.spin import AngleSample
+from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.mqtt_link import MqttLink, Topics
@@ -68,11 +69,16 @@ class Console:
         self.kind = config.game.kind
         self.table: TableGame | None = None
         self.referee: Game
-        if self.kind == "chgk":
+        self.players: tuple[Player, ...]
+        if self.kind == "sports":  # the sports ChGK timer in a hall (003 5.3): no table, no buttons
+            self.seed = 0
+            self.referee = SportsTimer(SportsRules())
+            self.players = ()
+        elif self.kind == "chgk":
             self.seed = config.table.seed or random.SystemRandom().randrange(1, 2**31)
             self.table = TableGame(table_setup(config, self.seed, started_at_ns=clock()))
             self.referee = self.table
-            self.players: tuple[Player, ...] = ()
+            self.players = ()
         else:
             self.seed = config.game.seed or random.SystemRandom().randrange(1, 2**31)
             self.rules = config.svoya_rules(self.seed)

@@ -30,8 +30,9 @@ from typing import Any
 from console.engine.chgk_rules import ChgkHost, PickSource, SectorPicked
 from console.engine.model import NS_PER_MS, Host, HostAction, Input, Press, Watermark
 from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample
+from console.engine.sports_timer import SportsAction, SportsHost
 
-AnyInput = Input | ChgkHost | SectorPicked | AngleSample
+AnyInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost
 
 
 class ScenarioError(ValueError):
@@ -116,6 +117,8 @@ def _input(kind: str, step: str, obj: dict[str, Any], at: int, where: str) -> An
         return Press(source, value, at)
     if step == "watermark":
         return Watermark(value, at)
+    if kind == "sports":
+        return SportsHost(SportsAction(value), at)
     if kind == "chgk":
         from console.commands import parse_command
 

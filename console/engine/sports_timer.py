@@ -13,6 +13,7 @@ Like the table referees it reads no clock and does no I/O: ``handle(input, now)`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -95,6 +96,18 @@ class SportsTimer:
 
     def next_deadline(self) -> int | None:
         return self._pending[0][0] if self._pending else None
+
+    def handle_all(self, inputs: Sequence[SportsHost], now: int) -> list[Output]:
+        """Inputs that arrived together at `now` (the runtime's engine contract)."""
+        out: list[Output] = []
+        for inp in inputs:
+            out += self.handle(inp, now)
+        return out
+
+    def running_timer(self) -> tuple[str, int] | None:
+        """The count a display shows: the minute, then the collection of answers."""
+        timer = self.snapshot(0)["timer"]
+        return None if timer is None else (str(timer["kind"]), int(timer["ends_ns"]))
 
     def snapshot(self, now: int) -> dict[str, Any]:
         view: dict[str, Any] = {"phase": self.phase.value, **self._numbering(self._question)}
