@@ -125,6 +125,9 @@ class SpinSection:
     live_rate_hz: float = 30.0
     nudge_deg: float = 3.0
     silence_ms: float = 500.0
+    # The detector needs no more: a faster stream (an AS5600 read at 1 kHz) is thinned to
+    # this, which keeps the daemon's CPU low on a Pi; 0 keeps every sample.
+    max_rate_hz: float = 250.0
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,11 @@ class Console:
         self._started_wall = time.strftime("%Y%m%d-%H%M%S")
         self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
+        self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
+        rate = config.spin.max_rate_hz
+        self._angle_interval_ns = int(1e9 / rate) if rate > 0 else 0
+        self._next_angle_ns = 0
+        self._last_status = -1
         self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
                            for p in self.players}
         if journal is not None:
@@ -152,8 +157,23 @@ class Console:
             self._scan.extend(Press(source, f"{source}:{pad}", edge.at_ns) for pad in edge.pads)
 
     def mcu_angle(self, reading: AngleReading) -> None:
-        """An angle sample of the top, on the host timebase."""
-        self.feed([AngleSample(reading.at_ns, reading.raw, reading.status)])
+        """An angle sample of the top, on the host timebase. The samples of one serial read
+        (an MCU sends them in bursts) go to the table together, in one feed, right after."""
+        if reading.at_ns < self._next_angle_ns and reading.status == self._last_status:
+            return  # thinned to spin.max_rate_hz (a change of sensor status always passes)
+        self._next_angle_ns = reading.at_ns + self._angle_interval_ns
+        self._last_status = reading.status
+        self._angles.append(AngleSample(reading.at_ns, reading.raw, reading.status))
+        if len(self._angles) == 1:
+            try:
+                asyncio.get_running_loop().call_soon(self._feed_angles)
+            except RuntimeError:  # no loop (plumbing tests): at once
+                self._feed_angles()
+
+    def _feed_angles(self) -> None:
+        angles, self._angles = self._angles, []
+        if angles:
+            self.feed(angles)
 
     def mcu_watermark(self, source: str, up_to: int) -> None:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""

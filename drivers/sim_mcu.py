@@ -23,7 +23,7 @@ import select
 import threading
 import time
 import tty
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 
 from firmware_proto import (
@@ -207,6 +207,19 @@ class SimulatedMcu:
             frame = encode(msg)
             written_ns = self._clock()
             self._write_locked(frame)
+        return written_ns
+
+    def send_angles(self, readings: Sequence[tuple[int, int, int]]) -> int:
+        """Send several ANGLE frames in one write, as an MCU that streams in bursts does:
+        ``readings`` are ``(raw, status, host ns when read)``; each frame carries the MCU
+        timer at its own reading time. Returns the host ns the burst was written at."""
+        for raw, status, _ in readings:
+            Angle(0, 0, raw, status)  # validate all first: a failure must not leave a gap in seq
+        with self._write_lock:
+            frames = b"".join(encode(Angle(self._take_seq(), self._timer_at(at), raw, status))
+                              for raw, status, at in readings)
+            written_ns = self._clock()
+            self._write_locked(frames)
         return written_ns
 
     def send_raw(self, data: bytes) -> None:

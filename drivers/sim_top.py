@@ -294,11 +294,15 @@ class LiveTopFeed:
         *,
         clock: Callable[[], int] = time.monotonic_ns,
         max_lag_s: float = 0.05,
+        burst_ms: float = 10.0,
     ) -> None:
         self._top = top
         self._mcu = mcu
         self._clock = clock
         self._max_lag_ns = round(max_lag_s * _NS_PER_S)
+        # Readings go out in bursts, each frame stamped when it was read (PROTOCOL.md §5.8):
+        # the host then wakes once a burst instead of once a reading. 0: one frame at a time.
+        self._burst_ns = round(burst_ms * 1_000_000)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.sent: list[tuple[int, int, int]] = []
@@ -347,6 +351,8 @@ class LiveTopFeed:
     def _run(self) -> None:
         period = self._top.period_ns
         due = self._clock()
+        burst: list[tuple[int, int, int]] = []  # (raw, status, read at)
+        burst_due = due + self._burst_ns
         while not self._stop.is_set():
             now = self._clock()
             if now < due:
@@ -356,7 +362,11 @@ class LiveTopFeed:
                 due = now
             reading = self._top.read(now)
             if reading is not None:
-                raw, status = reading
-                written = self._mcu.send_angle(raw, status)
-                self.sent.append((written, raw, status))
+                burst.append((reading[0], reading[1], now))
+            if burst and now >= burst_due - period // 2:
+                written = self._mcu.send_angles(burst) if len(burst) > 1 else \
+                    self._mcu.send_angle(burst[0][0], burst[0][1])
+                self.sent += [(written, raw, status) for raw, status, _ in burst]
+                burst = []
+                burst_due = now + self._burst_ns
             due += period

@@ -134,12 +134,13 @@ def encode(msg: Message) -> bytes:
 
 def _parse_payload(msg_type: MsgType, payload: bytes) -> Message:
     """Build the record for a CRC-checked payload; raises _BadFrame or ValueError."""
-    name = msg_type.name
     size = _PAYLOAD_SIZE[msg_type]
+    if msg_type is MsgType.ANGLE and len(payload) == size:
+        return Angle(*_ANGLE.unpack(payload))  # the common case first: up to 1000 a second
     if msg_type is MsgType.HELLO:
         _check_hello_size(payload)
     elif len(payload) != size:
-        raise _BadFrame(f"{name} payload is {_n_bytes(len(payload))}, expected {size}")
+        raise _BadFrame(f"{msg_type.name} payload is {_n_bytes(len(payload))}, expected {size}")
 
     match msg_type:
         case MsgType.HELLO:

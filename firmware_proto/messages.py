@@ -210,6 +210,13 @@ class Angle:
     status: int
 
     def __post_init__(self) -> None:
+        # One cheap test first: a top streams up to a thousand of these a second, and they
+        # are nearly always valid; the detailed checks below only name what is wrong.
+        if (type(self.seq) is int and type(self.timestamp_us) is int and type(self.raw_angle) is int
+                and type(self.status) is int and 0 <= self.seq <= 0xFFFF
+                and 0 <= self.timestamp_us <= 0xFFFF_FFFF and 0 <= self.raw_angle <= MAX_RAW_ANGLE
+                and self.status >= 0 and not self.status & ~_ANGLE_STATUS_MASK):
+            return
         _check_uint("seq", self.seq, 16)
         _check_uint("timestamp_us", self.timestamp_us, 32)
         _check_range("raw_angle", self.raw_angle, 0, MAX_RAW_ANGLE, "12-bit sensor")

@@ -1,0 +1,26 @@
+"""`bench table` runs end to end for a few seconds and prints sane figures (no speed asserted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.table import main
+
+
+def test_bench_table_runs_and_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(seconds=3.0, as_json=True) == 0, capsys.readouterr().err
+    result = json.loads(capsys.readouterr().out)
+    for key in ("cpu_percent_of_one_core", "max_rss_mb", "stop_detect_ms", "stop_detect_event_ms",
+                "spins", "samples_sent", "rate_hz"):
+        assert key in result, key
+    assert result["rate_hz"] == 1000.0
+    assert result["samples_sent"] > 1000  # ~3000 in 3 s; a loaded machine may lag a little
+    assert result["spins"] >= 1 and result["detected"] == result["spins"]
+    assert result["link_errors"] == 0
+    assert result["cpu_percent_of_one_core"] > 0 and result["max_rss_mb"] > 0
+    detect = result["stop_detect_ms"]
+    assert detect["p50"] <= detect["p99"] <= detect["max"]
+    # Matched to the right spin: about when the top really stopped, not seconds off.
+    assert detect["min"] > -200 and detect["max"] < 5000
