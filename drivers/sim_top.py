@@ -281,7 +281,8 @@ class SimTop:
 class LiveTopFeed:
     """Streams a :class:`SimTop` (its timeline = ``clock``, host monotonic ns by default)
     through a :class:`SimulatedMcu` as ANGLE frames at the top's ``rate_hz``, from a daemon
-    thread.  ``sent`` lists ``(host ns written, raw, status)`` of every frame sent.
+    thread.  ``sent`` lists ``(host ns read, raw, status)`` of every frame sent: the time
+    the reading was taken, which its frame's MCU stamp carries (frames leave in bursts).
 
     When the thread falls behind (a loaded machine) it catches up by sending at once, each
     reading taken at the time it is sent; more than ``max_lag_s`` behind it skips ahead.
@@ -364,9 +365,11 @@ class LiveTopFeed:
             if reading is not None:
                 burst.append((reading[0], reading[1], now))
             if burst and now >= burst_due - period // 2:
-                written = self._mcu.send_angles(burst) if len(burst) > 1 else \
+                if len(burst) > 1:
+                    self._mcu.send_angles(burst)
+                else:
                     self._mcu.send_angle(burst[0][0], burst[0][1])
-                self.sent += [(written, raw, status) for raw, status, _ in burst]
+                self.sent += [(read_at, raw, status) for raw, status, read_at in burst]
                 burst = []
                 burst_due = now + self._burst_ns
             due += period

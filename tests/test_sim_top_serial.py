@@ -85,9 +85,9 @@ async def test_send_angle_frames_arrive_with_mcu_times_mapped_to_host_ns(sim: Si
         sent = [(sim.send_angle(raw, status), raw, status) for raw, status in
                 ((0, 1), (4095, 1), (2048, 0b011), (17, 0b101), (1234, 0))]
         await until(lambda: len(rec.readings) == len(sent))
-        for reading, (written_ns, raw, status) in zip(rec.readings, sent, strict=True):
+        for reading, (read_ns, raw, status) in zip(rec.readings, sent, strict=True):
             assert (reading.raw, reading.status) == (raw, status)
-            assert_mapped(link, reading.at_ns, written_ns)
+            assert_mapped(link, reading.at_ns, read_ns)
         seqs = [r.seq for r in rec.readings]
         assert seqs == sorted(seqs)
         assert rec.edges == [] and rec.errors == []
@@ -121,8 +121,8 @@ async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> 
         assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
         stamps = [r.at_ns for r in rec.readings]
         assert stamps == sorted(stamps), "readings must come in time order"
-        for reading, (written_ns, _, _) in zip(rec.readings, sent, strict=True):
-            assert_mapped(link, reading.at_ns, written_ns, BULK_SLACK_NS)
+        for reading, (read_ns, _, _) in zip(rec.readings, sent, strict=True):
+            assert_mapped(link, reading.at_ns, read_ns, BULK_SLACK_NS)
         # The MCU stamps, not the arrival times, carry the 1 kHz rhythm.
         span_ms = (stamps[-1] - stamps[0]) / MS
         assert len(stamps) / span_ms == pytest.approx(1.0, rel=0.2)
