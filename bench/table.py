@@ -12,9 +12,8 @@ Once the daemon is connected and the stream has run for a warm-up, a window of `
 starts. In it the top is spun again and again: each spin's run-down lasts 3-10 s (drawn from
 a seeded generator; the last one shortened so that its true stop is at least 1.2 s before the
 window ends), and the next spin starts 1 s after the previous one's true stop (later if the
-arrow still rocks then). After each stop the
-host's ``cancel_round`` goes in through the MQTT command topic, so that every spin picks a
-sector as in a game.
+arrow still rocks then). After each stop the host's ``cancel_round`` goes in through the MQTT
+command topic, so that every spin picks a sector as in a game.
 
 Measured over the window:
 
@@ -30,10 +29,11 @@ Measured over the window:
 
 ``spins`` counts the spins whose stop falls in the window, ``detected`` those that got a
 ``spin_stopped`` event (the first one after the spin started and before the next did);
-``samples_sent`` the ANGLE frames written in the window and ``frames_per_write`` how many went
-out per write on average (1 when the simulated MCU sends each reading on its own, more when it
-sends bursts: the daemon wakes once per write); ``link_errors`` the errors the MCU link
-reported (lost or bad frames). Prints one JSON object (or one line per key); asserts
+``samples_sent`` the ANGLE frames sent in the window (by their reading time);
+``daemon_wakeups_per_s`` how often the daemon's loop thread went to sleep and was woken
+(voluntary context switches of its main thread: once per serial write of the MCU, whether it
+sends a frame or a burst, plus timers, heartbeats and MQTT); ``link_errors`` the errors the
+MCU link reported (lost or bad frames). Prints one JSON object (or one line per key); asserts
 nothing about speed. Returns 0, 1 if no spin was detected, 2 if a tool is missing.
 """
 
@@ -96,7 +96,7 @@ def main(seconds: float = 60.0, as_json: bool = False, rate_hz: float = 1000.0) 
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            print(f"{key:>26}: {value}")
+            print(f"{key:>29}: {value}")
     if not result["detected"]:
         print("bench: no spin was detected; see the daemon's log", file=sys.stderr)
         return 1
@@ -142,11 +142,13 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         end_ns = start_ns + round(seconds * NS_PER_S)
         truths = _schedule(top, start_ns, end_ns)
         cpu_before = _cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds()
+        switches_before = _wakeups(daemon.pid)
         _collect(lines, events, commands, end_ns)
         if daemon.poll() is not None:
             log = (tmp / "daemon.log").read_text(errors="replace")
             raise RuntimeError(f"the daemon exited with {daemon.returncode} during the run; its log:\n{log}")
         cpu_after = _cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds()
+        switches_after = _wakeups(daemon.pid)
         wall_s = (time.monotonic_ns() - start_ns) / NS_PER_S
         max_rss_mb = _max_rss_mb(daemon.pid)
         _collect(lines, events, commands, time.monotonic_ns() + NS_PER_S // 5)  # a late last event
@@ -161,9 +163,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
                 proc.kill()
         sim.stop()
 
-    written_in_window = [written for written, _, _ in feed.sent if start_ns <= written < end_ns]
-    sent = len(written_in_window)
-    writes = len(set(written_in_window))  # the frames of one burst share their write's time
+    sent = sum(1 for read_at, _, _ in feed.sent if start_ns <= read_at < end_ns)
     detect_ms: list[float] = []
     event_ms: list[float] = []
     estimate_ms: list[float] = []
@@ -183,7 +183,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         "rate_hz": rate_hz,
         "samples_sent": sent,
         "rate_sent_hz": round(sent / wall_s, 1),
-        "frames_per_write": round(sent / writes, 2) if writes else None,
+        "daemon_wakeups_per_s": round((switches_after - switches_before) / wall_s),
         "spins": len(truths),
         "detected": len(detect_ms),
         "extra_stops": max(0, len(events.stops) - len(detect_ms)),
@@ -292,11 +292,21 @@ def _own_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _max_rss_mb(pid: int) -> float:
+def _status_field(pid: int, name: str) -> int:
+    """A number from /proc/<pid>/status (e.g. ``VmHWM`` in kB); for the counters of a thread,
+    those of the main thread, which runs the daemon's event loop."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError(f"no VmHWM in /proc/{pid}/status")
+        if line.startswith(f"{name}:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {name} in /proc/{pid}/status")
+
+
+def _max_rss_mb(pid: int) -> float:
+    return _status_field(pid, "VmHWM") / 1024
+
+
+def _wakeups(pid: int) -> int:
+    return _status_field(pid, "voluntary_ctxt_switches")
 
 
 def _summary(values: list[float]) -> dict[str, float] | None:
