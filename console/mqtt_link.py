@@ -107,7 +107,7 @@ class MqttLink:
         self._wake = asyncio.Event()
         self._status: dict[str, Any] = {"state": "online"}
         self._client: aiomqtt.Client | None = None  # set while connected
-        self._events_topic = topics.events.encode()
+        self._direct_topics = {topics.events: topics.events.encode(), topics.angle: topics.angle.encode()}
         self._send_buffer = 0  # SO_SNDBUF of the connection
         self._state_due: Callable[[], dict[str, Any]] | None = None
         self._host_state_due: Callable[[], dict[str, Any]] | None = None
@@ -119,7 +119,8 @@ class MqttLink:
         """Publish a non-retained message, in order with the others (default: the event stream)."""
         payload = encode(event)
         topic = topic or self.topics.events
-        if not (topic == self.topics.events and self._send_event_packet(payload)):
+        direct = self._direct_topics.get(topic)  # the event stream and the live angle
+        if direct is None or not self._send_event_packet(payload, direct):
             self._events.append((topic, payload))
             self._wake.set()
 
@@ -155,8 +156,8 @@ class MqttLink:
         self._last_retained[topic] = payload  # re-published after a reconnect
         self._wake.set()
 
-    def _send_event_packet(self, payload: bytes) -> bool:
-        """Write one QoS 0 PUBLISH of `payload` to the events topic directly; False if not now."""
+    def _send_event_packet(self, payload: bytes, topic: bytes) -> bool:
+        """Write one QoS 0 PUBLISH of `payload` to `topic` directly; False if not now."""
         client = self._client
         if client is None or self._events:
             return False  # not connected, or earlier events still waiting: keep the order
@@ -164,7 +165,7 @@ class MqttLink:
         sock = paho.socket()
         if not isinstance(sock, socket.socket) or paho.want_write():
             return False  # paho has bytes of its own to send first
-        packet = publish_packet(self._events_topic, payload)
+        packet = publish_packet(topic, payload)
         # Only when the whole packet surely fits in the send buffer: a partial write would
         # leave half a packet on the connection that paho knows nothing about.
         unsent = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]

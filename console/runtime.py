@@ -204,7 +204,9 @@ class Console:
                 self._set_lamps(out.lamps)
             else:
                 self.cues.play(SoundCue(out.cue.value))
-        if outputs:
+        # The live angle (30 a second while the top spins) changes nothing a late display
+        # needs at once: it has its own topic, and the state follows the next real change.
+        if any(not isinstance(o, Emit) or o.event["type"] != "spin_angle" for o in outputs):
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()
@@ -335,8 +337,10 @@ class Console:
     def _arm_timer(self, now: int) -> None:
         deadline = self.referee.next_deadline()
         if self._timer is not None:
-            if deadline == self._timer_deadline:
-                return  # already armed for it (the usual case: 1000 angle samples a second)
+            if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
+                # Armed for no later than needed: firing early only re-arms. The usual case
+                # with the top streaming, whose silence deadline moves on with every sample.
+                return
             self._timer.cancel()
             self._timer = None
         if deadline is None:
