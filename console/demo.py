@@ -19,6 +19,9 @@ import threading
 import time
 import tty
 from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from console.broker import EmbeddedBroker
@@ -114,6 +117,53 @@ def port_is_free(port: int) -> bool:
         return True
 
 
+@dataclass(frozen=True)
+class DemoNetwork:
+    """Where the demo's broker is: the embedded one on loopback unless a broker is configured."""
+
+    host: str
+    port: int
+    ws_port: int
+    embedded: bool
+    http_port: int  # the hall's board (0 = off)
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}" + (f" (WebSocket :{self.ws_port})" if self.embedded else "")
+
+
+def demo_network(config: Config) -> DemoNetwork:
+    """The configured ports, or free ones where they are taken (e.g. a mosquitto runs here)."""
+    embedded = not config.mqtt.host
+    port, ws_port = config.mqtt.port, config.mqtt.ws_port
+    if embedded and not (port_is_free(port) and port_is_free(ws_port)):
+        port, ws_port = free_port(), free_port()
+    http_port = config.display.http_port
+    if http_port and not port_is_free(http_port):
+        http_port = free_port()
+    return DemoNetwork("127.0.0.1" if embedded else config.mqtt.host, port, ws_port, embedded, http_port)
+
+
+@asynccontextmanager
+async def demo_services(config: Config, console: Console, net: DemoNetwork) -> AsyncIterator[str]:
+    """The broker (embedded if none is configured), the console and the hall's board, for a
+    demo's lifetime; yields a line saying where to connect."""
+    broker = EmbeddedBroker(net.port, net.ws_port) if net.embedded else contextlib.nullcontext()
+    display = DisplayServer("127.0.0.1", net.http_port, ws_port=net.ws_port,
+                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
+    async with broker, asyncio.TaskGroup() as tasks:
+        daemon = tasks.create_task(console.run(net.host, net.port), name="console")
+        where = net.where
+        if net.http_port:
+            await display.start()
+            where += f"; табло: http://127.0.0.1:{display.port}/scoreboard"
+        try:
+            yield where
+        finally:
+            daemon.cancel()
+            await display.close()
+
+
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
     """Run the demo until 'q' or the end of input; returns the exit status."""
     sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
@@ -133,36 +183,19 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
         if source in sims:
             buttons.append((sims[source], int(index)))
 
-    embedded = not config.mqtt.host
-    port, ws_port = config.mqtt.port, config.mqtt.ws_port
-    if embedded and not (port_is_free(port) and port_is_free(ws_port)):
-        port, ws_port = free_port(), free_port()  # e.g. a mosquitto already runs here
-    host = "127.0.0.1" if embedded else config.mqtt.host
-    where = f"{host}:{port}" + (f" (WebSocket :{ws_port})" if embedded else "")
+    net = demo_network(config)
     interactive = stdin.isatty() and stdout.isatty()
-    view = TerminalView(console, stdout, interactive=interactive, broker=where)
+    view = TerminalView(console, stdout, interactive=interactive, broker=net.where)
     console.watchers.append(view.on_event)
-
-    broker = EmbeddedBroker(port, ws_port) if embedded else contextlib.nullcontext()
-    http_port = config.display.http_port
-    if http_port and not port_is_free(http_port):
-        http_port = free_port()
-    display = DisplayServer("127.0.0.1", http_port, ws_port=ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
     try:
-        async with broker, asyncio.TaskGroup() as tasks:
-            daemon = tasks.create_task(console.run(host, port), name="console")
-            if http_port:
-                await display.start()
-                view.broker += f"; табло: http://127.0.0.1:{display.port}/scoreboard"
+        async with demo_services(config, console, net) as where:
+            view.broker = where
             await _wait_connected(sims, console)
             view.draw()
             if not interactive:
                 stdout.write(f"Демо-стол готов. MQTT: {view.broker}\n")
                 stdout.flush()
             await _play(console, stdin, buttons, view, interactive)
-            daemon.cancel()
-            await display.close()
     finally:
         player.close()
         for sim in sims.values():

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import logging
 import random
 import shutil
@@ -33,10 +32,8 @@ from collections import deque
 from importlib import resources
 from typing import Any, TextIO
 
-from console.broker import EmbeddedBroker
 from console.config import Config, ConfigError, load_config
-from console.demo import PAUSE_KEY, QUIT_KEY, _wait_connected, free_port, port_is_free
-from console.display_server import DisplayServer
+from console.demo import PAUSE_KEY, QUIT_KEY, _wait_connected, demo_network, demo_services
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.table import TableGame
 from console.runtime import Console
@@ -300,29 +297,14 @@ async def run_table_demo(
                  clockwise_increases=config.table.clockwise_increases)
     feed = LiveTopFeed(top, sims[angle_source])
 
-    embedded = not config.mqtt.host
-    port, ws_port = config.mqtt.port, config.mqtt.ws_port
-    if embedded and not (port_is_free(port) and port_is_free(ws_port)):
-        port, ws_port = free_port(), free_port()  # e.g. a mosquitto already runs here
-    host = "127.0.0.1" if embedded else config.mqtt.host
-    where = f"{host}:{port}" + (f" (WebSocket :{ws_port})" if embedded else "")
+    net = demo_network(config)
     interactive = stdin.isatty() and stdout.isatty()
-    view = TableView(console, stdout, interactive=interactive, broker=where)
+    view = TableView(console, stdout, interactive=interactive, broker=net.where)
     console.watchers.append(view.on_event)
     keys = TableKeys(console, feed, view, rng=random.Random(top_seed), spin_seconds=spin_seconds)
-
-    broker = EmbeddedBroker(port, ws_port) if embedded else contextlib.nullcontext()
-    http_port = config.display.http_port
-    if http_port and not port_is_free(http_port):
-        http_port = free_port()
-    display = DisplayServer("127.0.0.1", http_port, ws_port=ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
     try:
-        async with broker, asyncio.TaskGroup() as tasks:
-            daemon = tasks.create_task(console.run(host, port), name="console")
-            if http_port:
-                await display.start()
-                view.broker += f"; табло: http://127.0.0.1:{display.port}/scoreboard"
+        async with demo_services(config, console, net) as where:
+            view.broker = where
             await _wait_connected(sims, console)
             feed.start()
             view.draw()
@@ -330,8 +312,6 @@ async def run_table_demo(
                 stdout.write(f"Демо-стол ЧГК готов. MQTT: {view.broker}\n")
                 stdout.flush()
             await _play(stdin, keys, view, interactive)
-            daemon.cancel()
-            await display.close()
     finally:
         feed.stop()
         player.close()
