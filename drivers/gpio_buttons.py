@@ -360,32 +360,7 @@ class GpioButtons:
         return bool(state) != self._pull_up
 
     def _resolve_factory(self) -> tuple[Any, str]:
-        spec = self._pin_factory
-        if not isinstance(spec, str):
-            return spec, type(spec).__name__
-        if not spec:
-            try:
-                Device.ensure_pin_factory()
-            except Exception as exc:
-                env = os.environ.get("GPIOZERO_PIN_FACTORY")
-                raise GpioError(
-                    f"no gpiozero pin factory could be loaded (GPIOZERO_PIN_FACTORY={env!r}): {exc}"
-                ) from exc
-            return Device.pin_factory, type(Device.pin_factory).__name__
-        factory_class = _factory_class(spec)
-        current = Device.pin_factory
-        if current is None:
-            try:
-                current = factory_class()
-            except Exception as exc:
-                raise GpioError(f"pin factory {spec!r} could not be started: {exc}") from exc
-            Device.pin_factory = current
-        elif not isinstance(current, factory_class):
-            raise GpioError(
-                f"pin factory {spec!r} was asked for, but this process already uses gpiozero's "
-                f"{type(current).__name__}; all GPIO devices of a process share one pin factory"
-            )
-        return current, f"{spec!r}"
+        return resolve_pin_factory(self._pin_factory)
 
     def _report_in_session(self, session: object, message: str) -> None:
         if session is self._session:
@@ -403,6 +378,36 @@ class GpioButtons:
             fn(*args)
         except Exception:
             log.exception("GPIO buttons: callback %r failed", fn)
+
+
+def resolve_pin_factory(spec: str | Any) -> tuple[Any, str]:
+    """The pin factory for `spec` and a name for messages: "" = gpiozero's own choice, a
+    name = gpiozero's process-wide factory of that kind, an object = itself."""
+    if not isinstance(spec, str):
+        return spec, type(spec).__name__
+    if not spec:
+        try:
+            Device.ensure_pin_factory()
+        except Exception as exc:
+            env = os.environ.get("GPIOZERO_PIN_FACTORY")
+            raise GpioError(
+                f"no gpiozero pin factory could be loaded (GPIOZERO_PIN_FACTORY={env!r}): {exc}"
+            ) from exc
+        return Device.pin_factory, type(Device.pin_factory).__name__
+    factory_class = _factory_class(spec)
+    current = Device.pin_factory
+    if current is None:
+        try:
+            current = factory_class()
+        except Exception as exc:
+            raise GpioError(f"pin factory {spec!r} could not be started: {exc}") from exc
+        Device.pin_factory = current
+    elif not isinstance(current, factory_class):
+        raise GpioError(
+            f"pin factory {spec!r} was asked for, but this process already uses gpiozero's "
+            f"{type(current).__name__}; all GPIO devices of a process share one pin factory"
+        )
+    return current, f"{spec!r}"
 
 
 def _factory_class(name: str) -> Any:

@@ -45,9 +45,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from gpiozero import Device, RotaryEncoder
+from gpiozero import RotaryEncoder
 
-from drivers.gpio_buttons import GpioButtons, GpioError, _check_factory_clock, _factory_class, _PadInput
+from drivers.gpio_buttons import GpioButtons, GpioError, _check_factory_clock, _PadInput, resolve_pin_factory
 
 __all__ = ["EncoderAngle", "EncoderReading", "GpioEncoder"]
 
@@ -201,7 +201,7 @@ class GpioEncoder:
         """
         if self._session is not None:
             raise RuntimeError("GpioEncoder already started")
-        factory, name = _resolve_factory(self._pin_factory)
+        factory, name = resolve_pin_factory(self._pin_factory)
         _check_factory_clock(factory, name)
         session = object()
         pin_a, pin_b, pin_index = self._pins
@@ -346,31 +346,6 @@ class GpioEncoder:
         except Exception:
             log.exception("GPIO encoder: callback %r failed", self._on_error)
 
-
-def _resolve_factory(spec: str | Any) -> tuple[Any, str]:
-    """The pin factory for ``spec``, by GpioButtons' rules (one process-wide factory)."""
-    if not isinstance(spec, str):
-        return spec, type(spec).__name__
-    if not spec:
-        try:
-            Device.ensure_pin_factory()
-        except Exception as exc:
-            raise GpioError(f"no gpiozero pin factory could be loaded: {exc}") from exc
-        return Device.pin_factory, type(Device.pin_factory).__name__
-    factory_class = _factory_class(spec)
-    current = Device.pin_factory
-    if current is None:
-        try:
-            current = factory_class()
-        except Exception as exc:
-            raise GpioError(f"pin factory {spec!r} could not be started: {exc}") from exc
-        Device.pin_factory = current
-    elif not isinstance(current, factory_class):
-        raise GpioError(
-            f"pin factory {spec!r} was asked for, but this process already uses gpiozero's "
-            f"{type(current).__name__}; all GPIO devices of a process share one pin factory"
-        )
-    return current, repr(spec)
 
 
 def _close(device: Any) -> None:
