@@ -19,7 +19,7 @@ import threading
 import time
 import tty
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -212,12 +212,15 @@ async def _wait_connected(sims: dict[str, SimulatedMcu], console: Console) -> No
     log.warning("demo: the simulated MCU did not connect within %.0f s", CONNECT_WAIT_S)
 
 
-async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
-                view: TerminalView, interactive: bool) -> None:
+async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
+                        on_idle: Callable[[], None]) -> AsyncIterator[str]:
+    """The keys typed (cbreak mode on a terminal, characters on a pipe), one by one, until
+    'q' or the end of input; `on_idle()` every `idle_s` without a key (to redraw a
+    countdown); '.' waits 0.2 s here (scripts). The terminal's mode is restored on exit."""
     keys: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
 
-    def read_keys() -> None:
+    def read_keys() -> None:  # a thread: a blocking read(1) is the portable way to get keys
         while True:
             ch = stdin.read(1)
             loop.call_soon_threadsafe(keys.put_nowait, ch or None)
@@ -232,21 +235,33 @@ async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMc
     try:
         while True:
             try:
-                key = await asyncio.wait_for(keys.get(), 0.1)
+                key = await asyncio.wait_for(keys.get(), idle_s)
             except TimeoutError:
-                if console.referee.next_deadline() is not None:
-                    view.draw()  # the window counts down on screen
+                on_idle()
                 continue
             if key is None or key == QUIT_KEY:
                 return
             if key == PAUSE_KEY:
                 await asyncio.sleep(0.2)
-            elif key in HOST_KEYS:
-                console.host(HOST_KEYS[key])
-            elif key.isdigit() and 1 <= int(key) <= len(buttons):
-                sim, pad = buttons[int(key) - 1]
-                sim.press(pad)
-                loop.call_later(0.15, sim.release, pad)
+            else:
+                yield key
     finally:
         if old_mode is not None:
             termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)
+
+
+async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
+                view: TerminalView, interactive: bool) -> None:
+    loop = asyncio.get_running_loop()
+
+    def redraw() -> None:
+        if console.referee.next_deadline() is not None:
+            view.draw()  # the window counts down on screen
+
+    async for key in terminal_keys(stdin, interactive, idle_s=0.1, on_idle=redraw):
+        if key in HOST_KEYS:
+            console.host(HOST_KEYS[key])
+        elif key.isdigit() and 1 <= int(key) <= len(buttons):
+            sim, pad = buttons[int(key) - 1]
+            sim.press(pad)
+            loop.call_later(0.15, sim.release, pad)

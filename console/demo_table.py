@@ -18,22 +18,18 @@ Russian line, '.' waits 0.2 s, and the live angle (`spin_angle`, 30 a second) is
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import random
 import shutil
 import sys
-import termios
 import textwrap
-import threading
 import time
-import tty
 from collections import deque
 from importlib import resources
 from typing import Any, TextIO
 
 from console.config import Config, ConfigError, load_config
-from console.demo import PAUSE_KEY, QUIT_KEY, _wait_connected, demo_network, demo_services
+from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.table import TableGame
 from console.runtime import Console
@@ -321,39 +317,12 @@ async def run_table_demo(
 
 
 async def _play(stdin: TextIO, keys: TableKeys, view: TableView, interactive: bool) -> None:
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-    loop = asyncio.get_running_loop()
+    def redraw() -> None:
+        if view.live():
+            view.draw()
 
-    def read_keys() -> None:  # a thread: a blocking read(1) is the portable way to get keys
-        while True:
-            ch = stdin.read(1)
-            loop.call_soon_threadsafe(queue.put_nowait, ch or None)
-            if not ch:
-                return
-
-    old_mode = None
-    if interactive:
-        old_mode = termios.tcgetattr(stdin.fileno())
-        tty.setcbreak(stdin.fileno())
-    threading.Thread(target=read_keys, name="demo-keys", daemon=True).start()
-    try:
-        while True:
-            try:
-                key = await asyncio.wait_for(queue.get(), REDRAW_S)
-            except TimeoutError:
-                if view.live():
-                    view.draw()
-                continue
-            if key is None or key == QUIT_KEY:
-                return
-            if key == PAUSE_KEY:
-                await asyncio.sleep(0.2)
-            else:
-                keys.press(key)
-    finally:
-        if old_mode is not None:
-            termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)
-
+    async for key in terminal_keys(stdin, interactive, idle_s=REDRAW_S, on_idle=redraw):
+        keys.press(key)
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m console.demo_table [--config FILE] [--no-sound]` (the built-in demo-chgk.toml
