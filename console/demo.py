@@ -235,7 +235,8 @@ async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
     try:
         while True:
             try:
-                key = await asyncio.wait_for(keys.get(), idle_s)
+                async with asyncio.timeout(idle_s):  # not wait_for: it can swallow a cancellation
+                    key = await keys.get()
             except TimeoutError:
                 on_idle()
                 continue

@@ -47,7 +47,8 @@ class DisplayServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5.0)
+            async with asyncio.timeout(5.0):  # not wait_for: it can swallow a cancellation on 3.11
+                head = await reader.readuntil(b"\r\n\r\n")
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
             writer.close()
             return

@@ -19,6 +19,11 @@ when nothing else is waiting to go out on it: paho's publish() plus loop_write()
 100 µs of Python on an idle daemon (docs/performance.md), a send() a few µs. Everything else
 (connect, will, subscriptions, retained state and status, reconnection, and events while
 anything else is queued) goes through aiomqtt's publish() as usual, QoS 1.
+
+Stopping: cancel the task running `run()`; it says "offline" (within a second) and returns.
+Every wait on the broker is bounded by `asyncio.timeout`, never by aiomqtt's own timeout: that
+one is `asyncio.wait_for`, which on Python 3.11 swallows a cancellation arriving in the same
+loop iteration as the broker's answer (CPython gh-86296), and the daemon then never stops.
 """
 
 from __future__ import annotations
@@ -27,11 +32,13 @@ import asyncio
 import fcntl
 import json
 import logging
+import math
 import socket
 import struct
 import termios
 from collections import deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import aiomqtt
@@ -43,6 +50,8 @@ log = logging.getLogger("chgk.mqtt")
 # otherwise compete with the broker and the displays for the CPU while they deliver it.
 STATE_DELAY_S = 0.005
 QUEUE_LIMIT = 5000  # about an hour of a busy game; older events go first if the broker is away
+BROKER_TIMEOUT_S = 10.0  # connect, subscribe, an acknowledged publish
+GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping, and disconnecting
 
 
 def publish_packet(topic: bytes, payload: bytes) -> bytes:
@@ -206,8 +215,9 @@ class MqttLink:
             will=will,
             socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
             max_queued_incoming_messages=1000,
+            timeout=math.inf,  # aiomqtt awaits plainly; _bounded() bounds it (module docstring)
         )
-        async with client:
+        async with _connected(client):
             self.connected = True
             log.info("mqtt: connected to %s:%s", self._host, self._port)
             try:
@@ -216,7 +226,8 @@ class MqttLink:
                 # A clean stop: say "offline" ourselves; the will only covers a lost link.
                 self._client = None
                 try:
-                    await asyncio.wait_for(self._say_offline(client), 1.0)
+                    async with asyncio.timeout(GOODBYE_TIMEOUT_S):
+                        await self._say_offline(client)
                 except (aiomqtt.MqttError, TimeoutError) as exc:
                     log.warning("mqtt: could not say offline before stopping (%r)", exc)
                 raise
@@ -227,7 +238,8 @@ class MqttLink:
         sock = client._client.socket()
         if isinstance(sock, socket.socket):
             self._send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-        await client.subscribe(self.topics.command, qos=1)
+        async with _bounded():
+            await client.subscribe(self.topics.command, qos=1)
         # The newest of every retained topic, whatever was published before this connection.
         self._retained.update(self._last_retained)
         self._retain(self.topics.status, encode(self._status))
@@ -249,11 +261,13 @@ class MqttLink:
                 if self._events:
                     topic, payload = self._events[0]
                     # The live angle is momentary (30 a second): no acknowledgement to wait for.
-                    await client.publish(topic, payload, qos=0 if topic == self.topics.angle else 1)
+                    async with _bounded():
+                        await client.publish(topic, payload, qos=0 if topic == self.topics.angle else 1)
                     self._events.popleft()  # only once the broker has taken it
                 else:
                     topic, payload = next(iter(self._retained.items()))
-                    await client.publish(topic, payload, qos=1, retain=True)
+                    async with _bounded():
+                        await client.publish(topic, payload, qos=1, retain=True)
                     if self._retained.get(topic) is payload:  # not replaced meanwhile
                         del self._retained[topic]
             self._wake.clear()
@@ -267,3 +281,32 @@ class MqttLink:
                     self._on_command(payload if isinstance(payload, bytes) else str(payload).encode())
                 except Exception:  # a bad command must never take the link down
                     log.exception("mqtt: handling a host command failed")
+
+
+@asynccontextmanager
+async def _bounded(seconds: float = BROKER_TIMEOUT_S) -> AsyncIterator[None]:
+    """Bound a wait on the broker; running out of time is a lost link (aiomqtt.MqttError)."""
+    try:
+        async with asyncio.timeout(seconds):
+            yield
+    except TimeoutError:
+        raise aiomqtt.MqttError(f"the broker did not answer within {seconds:g} s") from None
+
+
+@asynccontextmanager
+async def _connected(client: aiomqtt.Client) -> AsyncIterator[None]:
+    """`async with client`, with connecting and disconnecting bounded in time.
+
+    A disconnect that gets no answer is logged, not raised: it must not replace the error or
+    the cancellation that is ending the session."""
+    async with _bounded():
+        await client.__aenter__()
+    try:
+        yield
+    finally:
+        try:
+            async with asyncio.timeout(GOODBYE_TIMEOUT_S):
+                await client.__aexit__(None, None, None)
+        except (TimeoutError, aiomqtt.MqttError) as exc:
+            log.warning("mqtt: no clean disconnect from the broker (%r)", exc)
+
