@@ -8,7 +8,6 @@ write, :class:`FrameDecoder` is fed whatever bytes were read and returns what th
 from __future__ import annotations
 
 import struct
-from dataclasses import replace
 from typing import Final
 
 from .framing import cobs_decode, cobs_encode, crc16
@@ -60,19 +59,6 @@ _HELLO_REQUEST: Final = struct.Struct("<B")
 _LAMPS: Final = struct.Struct("<HH")
 _PING: Final = struct.Struct("<H")
 _CRC: Final = struct.Struct("<H")
-
-# Payload size per type; HELLO's is the fixed part, followed by 0..MAX_FIRMWARE_BYTES of UTF-8.
-_PAYLOAD_SIZE: Final[dict[MsgType, int]] = {
-    MsgType.HELLO: _HELLO_FIXED.size,
-    MsgType.PRESS: _SEQ_STAMP_MASK.size,
-    MsgType.RELEASE: _SEQ_STAMP_MASK.size,
-    MsgType.HEARTBEAT: _SEQ_STAMP_MASK.size,
-    MsgType.PONG: _PONG.size,
-    MsgType.ANGLE: _ANGLE.size,
-    MsgType.HELLO_REQUEST: _HELLO_REQUEST.size,
-    MsgType.LAMPS: _LAMPS.size,
-    MsgType.PING: _PING.size,
-}
 
 
 def _n_bytes(n: int) -> str:
@@ -132,41 +118,33 @@ def encode(msg: Message) -> bytes:
 # --------------------------------------------------------------------------- decoding
 
 
+# The fixed-size messages: payload layout and record, by type (HELLO has a variable tail).
+_FIXED: Final[dict[MsgType, tuple[struct.Struct, type[Message]]]] = {
+    MsgType.PRESS: (_SEQ_STAMP_MASK, Press),
+    MsgType.RELEASE: (_SEQ_STAMP_MASK, Release),
+    MsgType.HEARTBEAT: (_SEQ_STAMP_MASK, Heartbeat),
+    MsgType.PONG: (_PONG, Pong),
+    MsgType.ANGLE: (_ANGLE, Angle),
+    MsgType.HELLO_REQUEST: (_HELLO_REQUEST, HelloRequest),
+    MsgType.LAMPS: (_LAMPS, Lamps),
+    MsgType.PING: (_PING, Ping),
+}
+
+
 def _parse_payload(msg_type: MsgType, payload: bytes) -> Message:
     """Build the record for a CRC-checked payload; raises _BadFrame or ValueError."""
-    size = _PAYLOAD_SIZE[msg_type]
-    if msg_type is MsgType.ANGLE and len(payload) == size:
-        return Angle(*_ANGLE.unpack(payload))  # the common case first: up to 1000 a second
     if msg_type is MsgType.HELLO:
         _check_hello_size(payload)
-    elif len(payload) != size:
-        raise _BadFrame(f"{msg_type.name} payload is {_n_bytes(len(payload))}, expected {size}")
-
-    match msg_type:
-        case MsgType.HELLO:
-            version, pad_count, resolution, stamp = _HELLO_FIXED.unpack_from(payload)
-            try:
-                firmware = payload[size:].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise _BadFrame(f"HELLO firmware is not valid UTF-8: {exc.reason}") from None
-            return Hello(version, pad_count, resolution, stamp, firmware)
-        case MsgType.PRESS:
-            return Press(*_SEQ_STAMP_MASK.unpack(payload))
-        case MsgType.RELEASE:
-            return Release(*_SEQ_STAMP_MASK.unpack(payload))
-        case MsgType.HEARTBEAT:
-            return Heartbeat(*_SEQ_STAMP_MASK.unpack(payload))
-        case MsgType.PONG:
-            return Pong(*_PONG.unpack(payload))
-        case MsgType.ANGLE:
-            return Angle(*_ANGLE.unpack(payload))
-        case MsgType.HELLO_REQUEST:
-            return HelloRequest(*_HELLO_REQUEST.unpack(payload))
-        case MsgType.LAMPS:
-            return Lamps(*_LAMPS.unpack(payload))
-        case MsgType.PING:
-            return Ping(*_PING.unpack(payload))
-    raise AssertionError(f"unhandled message type {msg_type!r}")  # pragma: no cover
+        version, pad_count, resolution, stamp = _HELLO_FIXED.unpack_from(payload)
+        try:
+            firmware = payload[_HELLO_FIXED.size:].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _BadFrame(f"HELLO firmware is not valid UTF-8: {exc.reason}") from None
+        return Hello(version, pad_count, resolution, stamp, firmware)
+    layout, record = _FIXED[msg_type]
+    if len(payload) != layout.size:
+        raise _BadFrame(f"{msg_type.name} payload is {_n_bytes(len(payload))}, expected {layout.size}")
+    return record(*layout.unpack(payload))  # the record checks the field values
 
 
 def _check_hello_size(payload: bytes) -> None:
@@ -226,10 +204,10 @@ def _decode_frame(encoded: bytes) -> Message | ProtocolError:
         body = cobs_decode(encoded)
     except ValueError as exc:
         return ProtocolError(f"bad COBS encoding: {exc}", encoded[:MAX_ENCODED])
-    result = decode_body(body)
-    if isinstance(result, ProtocolError):
-        return replace(result, raw=encoded[:MAX_ENCODED])
-    return result
+    try:
+        return _decode_checked(body)
+    except _BadFrame as exc:
+        return ProtocolError(str(exc), encoded[:MAX_ENCODED])
 
 
 class FrameDecoder:
@@ -272,8 +250,11 @@ class FrameDecoder:
         out: list[Message | ProtocolError] = []
         start = 0
         while (end := data.find(0, start)) >= 0:
-            self._accumulate(data[start:end], out)
-            self._end_frame(out)
+            if self._buf or self._discarding or end - start > MAX_ENCODED:
+                self._accumulate(data[start:end], out)
+                self._end_frame(out)
+            elif end > start:  # a whole frame in this chunk (the usual case): decode it in place
+                out.append(_decode_frame(data[start:end]))
             start = end + 1
         self._accumulate(data[start:], out)
         return out

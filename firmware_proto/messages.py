@@ -82,7 +82,8 @@ def _check_int(name: str, value: object) -> int:
 
 
 def _check_uint(name: str, value: object, bits: int) -> None:
-    v = _check_int(name, value)
+    # A plain int skips the call to _check_int: this runs for every field of every frame.
+    v = value if type(value) is int else _check_int(name, value)
     if not 0 <= v < 1 << bits:
         raise ValueError(f"{name} must fit in {bits} bits (0..{(1 << bits) - 1}), got {v}")
 
@@ -101,7 +102,14 @@ def _check_pad_set(name: str, value: object) -> None:
 
 
 def _bit_indices(mask: int) -> tuple[int, ...]:
-    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+    indices = []
+    index = 0
+    while mask:  # a loop, not a generator: this is the press path
+        if mask & 1:
+            indices.append(index)
+        mask >>= 1
+        index += 1
+    return tuple(indices)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
 from typing import Any
 
 from console.engine.arbiter import Arbiter
@@ -41,6 +42,8 @@ from console.engine.model import (
     ns_to_ms,
 )
 from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+
+_PRESS_AT = attrgetter("at")
 
 
 class Phase(StrEnum):
@@ -98,6 +101,8 @@ class SvoyaReferee:
         self._theme_index = 0
         self._question_index = 0
         self._lamps: dict[str, LampMode] = {}
+        self._all_lamps_off = {p.pad: LampMode.OFF for p in rules.players}
+        self._pad_order = {p.pad: i for i, p in enumerate(rules.players)}  # for ties by pad order
         self._last_decision: dict[str, Any] | None = None
         self._last_end: dict[str, Any] | None = None
 
@@ -268,7 +273,7 @@ class SvoyaReferee:
             return
         self._judge_pending(now, out)
         if self._phase in (Phase.READING, Phase.OPEN) and q.pending:
-            t0 = min(p.at for p in q.pending)
+            t0 = min(map(_PRESS_AT, q.pending))
             if self._arbiter.first_settled(t0, now):
                 self._accept_first(q, now, out)
                 return
@@ -292,7 +297,7 @@ class SvoyaReferee:
 
     def _accept_first(self, q: _Question, now: int, out: list[Output]) -> None:
         """The first eligible signal takes the turn (App.5); ties by the configured policy."""
-        ordered = sorted(q.pending, key=lambda p: (p.at, self._player_order(p)))
+        ordered = sorted(q.pending, key=lambda p: (p.at, self._pad_order[p.pad]))
         t0 = ordered[0].at
         tied = [p for p in ordered if p.at < t0 + self._arbiter.tie_ns]
         winner = self._break_tie(tied)
@@ -334,12 +339,11 @@ class SvoyaReferee:
             self._start_answer_clock(q, now, "lamp", now, out)
 
     def _break_tie(self, tied: list[Press]) -> Press:
-        if len(tied) == 1 or self.rules.tie_policy is TiePolicy.PAD_ORDER:
-            return min(tied, key=self._player_order)
+        if len(tied) == 1:
+            return tied[0]
+        if self.rules.tie_policy is TiePolicy.PAD_ORDER:
+            return min(tied, key=lambda p: self._pad_order[p.pad])
         return tied[self._rng.randrange(len(tied))]
-
-    def _player_order(self, press: Press) -> int:
-        return self.rules.players.index(self.rules.pads[press.pad])
 
     def _start_answer_clock(self, q: _Question, at: int, by: str, now: int, out: list[Output]) -> None:
         """The answerer must begin within 3 s (App.7) of `at` (the naming, lamp or short form)."""
@@ -575,7 +579,7 @@ class SvoyaReferee:
     # ------------------------------------------------------------------ views
 
     def _update_lamps(self, out: list[Output]) -> None:
-        lamps = {p.pad: LampMode.OFF for p in self.rules.players}
+        lamps = dict(self._all_lamps_off)
         q = self._q
         if self._phase is Phase.ANSWERING and q is not None and q.answerer is not None:
             lamps[q.answerer.pad] = LampMode.ON
