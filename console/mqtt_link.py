@@ -29,6 +29,7 @@ loop iteration as the broker's answer (CPython gh-86296), and the daemon then ne
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import logging
@@ -114,6 +115,7 @@ class MqttLink:
         username: str = "",
         password: str = "",
         reconnect_interval: float = 1.0,
+        broker_timeout: float = BROKER_TIMEOUT_S,
     ) -> None:
         self._host, self._port = host, port
         self.topics = topics
@@ -121,6 +123,7 @@ class MqttLink:
         self._on_connected = on_connected
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
+        self._broker_timeout = broker_timeout
         self._events: deque[tuple[str, bytes]] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
         self._retained: dict[str, bytes] = {}  # waiting, newest per topic
         self._last_retained: dict[str, bytes] = {}
@@ -206,7 +209,8 @@ class MqttLink:
         while True:
             try:
                 await self._session()
-            except aiomqtt.MqttError as exc:
+            except* aiomqtt.MqttError as group:  # a group: the session's tasks run in a TaskGroup
+                exc = group.exceptions[0]
                 if self.connected:
                     log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
                                 self._host, self._port, exc)
@@ -228,7 +232,7 @@ class MqttLink:
             max_queued_incoming_messages=1000,
             timeout=math.inf,  # aiomqtt awaits plainly; _bounded() bounds it (module docstring)
         )
-        async with _connected(client):
+        async with _connected(client, self._broker_timeout):
             self.connected = True
             log.info("mqtt: connected to %s:%s", self._host, self._port)
             try:
@@ -249,7 +253,7 @@ class MqttLink:
         sock = client._client.socket()
         if isinstance(sock, socket.socket):
             self._send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
-        async with _bounded():
+        async with _bounded(self._broker_timeout):
             await client.subscribe(self.topics.command, qos=1)
         # The newest of every retained topic, whatever was published before this connection.
         self._retained.update(self._last_retained)
@@ -272,12 +276,12 @@ class MqttLink:
                 if self._events:
                     topic, payload = self._events[0]
                     # The live angle is momentary (30 a second): no acknowledgement to wait for.
-                    async with _bounded():
+                    async with _bounded(self._broker_timeout):
                         await client.publish(topic, payload, qos=0 if topic == self.topics.angle else 1)
                     self._events.popleft()  # only once the broker has taken it
                 else:
                     topic, payload = next(iter(self._retained.items()))
-                    async with _bounded():
+                    async with _bounded(self._broker_timeout):
                         await client.publish(topic, payload, qos=1, retain=True)
                     if self._retained.get(topic) is payload:  # not replaced meanwhile
                         del self._retained[topic]
@@ -295,7 +299,7 @@ class MqttLink:
 
 
 @asynccontextmanager
-async def _bounded(seconds: float = BROKER_TIMEOUT_S) -> AsyncIterator[None]:
+async def _bounded(seconds: float) -> AsyncIterator[None]:
     """Bound a wait on the broker; running out of time is a lost link (aiomqtt.MqttError)."""
     try:
         async with asyncio.timeout(seconds):
@@ -305,13 +309,19 @@ async def _bounded(seconds: float = BROKER_TIMEOUT_S) -> AsyncIterator[None]:
 
 
 @asynccontextmanager
-async def _connected(client: aiomqtt.Client) -> AsyncIterator[None]:
+async def _connected(client: aiomqtt.Client, seconds: float) -> AsyncIterator[None]:
     """`async with client`, with connecting and disconnecting bounded in time.
 
     A disconnect that gets no answer is logged, not raised: it must not replace the error or
-    the cancellation that is ending the session."""
-    async with _bounded():
-        await client.__aenter__()
+    the cancellation that is ending the session. A connection given up halfway (no answer in
+    time, or the console stopping) is closed, so that retries against a broker that accepts
+    connections but never answers do not pile up open sockets."""
+    try:
+        async with _bounded(seconds):
+            await client.__aenter__()
+    except BaseException:
+        _close_half_open(client)
+        raise
     try:
         yield
     finally:
@@ -321,3 +331,13 @@ async def _connected(client: aiomqtt.Client) -> AsyncIterator[None]:
         except (TimeoutError, aiomqtt.MqttError) as exc:
             log.warning("mqtt: no clean disconnect from the broker (%r)", exc)
 
+
+def _close_half_open(client: aiomqtt.Client) -> None:
+    """Close the socket of a connection that never got the broker's CONNACK.
+
+    aiomqtt leaves it open (its disconnect path fails on the cancelled connect), and paho
+    offers no public call that closes a connection it does not consider established; its
+    `_sock_close` also unregisters the socket from the event loop, which ends aiomqtt's
+    housekeeping task for it."""
+    with contextlib.suppress(Exception):
+        client._client._sock_close()

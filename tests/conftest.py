@@ -27,11 +27,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_mosquitto(workdir: Path, ws_port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
-    """Start mosquitto on a free loopback port (and a WebSocket listener on `ws_port`)."""
+def start_mosquitto(workdir: Path, ws_port: int | None = None,
+                    port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
+    """Start mosquitto on `port` (default: a free one) on loopback, and a WebSocket listener
+    on `ws_port`."""
     if shutil.which("mosquitto") is None:
         pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
-    port = free_port()
+    port = port or free_port()
     conf = workdir / "mosquitto.conf"
     websockets = f"listener {ws_port} 127.0.0.1\nprotocol websockets\n" if ws_port else ""
     conf.write_text(

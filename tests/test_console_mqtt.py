@@ -24,7 +24,7 @@ from console.engine.model import HostAction
 from console.runtime import Console
 from console.schemas import validate
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import Broker, until
+from tests.conftest import Broker, start_mosquitto, until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -262,3 +262,37 @@ async def test_a_display_joining_mid_countdown_gets_a_fresh_remaining_time(mosqu
             assert timer["kind"] == "signal"
             # Republished every 0.5 s while the window runs: at most ~0.5 s stale, not 1.5 s.
             assert 4_500 <= timer["remaining_ms"] <= 6_000
+
+
+async def test_the_game_goes_on_while_the_broker_restarts_and_the_console_reconnects(
+    tmp_path: Path
+) -> None:
+    """The broker is not the game: a press while it is away is judged and lights the lamp;
+    once it is back the console reconnects on its own, republishes the state and takes
+    commands again."""
+    proc, port = start_mosquitto(tmp_path)
+    broker = Broker("127.0.0.1", port)
+    try:
+        async with running_console(broker) as (console, sim):
+            assert console.mqtt is not None
+            console.host(HostAction.NEXT)
+            proc.terminate()
+            proc.wait(timeout=5)
+            await until(lambda: console.mqtt is not None and not console.mqtt.connected)
+            sim.press(1)
+            await until(lambda: sim.lamps == (1 << 1, 0))  # judged without the broker
+            assert console.svoya.phase == "answering"
+            proc, _ = start_mosquitto(tmp_path, port=port)
+            async with display(broker, "chgk/t1/state", "chgk/t1/events") as d:
+                state = await d.wait_for(
+                    lambda: [p for t, p in d.seen if t.endswith("/state") and p["question"]
+                             and p["question"]["answerer"] == "p2"])
+                assert state[-1]["phase"] == "answering"
+                await command(broker, b'{"action": "correct"}')
+                judged = await d.wait_for(lambda: d.events("answer_judged"))
+                assert judged[0]["player"] == "p2" and judged[0]["correct"] is True
+            assert console.svoya.scores["p2"] == 10
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+

@@ -1,8 +1,10 @@
-"""The MQTT link stops when its task is cancelled, whatever it is waiting on at that moment.
+"""The MQTT link's life on its own: it stops when its task is cancelled, whatever it is
+waiting on, and it gives up a connection the broker never answers without leaving it open.
 
 Python 3.11's asyncio.wait_for swallows a cancellation that arrives in the same loop iteration
 as the awaited answer (CPython gh-86296); aiomqtt bounds its waits with it, so a console stopped
 just as the broker acknowledged something used to run on forever (the daemon ignored SIGTERM).
+(A broker that goes away and comes back is in test_console_mqtt.py: the game goes on.)
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import asyncio
 
 from console.mqtt_link import MqttLink, Topics
-from tests.conftest import Broker
+from tests.conftest import Broker, until
 
 
 async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosquitto: Broker) -> None:
@@ -38,3 +40,41 @@ async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosq
             still_running.append(step)
             task.cancel()
     assert still_running == []
+
+
+async def test_retries_against_a_broker_that_never_answers_leave_no_connection_open() -> None:
+    """A broker that accepts connections but never sends CONNACK (hung, or a dead host behind
+    a proxy): each attempt is given up in time and its socket closed, so the retries of a
+    long evening cannot run the console out of file descriptors."""
+    attempts = 0
+    open_now = 0
+
+    async def silent_broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal attempts, open_now
+        attempts += 1
+        open_now += 1
+        try:
+            while await reader.read(1024):  # CONNECT and the rest: never answered
+                pass
+        finally:
+            open_now -= 1  # the console closed its side
+            writer.close()
+
+    server = await asyncio.start_server(silent_broker, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None,
+                    reconnect_interval=0.05, broker_timeout=0.2)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: attempts >= 4, within=10)
+        await asyncio.sleep(0.1)
+        assert open_now <= 1  # only the attempt in progress, if any
+        assert not link.connected
+    finally:
+        task.cancel()
+        try:
+            async with asyncio.timeout(3):
+                await asyncio.shield(task)
+        except asyncio.CancelledError:
+            pass
+        server.close()
