@@ -11,6 +11,7 @@ game goes on; nothing here raises into a driver callback.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -330,9 +331,21 @@ class Console:
         return snapshot
 
     def _write_journal(self, line: dict[str, Any]) -> None:
-        assert self._journal is not None
-        self._journal.write(json.dumps(line, ensure_ascii=False) + "\n")
-        self._journal.flush()
+        """Append one line to the journal. A journal that cannot be written (disk full, card
+        pulled) is dropped with an error event: the game never waits on it or loses an input."""
+        journal = self._journal
+        if journal is None:  # none configured, or dropped after a failed write
+            return
+        try:
+            journal.write(json.dumps(line, ensure_ascii=False) + "\n")
+            journal.flush()
+        except OSError as exc:
+            self._journal = None
+            with contextlib.suppress(OSError):
+                journal.close()
+            why = exc.strerror or str(exc)
+            self.report_error("journal", f"cannot write the journal {journal.name!r} ({why}); "
+                                         "the game goes on without it (it replays only up to here)")
 
     # ------------------------------------------------------------------ the one timer
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import io
 import json
 import subprocess
@@ -101,3 +102,49 @@ def test_the_journal_replays_to_the_same_decisions() -> None:
         "question_started", "signal_accepted", "answer_clock_started", "answer_judged",
         "signals_reset", "reading_finished", "question_ended"]
     assert decisions(replayed) == decisions(live)
+
+
+class _DiskFillsUp(io.StringIO):
+    """A journal file on a card that fills up after `room` lines (flush raises ENOSPC)."""
+
+    def __init__(self, room: int) -> None:
+        super().__init__()
+        self.room = room
+        self.name = "journal.jsonl"
+
+    def flush(self) -> None:
+        if self.getvalue().count("\n") > self.room:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _journal_config() -> Any:
+    return config_from_dict({
+        "game": {"seed": 5},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(3)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "max_delay_ms": 2}},
+    }, "test")
+
+
+def test_a_journal_that_fills_the_disk_is_dropped_and_no_press_is_lost() -> None:
+    journal = _DiskFillsUp(room=2)  # the config line and the first host action fit
+    console = Console(_journal_config(), journal=journal)
+    events: list[dict[str, Any]] = []
+    console.watchers.append(events.append)
+    console.host(HostAction.NEXT, at=1_000)
+    console.feed([Press("mcu", "mcu:1", 2_000), Watermark("mcu", 2_000)], now=3_000)  # disk full here
+    console.feed([Press("mcu", "mcu:2", 4_000), Watermark("mcu", 4_000)], now=5_000)
+    errors = [e for e in events if e["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["source"] == "journal"
+    assert "No space left on device" in errors[0]["message"]
+    assert console.svoya.phase == "answering"
+    assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p1"]
+
+
+def test_a_journal_on_a_full_device_at_start_does_not_stop_the_console() -> None:
+    with open("/dev/full", "w", encoding="utf-8") as journal:  # every flush: ENOSPC
+        console = Console(_journal_config(), journal=journal)
+        events: list[dict[str, Any]] = []
+        console.watchers.append(events.append)
+        console.host(HostAction.NEXT, at=1_000)
+        console.feed([Press("mcu", "mcu:0", 2_000), Watermark("mcu", 2_000)], now=3_000)
+    assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
