@@ -276,17 +276,25 @@ class MqttLink:
                 if self._events:
                     topic, payload = self._events[0]
                     # The live angle is momentary (30 a second): no acknowledgement to wait for.
-                    async with _bounded(self._broker_timeout):
-                        await client.publish(topic, payload, qos=0 if topic == self.topics.angle else 1)
+                    await self._publish(client, topic, payload, qos=0 if topic == self.topics.angle else 1)
                     self._events.popleft()  # only once the broker has taken it
                 else:
                     topic, payload = next(iter(self._retained.items()))
-                    async with _bounded(self._broker_timeout):
-                        await client.publish(topic, payload, qos=1, retain=True)
+                    await self._publish(client, topic, payload, qos=1, retain=True)
                     if self._retained.get(topic) is payload:  # not replaced meanwhile
                         del self._retained[topic]
             self._wake.clear()
             await self._wake.wait()
+
+    async def _publish(self, client: aiomqtt.Client, topic: str, payload: bytes, *, qos: int,
+                       retain: bool = False) -> None:
+        """Publish one message, bounded in time; a message paho refuses outright (over MQTT's
+        size limit) is logged and dropped: one bad message must never take the link down."""
+        try:
+            async with _bounded(self._broker_timeout):
+                await client.publish(topic, payload, qos=qos, retain=retain)
+        except ValueError as exc:
+            log.error("mqtt: dropped a message of %d bytes to %s: %s", len(payload), topic, exc)
 
     async def _receive(self, client: aiomqtt.Client) -> None:
         async for message in client.messages:

@@ -53,6 +53,8 @@ log = logging.getLogger("chgk.console")
 
 EventWatcher = Callable[[dict[str, Any]], None]
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
+MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
+MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 
 
 class Console:
@@ -138,6 +140,10 @@ class Console:
         """A host command from MQTT (docs/mqtt.md); anything malformed or unknown is refused
         with an error event that names the problem, and changes nothing."""
         received = self.clock()
+        if len(payload) > MAX_COMMAND_BYTES:  # not even parsed: a real command is tens of bytes
+            self.report_error("mqtt", f"bad host command of {len(payload)} bytes: too large "
+                                      f"(at most {MAX_COMMAND_BYTES}) ({command_help(self.kind)})")
+            return
         try:
             command = json.loads(payload)
             if not isinstance(command, dict):
@@ -149,7 +155,8 @@ class Console:
             else:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             shown = payload[:200].decode("utf-8", errors="replace")
-            self.report_error("mqtt", f"bad host command {shown!r}: {reason} ({command_help(self.kind)})")
+            self.report_error("mqtt", f"bad host command {shown!r}: {_shortened(reason)} "
+                                      f"({command_help(self.kind)})")
             return
         self.feed([inp])
 
@@ -185,6 +192,7 @@ class Console:
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published; the game is not touched."""
+        message = _shortened(message, MAX_ERROR_CHARS)
         log.warning("%s: %s", source, message)
         self._publish({"type": "error", "t_ns": self.clock(), "source": source, "message": message})
 
@@ -477,6 +485,11 @@ class Console:
             buttons.close()
         for encoder in self.encoders.values():
             encoder.close()
+
+
+def _shortened(text: str, limit: int = 200) -> str:
+    """`text`, cut to `limit` characters with a mark that says so (it may echo a client's input)."""
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
 def _journal_header(config: Config, seed: int) -> dict[str, Any]:

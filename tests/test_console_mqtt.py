@@ -160,7 +160,10 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
         (b'{"action": "next", "value": 50}', "unknown key"),
         (b'["next"]', "expected a JSON object"),
         (b'{"action": "correct"}', "not allowed now"),
-        (b"[" * 100_000, "too deeply nested"),
+        (b"[" * 4000, "too deeply nested"),
+        (b'{"action": "' + b"x" * 10_000 + b'"}', "too large (at most 4096)"),
+        # An unknown action is quoted back, shortened: the error event stays small.
+        (('{"action": "' + "\x7f" * 4000 + '"}').encode(), "more characters)"),
         ('{"action": "дальше"}'.encode(), "'дальше' is not a valid HostAction"),
     ],
 )
@@ -172,6 +175,7 @@ async def test_bad_host_commands_are_errors_and_change_nothing(
         await command(mosquitto, payload)
         error = await d.wait_for(lambda: d.events("error"))
         assert words in error[0]["message"]
+        assert len(error[0]["message"]) <= 2100  # it may quote the command: never all of it
         assert console.svoya.snapshot(0) == before
 
 

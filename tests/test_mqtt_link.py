@@ -10,6 +10,10 @@ just as the broker acknowledged something used to run on forever (the daemon ign
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+
+import aiomqtt
 
 from console.mqtt_link import MqttLink, Topics
 from tests.conftest import Broker, until
@@ -78,3 +82,28 @@ async def test_retries_against_a_broker_that_never_answers_leave_no_connection_o
         except asyncio.CancelledError:
             pass
         server.close()
+
+
+async def test_a_message_paho_refuses_is_dropped_and_the_link_stays_up(mosquitto: Broker) -> None:
+    """paho refuses some messages outright with ValueError (over MQTT's size limit, a wildcard
+    in the topic): that message is dropped with a log line, the link and the rest go on."""
+    connected = asyncio.Event()
+    link = MqttLink(mosquitto.host, mosquitto.port, Topics("chgk", "t1"),
+                    on_command=lambda _payload: None, on_connected=connected.set)
+    task = asyncio.create_task(link.run())
+    try:
+        async with aiomqtt.Client(mosquitto.host, mosquitto.port) as watcher:
+            await watcher.subscribe("chgk/t1/events", qos=1)
+            async with asyncio.timeout(5):
+                await connected.wait()
+            link.publish_event({"type": "refused"}, topic="chgk/t1/bad/#")  # paho: ValueError
+            link.publish_event({"type": "after"}, topic="chgk/t1/events")
+            async with asyncio.timeout(5):
+                message = await anext(aiter(watcher.messages))
+            assert isinstance(message.payload, bytes)
+            assert json.loads(message.payload) == {"type": "after"}
+            assert link.connected and not task.done()
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
