@@ -374,6 +374,24 @@ async def test_garbage_corruption_and_seq_gaps_are_reported(
         assert edge.pads == (2,)
 
 
+async def test_a_line_full_of_noise_is_reported_as_a_count_not_frame_by_frame(
+    make_sim: Callable[..., SimulatedMcu],
+) -> None:
+    """Hundreds of bad frames a second (a loose cable, a noisy line): a few are reported one
+    by one, the rest as one count a second later, and a press in the middle still counts."""
+    sim = make_sim()
+    rec = Recorder()
+    async with running(rec.link(sim.port)) as link:
+        await connected(rec, link)
+        sim.send_raw(b"line noise\x00" * 200)
+        edge, _ = await press(rec, sim, 1)
+        assert edge.pads == (1,)
+        await until(lambda: link.stats.errors == 200, "every bad frame counted")
+        assert len(rec.errors) == 5
+        await until(lambda: any("195 more problem(s)" in e for e in rec.errors), "the count")
+        assert len(rec.errors) == 6
+
+
 async def test_callback_exception_does_not_break_the_link(
     make_sim: Callable[..., SimulatedMcu],
 ) -> None:
