@@ -199,9 +199,10 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
     sim.start()
     console = Console(table_config(link))
     console.add_mcu("mcu", link, 115200)
-    task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))
-    try:
-        async with display(mosquitto, "chgk/t1/events") as d:
+    # The display subscribes first: the console's "connected" may come at once.
+    async with display(mosquitto, "chgk/t1/events") as d:
+        task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))
+        try:
             await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
             console.host(HostAction.NEXT)
             sim.unplug()
@@ -213,11 +214,11 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
             sim.press(0)
             accepted = await d.wait_for(lambda: d.events("signal_accepted"))
             assert accepted[0]["player"] == "p1"
-    finally:
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        sim.stop()
+        finally:
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            sim.stop()
 
 
 def daemon_config(tmp_path: Path, broker: Broker) -> Path:
