@@ -53,6 +53,7 @@ log = logging.getLogger("chgk.console")
 
 EventWatcher = Callable[[dict[str, Any]], None]
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
+TIMER_RETRY_S = 0.1  # after the referee failed on its timer
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 
@@ -272,7 +273,10 @@ class Console:
         if event["type"] == "game_record":
             self._keep_record(event)
         for watch in self.watchers:
-            watch(event)
+            try:
+                watch(event)
+            except Exception:  # a watcher (the demo's screen) must not cut the outputs short
+                log.exception("a watcher of the events failed")
         if event["type"] == "question_needed":
             self._ask_question(event)
 
@@ -357,7 +361,7 @@ class Console:
 
     # ------------------------------------------------------------------ the one timer
 
-    def _arm_timer(self, now: int) -> None:
+    def _arm_timer(self, now: int, *, not_before_s: float = 0.0) -> None:
         deadline = self.referee.next_deadline()
         if self._timer is not None:
             if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
@@ -372,13 +376,20 @@ class Console:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # fed outside a loop (tests of the shell's plumbing): no timers to run
-        self._timer = loop.call_later(max(0.0, (deadline - now) / 1e9), self._on_timer)
+        self._timer = loop.call_later(max(not_before_s, (deadline - now) / 1e9), self._on_timer)
         self._timer_deadline = deadline
 
     def _on_timer(self) -> None:
         self._timer = None
         now = self.clock()
-        self._carry_out(self.referee.on_timer(now), now)
+        try:
+            self._carry_out(self.referee.on_timer(now), now)
+        except Exception:
+            # A bug must not stop the clocks: say so, and try again a little later (never in
+            # a tight loop), so that windows still close and counts still run out.
+            log.exception("the referee failed on its timer")
+            self.report_error("console", "internal error on the timer (see the log); retrying")
+            self._arm_timer(now, not_before_s=TIMER_RETRY_S)
 
     # ------------------------------------------------------------------ drivers
 

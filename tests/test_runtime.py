@@ -81,3 +81,47 @@ async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory
         assert console.svoya.phase == "open"
     finally:
         console.close_gpio()
+
+
+async def test_a_failure_on_the_timer_is_reported_and_the_window_still_closes(
+    mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An internal error while the timer fires must not stop the clocks: the console says so
+    and tries again a moment later, so the 7-s window (0.05 s here) still closes."""
+    console, _cues, events = gpio_console(signal_window_s=0.05)
+    on_timer = console.referee.on_timer
+    failures: list[int] = []
+
+    def fails_once(now: int) -> Any:
+        if not failures:
+            failures.append(now)
+            raise RuntimeError("a bug on the timer path")
+        return on_timer(now)
+
+    monkeypatch.setattr(console.referee, "on_timer", fails_once)
+    console.host(HostAction.NEXT)
+    console.host(HostAction.READING_FINISHED)
+    await until(lambda: any(e["type"] == "question_ended" for e in events))
+    assert failures
+    assert [e["message"] for e in events if e["type"] == "error"] == [
+        "internal error on the timer (see the log); retrying"]
+
+
+async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockFactory) -> None:
+    """A watcher of the events (the demo's screen) that raises: the cue still plays."""
+    console, cues, events = gpio_console()
+
+    def broken_screen(event: dict[str, Any]) -> None:
+        raise RuntimeError("the screen is broken")
+
+    console.watchers.insert(0, broken_screen)
+    console.start_gpio()
+    try:
+        console.host(HostAction.NEXT)
+        await asyncio.sleep(0.01)
+        mock_pins.pin(27).drive_low()
+        await until(lambda: any(e["type"] == "signal_accepted" for e in events))
+        assert cues.played == [Cue.SIGNAL]
+        assert console.svoya.phase == "answering"
+    finally:
+        console.close_gpio()
