@@ -8,6 +8,7 @@ documents each one.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -224,6 +225,13 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(source, "-", "file not found") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "-", f"not valid TOML ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(source, "-", f"not valid TOML (not UTF-8 text: {exc.reason} "
+                                       f"at byte {exc.start})") from exc
+    except RecursionError as exc:
+        raise ConfigError(source, "-", "not valid TOML (arrays or tables nested too deeply)") from exc
+    except OSError as exc:  # a directory, no permission, an unreadable card
+        raise ConfigError(source, "-", f"cannot read it ({exc.strerror or exc})") from exc
     return config_from_dict(data, source)
 
 
@@ -310,13 +318,13 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     elif type_name == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif type_name == "float":
-        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
         value = float(value) if ok else value  # type: ignore[arg-type]
     elif type_name == "str":
         ok = isinstance(value, str)
     elif type_name == "tuple[float, ...]":
         ok = isinstance(value, list) and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                             for v in value)
+                                             and math.isfinite(v) for v in value)
         if ok and isinstance(value, list):
             value = tuple(float(v) for v in value)
     elif type_name == "tuple[int, ...]":
@@ -330,9 +338,9 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     return value
 
 
-_TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a number",
+_TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite number",
                "str": "a string", "tuple[int, ...]": "an array of integers",
-               "tuple[float, ...]": "an array of numbers"}
+               "tuple[float, ...]": "an array of finite numbers"}
 
 
 def _check_cross_references(config: Config) -> None:

@@ -56,7 +56,9 @@ def test_values_reach_the_rules(tmp_path: Path) -> None:
     [
         (("[game]", "[game]\nanwser_clock = 1"), "game.anwser_clock", "unknown key"),
         (('answer_clock = "lamp"', 'answer_clock = "bell"'), "game.answer_clock", "not one of"),
-        (("signal_window_s = 5", 'signal_window_s = "7"'), "game.signal_window_s", "expected a number"),
+        (("signal_window_s = 5", 'signal_window_s = "7"'), "game.signal_window_s", "a finite number"),
+        (("signal_window_s = 5", "signal_window_s = inf"), "game.signal_window_s", "a finite number"),
+        (("signal_window_s = 5", "signal_window_s = nan"), "game.signal_window_s", "got nan"),
         (("signal_window_s = 5", "signal_window_s = -7"), "game.signal_window_s", "must be positive"),
         (('name = "Борис"\n', ""), "players[1].name", "is required"),
         (('pad = "mcu:1"', 'pad = "usb:1"'), "players[1].pad", "not in [sources]"),
@@ -90,3 +92,23 @@ def test_broken_toml_and_missing_file(tmp_path: Path) -> None:
         load_config(write(tmp_path, "[game\n"))
     with pytest.raises(ConfigError, match="file not found"):
         load_config(tmp_path / "nope.toml")
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"\xff\xfe[game]\n", "not UTF-8 text"),
+        (b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n", "nested too deeply"),
+        (None, "cannot read it"),  # a directory where the file should be
+    ],
+)
+def test_unreadable_config_files_are_config_errors(tmp_path: Path, content: bytes | None, words: str) -> None:
+    """check-config, run and the SIGHUP re-check all name the file and the problem."""
+    path = tmp_path / "console.toml"
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(ConfigError, match=words) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(str(path))
