@@ -23,6 +23,7 @@ from console.broker import EmbeddedBroker
 from console.config import Config, ConfigError, load_config
 from console.display_server import DisplayServer
 from console.engine.model import HostAction
+from console.files import create_new
 from console.runtime import Console
 from console.sound import open_player
 from drivers.sim_mcu import SimulatedMcu
@@ -105,8 +106,9 @@ def _open_journal(path: str) -> TextIO | None:
     dated = base.with_name(f"{base.stem}-{time.strftime('%Y%m%d-%H%M%S')}{base.suffix}")
     try:
         base.parent.mkdir(parents=True, exist_ok=True)
+        dated, journal = create_new(dated)  # never appended to another start's journal
         log.info("journal: %s", dated)
-        return open(dated, "a", encoding="utf-8")
+        return journal
     except OSError as exc:
         log.warning("journal: cannot open %s (%s); running without a journal", path, exc.strerror)
         return None

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -39,6 +40,7 @@ from console.engine.spin import AngleSample
 from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
+from console.files import create_new
 from console.mqtt_link import MqttLink, Topics
 from console.questions import QuestionFileError, QuestionPicker, load_questions
 from console.scenario import AnyInput, step_to_json
@@ -105,6 +107,7 @@ class Console:
         self._seqs: dict[str, int] = {}
         self._games = 0
         self._started_wall = time.strftime("%Y%m%d-%H%M%S")
+        self._record_files: dict[int, Path] = {}  # game number -> its record's file
         self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
@@ -317,11 +320,19 @@ class Console:
         folder = self.config.table.record_dir
         if not folder:
             return
-        # One file per game (a record re-sent after late hall answers replaces its own file).
-        name = f"game-{self._started_wall}-{self._games + 1}.json"
+        # One file per game (a record re-sent after late hall answers replaces its own file),
+        # never another start's (see console/files.py), and replaced whole or not at all.
+        game = self._games + 1
         try:
             Path(folder).mkdir(parents=True, exist_ok=True)
-            Path(folder, name).write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+            path = self._record_files.get(game)
+            if path is None:
+                path, reserved = create_new(Path(folder, f"game-{self._started_wall}-{game}.json"))
+                reserved.close()
+                self._record_files[game] = path
+            draft = path.with_name(path.name + ".tmp")
+            draft.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
+            os.replace(draft, path)
         except OSError as exc:
             self.report_error("record", f"cannot keep the game record in {folder}: {exc.strerror}")
 

@@ -35,7 +35,9 @@ class Browser:
     def __init__(self, url: str) -> None:
         path = chromium_path()
         assert path, "chromium is not installed (apt-get install chromium); scripts/test.sh installs it"
-        self._profile = tempfile.TemporaryDirectory(prefix="chgk-chromium-")
+        # Chromium's helper processes may still write into the profile for a moment after the
+        # browser exits: a leftover file in /tmp must not fail the test.
+        self._profile = tempfile.TemporaryDirectory(prefix="chgk-chromium-", ignore_cleanup_errors=True)
         port = free_port()
         self._proc = subprocess.Popen(
             [path, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile.name}",

@@ -98,3 +98,19 @@ def test_the_table_journal_replays_to_the_same_decisions(tmp_path: Path) -> None
 
     assert decisions(live) == decisions(replayed)
     assert ("sector_chosen", 4) in decisions(live)
+
+
+def test_two_starts_in_the_same_second_keep_both_game_records(tmp_path: Path) -> None:
+    """A Pi without a clock boots to the same saved time: a second start must not overwrite
+    the first one's record (files are created exclusively, a taken name gets -2)."""
+    records = tmp_path / "records"
+    consoles = [table(tmp_path, record_dir=str(records)) for _ in range(2)]
+    consoles[1][0]._started_wall = consoles[0][0]._started_wall  # the same second
+    for console, _events in consoles:
+        for sector in (1, 2, 4, 7, 10, 11):
+            console.feed([SectorPicked(sector, console.clock(), PickSource.HOST)])
+            console.feed([ChgkHost(ChgkAction.START_TIMER, console.clock())])
+            console.feed([ChgkHost(ChgkAction.ANSWER_CORRECT, console.clock())])
+    names = sorted(p.name for p in records.glob("game-*.json"))
+    assert len(names) == 2 and any(name.endswith("-1-2.json") for name in names), names
+    assert not list(records.glob("*.tmp"))
