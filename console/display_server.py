@@ -13,12 +13,21 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from importlib import resources
 
 log = logging.getLogger("chgk.display")
 
 SCRIPTS = {"/mqtt-ws.js": "mqtt-ws.js"}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
+# A hall has a handful of screens. Beyond this many connections at once the server closes new
+# ones at once: a flood of them must never take the file descriptors the game needs (the
+# serial port, the broker).
+MAX_CONNECTIONS = 64
+REQUEST_TIMEOUT_S = 5.0
+# A browser's Host header: a name, an IPv4 or a bracketed IPv6 address, maybe a port. The host
+# is written into the page, so nothing else is taken.
+_HOST_HEADER = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?")
 
 
 class DisplayServer:
@@ -28,6 +37,7 @@ class DisplayServer:
         board = "table.html" if game == "chgk" else "scoreboard.html"
         self.pages = {"/": board, "/scoreboard": board}
         self._server: asyncio.Server | None = None
+        self._connections = 0
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.bind, self.port)
@@ -46,19 +56,33 @@ class DisplayServer:
         return html.replace("<script>", f"<script>window.CHGK = {config};</script>\n<script>", 1).encode()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            async with asyncio.timeout(5.0):  # not wait_for: it can swallow a cancellation on 3.11
-                head = await reader.readuntil(b"\r\n\r\n")
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
+        if self._connections >= MAX_CONNECTIONS:
             writer.close()
+            return
+        self._connections += 1
+        try:
+            await self._answer(reader, writer)
+        except (ConnectionError, TimeoutError):
+            pass  # the browser went away, or does not read its answer: nothing more to do
+        finally:
+            self._connections -= 1
+            writer.close()
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            async with asyncio.timeout(REQUEST_TIMEOUT_S):  # not wait_for: it can swallow a cancellation
+                head = await reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
             return
         request, *header_lines = head[:MAX_REQUEST].decode("latin-1").split("\r\n")
         method, _, rest = request.partition(" ")
         path = rest.split(" ", 1)[0].split("?", 1)[0]
-        headers = dict(line.split(":", 1) for line in header_lines if ":" in line)
-        host = headers.get("Host", headers.get("host", "127.0.0.1")).strip().rsplit(":", 1)[0]
+        headers = {name.strip().lower(): value.strip()
+                   for name, _, value in (line.partition(":") for line in header_lines)}
+        host_header = _HOST_HEADER.fullmatch(headers.get("host", ""))
+        host = host_header["host"] if host_header else "127.0.0.1"
         if method == "GET" and path in self.pages:
-            status, body, kind = "200 OK", self.page(self.pages[path], host or "127.0.0.1"), "text/html"
+            status, body, kind = "200 OK", self.page(self.pages[path], host), "text/html"
         elif method == "GET" and path in SCRIPTS:
             script = (resources.files("console") / "data" / SCRIPTS[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
@@ -66,7 +90,5 @@ class DisplayServer:
             status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
         writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
-        try:
+        async with asyncio.timeout(REQUEST_TIMEOUT_S):  # a reader that never reads is let go
             await writer.drain()
-        finally:
-            writer.close()
