@@ -21,6 +21,7 @@ import enum
 import logging
 import math
 import threading
+import time
 from array import array
 from collections import deque
 from dataclasses import dataclass
@@ -46,6 +47,9 @@ _FADE_S = 0.005
 # A burst of triggers (e.g. a glitching button) must not grow memory or CPU without
 # bound; beyond this many simultaneous cues the oldest one is dropped.
 _MAX_VOICES = 8
+REOPEN_INTERVAL_S = 5.0  # a dead output stream is reopened on a cue, at most this often
+
+log = logging.getLogger("chgk.sound")
 
 
 class Cue(enum.StrEnum):
@@ -276,6 +280,10 @@ class SoundDevicePlayer:
         # Serialises open() and close(), which shutdown code may call from another
         # thread; play() only reads the handle and never waits on this lock.
         self._lock = threading.Lock()
+        # Set by PortAudio's thread when the stream stops on its own (a USB speaker pulled,
+        # the device gone): the next cue reopens it, at most every REOPEN_INTERVAL_S.
+        self._stopped_by_itself = False
+        self._next_reopen = 0.0
 
     @property
     def sample_rate(self) -> int:
@@ -313,6 +321,7 @@ class SoundDevicePlayer:
                     dtype="int16",
                     latency="low",
                     callback=self._callback,
+                    finished_callback=self._on_finished,
                 )
             except ValueError as exc:
                 # Raised by sounddevice itself when no device matches the name.
@@ -321,6 +330,7 @@ class SoundDevicePlayer:
                 raise SoundUnavailable(f"PortAudio: {exc}") from exc
 
             self._mixer.reset()
+            self._stopped_by_itself = False
             try:
                 stream.start()
             except sounddevice.PortAudioError as exc:
@@ -341,6 +351,8 @@ class SoundDevicePlayer:
         """
         if self._stream is None:
             return
+        if self._stopped_by_itself and not self._reopen():
+            return
         samples = self._cues.get(cue)
         if samples is not None:
             self._mixer.trigger(samples)
@@ -357,6 +369,31 @@ class SoundDevicePlayer:
                 pass  # the device may already be gone; closing is all that is left
             finally:
                 stream.close(ignore_errors=True)
+
+    def _on_finished(self) -> None:
+        """PortAudio: the stream has stopped. Unless close() stopped it, it died."""
+        if self._stream is not None:
+            self._stopped_by_itself = True
+
+    def _reopen(self) -> bool:
+        """Reopen a stream that died; True if sound is back. Rate-limited, never raises."""
+        now = time.monotonic()
+        if now < self._next_reopen:
+            return False
+        self._next_reopen = now + REOPEN_INTERVAL_S
+        log.warning("sound: the output stopped (device unplugged?); reopening it")
+        with self._lock:
+            stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close(ignore_errors=True)
+        try:
+            self.open()
+        except Exception as exc:  # SoundUnavailable, or anything else: the game goes on
+            log.warning("sound: still no output (%s); retrying in %g s", exc, REOPEN_INTERVAL_S)
+            self._stream = stream  # keep trying on later cues
+            return False
+        log.info("sound: output reopened")
+        return True
 
     def _callback(self, outdata: Any, frames: int, time: Any, status: Any) -> None:
         """PortAudio callback: fill the block from the mixer, silence on any failure."""

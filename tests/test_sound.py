@@ -141,6 +141,47 @@ def test_signal_is_written_to_alsa_bit_exact(tmp_path: Path) -> None:
     assert len(pcm) // 2 > len(played)
 
 
+DEVICE_LOST_SCRIPT = """\
+import json, logging, sys, time
+from console.sound import Cue, SoundDevicePlayer
+
+records = []
+
+class Collect(logging.Handler):
+    def emit(self, record):
+        records.append(record.getMessage())
+
+logging.getLogger("chgk.sound").addHandler(Collect())
+logging.getLogger("chgk.sound").setLevel(logging.INFO)
+player = SoundDevicePlayer(device="default")
+player.open()
+player._stream.abort()  # the stream stops under the player, as when the device is pulled
+time.sleep(0.2)
+player.play(Cue.SIGNAL)  # reopens the output, then plays
+time.sleep(0.5)
+active = bool(player._stream is not None and player._stream.active)
+player.close()
+print(json.dumps({"records": records, "active": active}))
+"""
+
+
+@needs_portaudio
+def test_an_output_that_stops_by_itself_is_reopened_on_the_next_cue(tmp_path: Path) -> None:
+    out = tmp_path / "out.raw"
+    (tmp_path / ".asoundrc").write_text(CAPTURE_ASOUNDRC.format(out=out))
+
+    proc = _run(tmp_path, DEVICE_LOST_SCRIPT)
+
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["active"]
+    assert result["records"] == ["sound: the output stopped (device unplugged?); reopening it",
+                                 "sound: output reopened"]
+    # The file device was opened again: it holds the cue, played whole after the reopening.
+    expected = _nonzero_span(render_cue(Cue.SIGNAL, SR, volume=0.8))
+    assert _nonzero_span(out.read_bytes()) == expected
+
+
 @needs_portaudio
 def test_open_stream_without_cues_writes_only_silence(tmp_path: Path) -> None:
     out = tmp_path / "out.raw"
