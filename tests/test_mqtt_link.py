@@ -10,13 +10,26 @@ just as the broker acknowledged something used to run on forever (the daemon ign
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 
 import aiomqtt
 
 from console.mqtt_link import MqttLink, Topics
 from tests.conftest import Broker, until
+
+
+async def stop(task: asyncio.Task[None]) -> bool:
+    """Cancel `task`; True if it stopped within 3 s (if not, it is cancelled once more)."""
+    task.cancel()
+    try:
+        async with asyncio.timeout(3):
+            await asyncio.shield(task)
+    except asyncio.CancelledError:
+        pass
+    except TimeoutError:
+        task.cancel()
+        return False
+    return True
 
 
 async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosquitto: Broker) -> None:
@@ -34,15 +47,8 @@ async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosq
             link.publish_retained(link.topics.state, {"n": n})
         for _ in range(step % 12):
             await asyncio.sleep(0)
-        task.cancel()
-        try:
-            async with asyncio.timeout(3):
-                await asyncio.shield(task)
-        except asyncio.CancelledError:
-            pass
-        except TimeoutError:
+        if not await stop(task):
             still_running.append(step)
-            task.cancel()
     assert still_running == []
 
 
@@ -75,12 +81,7 @@ async def test_retries_against_a_broker_that_never_answers_leave_no_connection_o
         assert open_now <= 1  # only the attempt in progress, if any
         assert not link.connected
     finally:
-        task.cancel()
-        try:
-            async with asyncio.timeout(3):
-                await asyncio.shield(task)
-        except asyncio.CancelledError:
-            pass
+        assert await stop(task)
         server.close()
 
 
@@ -104,6 +105,4 @@ async def test_a_message_paho_refuses_is_dropped_and_the_link_stays_up(mosquitto
             assert json.loads(message.payload) == {"type": "after"}
             assert link.connected and not task.done()
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        assert await stop(task)
