@@ -207,16 +207,23 @@ class MqttLink:
     async def run(self) -> None:
         """Connect, publish, and receive commands forever; reconnect when the broker goes away."""
         while True:
+            lost: aiomqtt.MqttError | None = None
             try:
                 await self._session()
             except* aiomqtt.MqttError as group:  # a group: the session's tasks run in a TaskGroup
-                exc = group.exceptions[0]
+                lost = group.exceptions[0]  # type: ignore[assignment]
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                # Told to stop while the link failed: on 3.11 a TaskGroup that sees both keeps
+                # only the error, so the stop is honoured here (never back to reconnecting).
+                raise asyncio.CancelledError
+            if lost is not None:
                 if self.connected:
                     log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
-                                self._host, self._port, exc)
+                                self._host, self._port, lost)
                 else:
                     log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying",
-                                self._host, self._port, exc)
+                                self._host, self._port, lost)
                 self.connected = False
             await asyncio.sleep(self._reconnect_interval)
 

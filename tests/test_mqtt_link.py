@@ -106,3 +106,23 @@ async def test_a_message_paho_refuses_is_dropped_and_the_link_stays_up(mosquitto
             assert link.connected and not task.done()
     finally:
         assert await stop(task)
+
+
+async def test_a_stop_that_comes_as_the_broker_is_lost_still_stops(mosquitto: Broker) -> None:
+    """The machine shutting down stops the broker and the console together: the link fails
+    in the same loop iteration as it is cancelled. On 3.11 its TaskGroup then keeps only the
+    error; the link must stop all the same, not go back to reconnecting."""
+    link = MqttLink(mosquitto.host, mosquitto.port, Topics("chgk", "t1"),
+                    on_command=lambda _payload: None, reconnect_interval=0.05)
+    broker_lost = asyncio.Event()
+
+    async def receive_until_the_broker_is_lost(_client: aiomqtt.Client) -> None:
+        await broker_lost.wait()
+        raise aiomqtt.MqttError("Disconnected during message iteration")
+
+    link._receive = receive_until_the_broker_is_lost  # type: ignore[method-assign,assignment]
+    task = asyncio.create_task(link.run())
+    await until(lambda: link.connected)
+    broker_lost.set()
+    assert await stop(task)  # in the same iteration as the failure
+    assert task.cancelled()
