@@ -307,36 +307,40 @@ class SoundDevicePlayer:
         with self._lock:
             if self._stream is not None:
                 return
-            try:
-                import sounddevice
-            except (OSError, ImportError) as exc:
-                raise SoundUnavailable(f"PortAudio library unavailable: {exc}") from exc
-            self._portaudio_error = sounddevice.PortAudioError
+            self._open_locked()
 
-            try:
-                stream = sounddevice.RawOutputStream(
-                    samplerate=self._sample_rate,
-                    device=self._device,
-                    channels=1,
-                    dtype="int16",
-                    latency="low",
-                    callback=self._callback,
-                    finished_callback=self._on_finished,
-                )
-            except ValueError as exc:
-                # Raised by sounddevice itself when no device matches the name.
-                raise SoundUnavailable(str(exc)) from exc
-            except sounddevice.PortAudioError as exc:
-                raise SoundUnavailable(f"PortAudio: {exc}") from exc
+    def _open_locked(self) -> None:
+        """open(), with the lock held (also by _reopen, so that close() cannot interleave)."""
+        try:
+            import sounddevice
+        except (OSError, ImportError) as exc:
+            raise SoundUnavailable(f"PortAudio library unavailable: {exc}") from exc
+        self._portaudio_error = sounddevice.PortAudioError
 
-            self._mixer.reset()
-            self._stopped_by_itself = False
-            try:
-                stream.start()
-            except sounddevice.PortAudioError as exc:
-                stream.close(ignore_errors=True)
-                raise SoundUnavailable(f"PortAudio: {exc}") from exc
-            self._stream = stream
+        try:
+            stream = sounddevice.RawOutputStream(
+                samplerate=self._sample_rate,
+                device=self._device,
+                channels=1,
+                dtype="int16",
+                latency="low",
+                callback=self._callback,
+                finished_callback=self._on_finished,
+            )
+        except ValueError as exc:
+            # Raised by sounddevice itself when no device matches the name.
+            raise SoundUnavailable(str(exc)) from exc
+        except sounddevice.PortAudioError as exc:
+            raise SoundUnavailable(f"PortAudio: {exc}") from exc
+
+        self._mixer.reset()
+        self._stopped_by_itself = False
+        try:
+            stream.start()
+        except sounddevice.PortAudioError as exc:
+            stream.close(ignore_errors=True)
+            raise SoundUnavailable(f"PortAudio: {exc}") from exc
+        self._stream = stream
 
     @property
     def latency(self) -> float | None:
@@ -382,16 +386,22 @@ class SoundDevicePlayer:
             return False
         self._next_reopen = now + REOPEN_INTERVAL_S
         log.warning("sound: the output stopped (device unplugged?); reopening it")
+        # Under the lock: a close() from another thread (shutdown) waits, and one that came
+        # first has left no stream to reopen. It blocks the loop for the few ms PortAudio
+        # takes to open a device, only while the sound is broken and every REOPEN_INTERVAL_S.
         with self._lock:
-            stream, self._stream = self._stream, None
-        if stream is not None:
-            stream.close(ignore_errors=True)
-        try:
-            self.open()
-        except Exception as exc:  # SoundUnavailable, or anything else: the game goes on
-            log.warning("sound: still no output (%s); retrying in %g s", exc, REOPEN_INTERVAL_S)
-            self._stream = stream  # keep trying on later cues
-            return False
+            dead = self._stream
+            if dead is None:
+                return False
+            self._stream = None
+            dead.close(ignore_errors=True)
+            try:
+                self._open_locked()
+            except Exception as exc:  # SoundUnavailable, or anything else: the game goes on
+                log.warning("sound: still no output (%s); retrying in %g s", exc, REOPEN_INTERVAL_S)
+                self._stream = dead  # closed: play() keeps trying on later cues
+                self._stopped_by_itself = True
+                return False
         log.info("sound: output reopened")
         return True
 
