@@ -318,13 +318,12 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     elif type_name == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif type_name == "float":
-        ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ok = _finite_number(value)
         value = float(value) if ok else value  # type: ignore[arg-type]
     elif type_name == "str":
         ok = isinstance(value, str)
     elif type_name == "tuple[float, ...]":
-        ok = isinstance(value, list) and all(isinstance(v, int | float) and not isinstance(v, bool)
-                                             and math.isfinite(v) for v in value)
+        ok = isinstance(value, list) and all(_finite_number(v) for v in value)
         if ok and isinstance(value, list):
             value = tuple(float(v) for v in value)
     elif type_name == "tuple[int, ...]":
@@ -336,6 +335,16 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     if not ok:
         raise ConfigError(source, key, f"expected {_TYPE_WORDS[type_name]}, got {value!r}")
     return value
+
+
+def _finite_number(value: object) -> bool:
+    """A TOML number a float can hold: not a bool, nan, inf, or an integer too big for it."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite number",

@@ -102,6 +102,7 @@ class Console:
         self._journal = journal
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
+        self._timer_failing = False  # the referee failed on its last timer: said once
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0  # of the event stream: the state says which events it reflects
         self._seqs: dict[str, int] = {}
@@ -152,6 +153,10 @@ class Console:
             command = json.loads(payload)
             if not isinstance(command, dict):
                 raise ValueError("expected a JSON object")
+            try:  # JSON may escape half a surrogate pair: text nothing downstream can encode
+                json.dumps(command, ensure_ascii=False).encode()
+            except UnicodeEncodeError:
+                raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
             inp = parse_command(self.kind, command, received)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             if isinstance(exc, RecursionError):
@@ -372,7 +377,7 @@ class Console:
 
     # ------------------------------------------------------------------ the one timer
 
-    def _arm_timer(self, now: int, *, not_before_s: float = 0.0) -> None:
+    def _arm_timer(self, now: int) -> None:
         deadline = self.referee.next_deadline()
         if self._timer is not None:
             if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
@@ -387,7 +392,7 @@ class Console:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # fed outside a loop (tests of the shell's plumbing): no timers to run
-        self._timer = loop.call_later(max(not_before_s, (deadline - now) / 1e9), self._on_timer)
+        self._timer = loop.call_later(max(0.0, (deadline - now) / 1e9), self._on_timer)
         self._timer_deadline = deadline
 
     def _on_timer(self) -> None:
@@ -396,11 +401,16 @@ class Console:
         try:
             self._carry_out(self.referee.on_timer(now), now)
         except Exception:
-            # A bug must not stop the clocks: say so, and try again a little later (never in
-            # a tight loop), so that windows still close and counts still run out.
-            log.exception("the referee failed on its timer")
-            self.report_error("console", "internal error on the timer (see the log); retrying")
-            self._arm_timer(now, not_before_s=TIMER_RETRY_S)
+            # A bug must not stop the clocks: try again a little later (never in a tight
+            # loop), so that windows still close and counts still run out, and say so once.
+            self._timer = asyncio.get_running_loop().call_later(TIMER_RETRY_S, self._on_timer)
+            self._timer_deadline = None
+            if not self._timer_failing:
+                self._timer_failing = True
+                log.exception("the referee failed on its timer")
+                self.report_error("console", "internal error on the timer (see the log); retrying")
+        else:
+            self._timer_failing = False
 
     # ------------------------------------------------------------------ drivers
 

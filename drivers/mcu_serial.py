@@ -300,6 +300,7 @@ class McuLink:
                 )
                 self._kick = None
             reason = lost.result()
+            self._report_held_back(now=True)
             self._set_status(
                 "disconnected",
                 f"The MCU on {self._port} was disconnected ({reason}); "
@@ -447,13 +448,14 @@ class McuLink:
         self._reports_in_window += 1
         self._deliver_report(message)
 
-    def _report_held_back(self) -> None:
-        """Report the count of problems held back, once their second is over."""
-        if self._held_back and self._clock() - self._report_window_ns >= 1_000_000_000:
+    def _report_held_back(self, *, now: bool = False) -> None:
+        """Report the count of problems held back, once their second is over (or `now`: the
+        session is ending, and the count belongs to it)."""
+        if self._held_back and (now or self._clock() - self._report_window_ns >= 1_000_000_000):
             held, self._held_back = self._held_back, 0
             self._report_window_ns, self._reports_in_window = self._clock(), 1
-            self._deliver_report(f"{held} more problem(s) with the MCU on {self._port} in the last "
-                                 "second, not reported one by one (see its statistics)")
+            self._deliver_report(f"{held} more problem(s) with the MCU on {self._port}, too many at "
+                                 "once to report one by one (see the link's statistics)")
 
     def _deliver_report(self, message: str) -> None:
         if self._on_error is None:

@@ -59,6 +59,7 @@ def test_values_reach_the_rules(tmp_path: Path) -> None:
         (("signal_window_s = 5", 'signal_window_s = "7"'), "game.signal_window_s", "a finite number"),
         (("signal_window_s = 5", "signal_window_s = inf"), "game.signal_window_s", "a finite number"),
         (("signal_window_s = 5", "signal_window_s = nan"), "game.signal_window_s", "got nan"),
+        (("signal_window_s = 5", f"signal_window_s = {10**400}"), "game.signal_window_s", "a finite number"),
         (("signal_window_s = 5", "signal_window_s = -7"), "game.signal_window_s", "must be positive"),
         (('name = "Борис"\n', ""), "players[1].name", "is required"),
         (('pad = "mcu:1"', 'pad = "usb:1"'), "players[1].pad", "not in [sources]"),

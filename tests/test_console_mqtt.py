@@ -161,6 +161,7 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
         (b'["next"]', "expected a JSON object"),
         (b'{"action": "correct"}', "not allowed now"),
         (b"[" * 4000, "too deeply nested"),
+        (b'{"action": "\\ud800"}', "not valid Unicode"),
         (b'{"action": "' + b"x" * 10_000 + b'"}', "too large (at most 4096)"),
         # An unknown action is quoted back, shortened: the error event stays small.
         (('{"action": "' + "\x7f" * 4000 + '"}').encode(), "more characters)"),
