@@ -55,6 +55,7 @@ log = logging.getLogger("chgk.console")
 
 EventWatcher = Callable[[dict[str, Any]], None]
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
+EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
 TIMER_RETRY_S = 0.1  # after the referee failed on its timer
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
@@ -103,6 +104,7 @@ class Console:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._timer_failing = False  # the referee failed on its last timer: said once
+        self._before_run: list[tuple[str, dict[str, Any]]] = []  # events before the MQTT link
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0  # of the event stream: the state says which events it reflects
         self._seqs: dict[str, int] = {}
@@ -276,6 +278,8 @@ class Console:
             self.mqtt.publish_event(event, topic)
             if kind == "game_record":
                 self.mqtt.publish_retained(self.topics.record, event)
+        elif len(self._before_run) < EVENTS_BEFORE_RUN:
+            self._before_run.append((topic, event))  # e.g. a journal that failed at start
         if event["type"] == "game_started":
             self._games += 1
         if event["type"] == "game_record":
@@ -502,6 +506,9 @@ class Console:
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game=self.kind, seed=self.seed)
+        for topic, event in self._before_run:  # in order, with their numbers: no gap
+            self.mqtt.publish_event(event, topic)
+        self._before_run.clear()
         self.publish_state()
         self.start_gpio()
         try:

@@ -302,3 +302,22 @@ async def test_the_game_goes_on_while_the_broker_restarts_and_the_console_reconn
         proc.terminate()
         proc.wait(timeout=5)
 
+
+
+async def test_a_problem_at_start_reaches_the_displays_once_the_link_is_up(mosquitto: Broker) -> None:
+    """A journal on a full card fails before the console has an MQTT link: its error event is
+    kept and published first, numbered 1, once the link is up (not lost, no gap)."""
+    with open("/dev/full", "w", encoding="utf-8") as journal:  # noqa: ASYNC230 - a device, instant
+        console = Console(table_config("/dev/ttyNOPE"), journal=journal)
+        async with display(mosquitto, "chgk/t1/events") as d:
+            task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))
+            try:
+                errors = await d.wait_for(lambda: d.events("error"))
+                assert errors[0]["source"] == "journal" and errors[0]["seq"] == 1
+                console.host(HostAction.NEXT)
+                started = await d.wait_for(lambda: d.events("question_started"))
+                assert started[0]["seq"] == 2
+            finally:
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
