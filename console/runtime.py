@@ -50,11 +50,13 @@ from console.table_setup import table_setup
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.gpio_encoder import GpioEncoder
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
+from drivers.report_limit import ReportLimit
 
 log = logging.getLogger("chgk.console")
 
 EventWatcher = Callable[[dict[str, Any]], None]
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
+ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
 TIMER_RETRY_S = 0.1  # after the referee failed on its timer
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
@@ -105,6 +107,7 @@ class Console:
         self._timer_deadline: int | None = None
         self._timer_failing = False  # the referee failed on its last timer: said once
         self._before_run: list[tuple[str, dict[str, Any]]] = []  # events before the MQTT link
+        self._error_limits: dict[str, ReportLimit] = {}  # per source of errors
         self._refresh: asyncio.TimerHandle | None = None
         self._seq = 0  # of the event stream: the state says which events it reflects
         self._seqs: dict[str, int] = {}
@@ -202,10 +205,32 @@ class Console:
         self.feed([*scan, Watermark(source, up_to)])
 
     def report_error(self, source: str, message: str) -> None:
-        """A driver or command problem: logged and published; the game is not touched."""
-        message = _shortened(message, MAX_ERROR_CHARS)
+        """A driver or command problem: logged and published; the game is not touched. At most
+        ERRORS_PER_SECOND of one source are shown one by one, the rest as one count when their
+        second is over (a buggy tablet must not drown the decisions)."""
+        limit = self._error_limits.setdefault(source, ReportLimit(ERRORS_PER_SECOND))
+        now = self.clock()
+        if limit.admit(now):
+            self._show_error(source, _shortened(message, MAX_ERROR_CHARS), now)
+            return
+        due = limit.count_due_ns()
+        if limit.held == 1 and due is not None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return  # fed outside a loop (tests of the shell's plumbing): no timers to run
+            loop.call_later((due - now) / 1e9, self._show_held_errors, source)
+
+    def _show_held_errors(self, source: str) -> None:
+        now = self.clock()
+        held = self._error_limits[source].take_held(now, early=True)  # it is due: the timer says so
+        if held:
+            self._show_error(source, f"{held} more error(s) from {source} in the last second, "
+                                     "too many to show one by one (see the log)", now)
+
+    def _show_error(self, source: str, message: str, now: int) -> None:
         log.warning("%s: %s", source, message)
-        self._publish({"type": "error", "t_ns": self.clock(), "source": source, "message": message})
+        self._publish({"type": "error", "t_ns": now, "source": source, "message": message})
 
     def report_status(self, source: str, state: str, detail: str) -> None:
         log.info("%s: %s (%s)", source, state, detail)

@@ -38,6 +38,7 @@ from typing import Any
 import serial
 
 from drivers.clock_sync import ClockModel
+from drivers.report_limit import ReportLimit
 from firmware_proto import (
     PROTOCOL_VERSION,
     STAMP_MODULUS,
@@ -73,8 +74,7 @@ _MAX_PENDING_EDGES = 64
 _HELLO_CONTINUITY_US = 2_000_000
 _READ_CHUNK = 4096
 # A line full of noise yields a bad frame every few bytes: at most this many problems are
-# reported one by one per second, the rest as a count (a flood of error events would crowd
-# the decisions out of the displays' stream).
+# reported one by one per second, the rest as a count (drivers/report_limit.py).
 _REPORTS_PER_SECOND = 5
 
 
@@ -202,9 +202,7 @@ class McuLink:
         self._last_mapped: tuple[int, int] | None = None
         self._last_angle_ns: int | None = None  # at_ns of the latest AngleReading, see _emit_angle
         self._lamps: tuple[int, int] | None = None
-        self._report_window_ns = 0  # start of the current second of reports
-        self._reports_in_window = 0
-        self._held_back = 0  # problems not reported one by one, to be reported as a count
+        self._reports = ReportLimit(_REPORTS_PER_SECOND)
 
     # -- public API ------------------------------------------------------------------------
 
@@ -267,8 +265,9 @@ class McuLink:
                 self._report_held_back()
                 now = loop.time()
                 due = now + 3600.0  # INCOMPATIBLE: wait quietly for new firmware or unplugging
-                if self._held_back:  # their count, once their second is over
-                    due = now + 0.001 + max(0.0, 1.0 - (self._clock() - self._report_window_ns) / 1e9)
+                count_due = self._reports.count_due_ns()
+                if count_due is not None:  # the count of problems held back, once their second is over
+                    due = now + 0.001 + max(0.0, (count_due - self._clock()) / 1e9)
                 if self._hello_sent_ns is not None:  # handshake, or re-seeding after a restart
                     if now - self._hello_sent_at >= self._handshake_timeout:
                         if self._state is _State.HANDSHAKE:
@@ -437,23 +436,16 @@ class McuLink:
         self._report(message)
 
     def _report(self, message: str) -> None:
-        now = self._clock()
-        if now - self._report_window_ns >= 1_000_000_000:
-            self._report_window_ns, self._reports_in_window = now, 0
-        if self._reports_in_window >= _REPORTS_PER_SECOND:
-            self._held_back += 1
-            if self._held_back == 1:
-                self._wake_session()  # so that it reports the count a second from now
-            return
-        self._reports_in_window += 1
-        self._deliver_report(message)
+        if self._reports.admit(self._clock()):
+            self._deliver_report(message)
+        elif self._reports.held == 1:
+            self._wake_session()  # so that it reports the count once the second is over
 
     def _report_held_back(self, *, now: bool = False) -> None:
         """Report the count of problems held back, once their second is over (or `now`: the
         session is ending, and the count belongs to it)."""
-        if self._held_back and (now or self._clock() - self._report_window_ns >= 1_000_000_000):
-            held, self._held_back = self._held_back, 0
-            self._report_window_ns, self._reports_in_window = self._clock(), 1
+        held = self._reports.take_held(self._clock(), early=now)
+        if held:
             self._deliver_report(f"{held} more problem(s) with the MCU on {self._port}, too many at "
                                  "once to report one by one (see the link's statistics)")
 

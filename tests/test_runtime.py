@@ -125,3 +125,16 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         assert console.svoya.phase == "answering"
     finally:
         console.close_gpio()
+
+
+async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_pins: MockFactory) -> None:
+    """A tablet stuck in a loop sends hundreds of bad commands: the displays get ten error
+    events and then one count, not hundreds; the game is untouched."""
+    console, _cues, events = gpio_console()
+    for _ in range(300):
+        console.on_command(b'{"action": "dance"}')
+    errors = [e for e in events if e["type"] == "error"]
+    assert len(errors) == 10 and all("dance" in e["message"] for e in errors)
+    await until(lambda: len([e for e in events if e["type"] == "error"]) == 11, within=3)
+    assert "290 more error(s) from mqtt" in events[-1]["message"]
+    assert console.svoya.phase == "idle"
