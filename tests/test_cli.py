@@ -41,3 +41,17 @@ def test_demo_plays_a_question_on_the_simulated_table() -> None:
     assert "Вера: верно, +10 → 10" in out
     assert "Анна: неверно, -20 → -20" in out
     assert "Борис: верно, +20 → 20" in out
+
+
+def test_every_data_file_is_installed_with_the_package() -> None:
+    """A plain `pip install .` (as on the Pi) ships only what package-data names: a page's
+    script left out leaves every hall board blank."""
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    patterns = project["tool"]["setuptools"]["package-data"]["console"]
+    data = [f"data/{p.name}" for p in (root / "console" / "data").iterdir() if p.is_file()]
+    missing = [name for name in data if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)]
+    assert missing == []
