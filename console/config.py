@@ -352,6 +352,10 @@ _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite 
                "tuple[float, ...]": "an array of finite numbers"}
 
 
+# The games a kind of source can serve (kinds not named here serve every game).
+_SOURCE_GAMES = {"gpio": ("svoya",), "gpio_encoder": ("chgk",)}
+
+
 def _check_cross_references(config: Config) -> None:
     src = config.source
     if not config.sources and config.game.kind != "sports":  # the sports timer needs no hardware
@@ -361,9 +365,18 @@ def _check_cross_references(config: Config) -> None:
             raise ConfigError(src, f"sources.{name}.port", "a serial_mcu source needs a port")
         if s.kind == "gpio" and not s.pins:
             raise ConfigError(src, f"sources.{name}.pins", "a gpio source needs its pins")
-        if s.kind == "gpio_encoder" and (len(s.pins) not in (2, 3) or s.counts_per_turn <= 0):
+        if s.kind == "gpio_encoder" and (len(s.pins) not in (2, 3) or s.counts_per_turn < 4):
             raise ConfigError(src, f"sources.{name}", "a gpio_encoder needs pins = [A, B] or [A, B, index] "
-                                                       "and counts_per_turn")
+                                                       "and counts_per_turn (at least 4)")
+        # Each game reads its own kind of input: anything else would reach a referee that
+        # cannot take it (the table has no buttons, «Своя игра» no top).
+        if s.kind in _SOURCE_GAMES and config.game.kind not in _SOURCE_GAMES[s.kind]:
+            raise ConfigError(src, f"sources.{name}.kind",
+                              f"a {s.kind} source does not play in game.kind = {config.game.kind!r} "
+                              f"(only in {', '.join(_SOURCE_GAMES[s.kind])})")
+    if config.host.pedal_pin >= 0 and config.game.kind != "svoya":
+        raise ConfigError(src, "host.pedal_pin", "the foot pedal plays only in game.kind = 'svoya' "
+                                                 "(its actions are the «Своя игра» host's)")
     for i, p in enumerate(config.players):
         source, _, index = p.pad.partition(":")
         if source not in config.sources:

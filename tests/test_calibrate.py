@@ -314,10 +314,11 @@ SERIAL = '[sources.{name}]\nkind = "serial_mcu"\nport = "/dev/null-{name}"\n'
 @pytest.mark.parametrize(
     ("sources", "angle_source", "key", "words"),
     [
-        (GPIO, "", "table.angle_source", "нет источника, читающего датчик волчка"),
+        # Buttons on GPIO are no source at the table: the config itself is refused.
+        (GPIO, "", "sources.pads.kind", "a gpio source does not play in game.kind = 'chgk'"),
         (SERIAL.format(name="a") + SERIAL.format(name="b"), "", "table.angle_source", "несколько (a, b)"),
         (SERIAL.format(name="a"), "b", "table.angle_source", "источника 'b' нет в [sources]"),
-        (GPIO, "pads", "table.angle_source", "не передаёт угол волчка"),
+        (GPIO, "pads", "sources.pads.kind", "a gpio source does not play in game.kind = 'chgk'"),
         ('[sources.sim]\nkind = "simulated_mcu"\n', "", "sources.sim", "укажите порт в --port"),
     ],
     ids=["none", "several", "missing", "gpio", "simulated-without-port"],

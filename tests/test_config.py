@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from console.config import ConfigError, load_config
+from console.config import ConfigError, config_from_dict, load_config
 from console.engine.model import NS_PER_S
 from console.engine.rules import AnswerClock
 
@@ -113,3 +114,22 @@ def test_unreadable_config_files_are_config_errors(tmp_path: Path, content: byte
     with pytest.raises(ConfigError, match=words) as caught:
         load_config(path)
     assert str(caught.value).startswith(str(path))
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "words"),
+    [
+        # The pedal's actions are the «Своя игра» host's: at the table it would cancel counts.
+        ({"game": {"kind": "sports"}, "host": {"pedal_pin": 22}}, "host.pedal_pin", "only in game.kind"),
+        ({"game": {"kind": "svoya"}, "sources": {"top": {"kind": "gpio_encoder", "pins": [5, 6],
+                                                        "counts_per_turn": 600}},
+          "players": []}, "sources.top.kind", "does not play in game.kind = 'svoya'"),
+        ({"game": {"kind": "chgk"}, "sources": {"top": {"kind": "gpio_encoder", "pins": [5, 6],
+                                                        "counts_per_turn": 2}}},
+         "sources.top", "counts_per_turn (at least 4)"),
+    ],
+)
+def test_sources_and_the_pedal_must_fit_the_game(data: dict[str, Any], key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(data, "console.toml")
+    assert f"console.toml: {key}: " in str(caught.value) and words in str(caught.value)
