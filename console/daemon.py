@@ -54,11 +54,17 @@ async def run_daemon(config: Config, config_path: str) -> int:
                           pin_factory=config.host.pedal_pin_factory)
 
     def ready() -> None:
+        """Once, when the referee, the buttons and the lamps run: the game can be played,
+        broker or not (so systemd never restarts a daemon that only waits for mosquitto)."""
         # Everything allocated so far lives as long as the daemon: keep the cyclic collector
         # from walking it again and again (a full collection is a pause on the press path).
         gc.collect()
         gc.freeze()
-        sdnotify.notify(f"READY=1\nSTATUS=Игра на столе {config.console.node}: готово")
+        sdnotify.notify(f"READY=1\nSTATUS=Игра на столе {config.console.node}: готово, "
+                        "ждём брокер MQTT")
+
+    def broker_connected() -> None:
+        sdnotify.notify(f"STATUS=Игра на столе {config.console.node}: готово, табло на связи")
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
@@ -74,7 +80,8 @@ async def run_daemon(config: Config, config_path: str) -> int:
                             base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
-            daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=ready), name="console")
+            daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),
+                                       name="console")
             if config.display.http_port:
                 try:
                     await display.start()
@@ -82,6 +89,8 @@ async def run_daemon(config: Config, config_path: str) -> int:
                     log.error("displays: cannot serve on %s:%d (%s)", config.display.bind,
                               config.display.http_port, exc.strerror)
             watchdog = tasks.create_task(_watchdog(), name="watchdog")
+            await asyncio.sleep(0)  # the console task starts its links and GPIO in its first step
+            ready()
             await stop.wait()
             log.info("stopping")
             sdnotify.notify("STOPPING=1")

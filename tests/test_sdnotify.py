@@ -127,3 +127,37 @@ def test_watchdog_interval_uses_os_environ_by_default(monkeypatch: pytest.Monkey
     assert watchdog_interval() == 5.0
     monkeypatch.delenv("WATCHDOG_USEC")
     assert watchdog_interval() is None
+
+
+def test_the_daemon_is_ready_without_a_broker(receiver: tuple[socket.socket, str], tmp_path: Path) -> None:
+    """Under systemd (Type=notify) a daemon that reported READY only once the broker answered
+    was killed and restarted every 90 s while mosquitto was down, losing the game each time.
+    READY=1 comes as soon as the referee, the buttons and the lamps run."""
+    import subprocess
+    import sys
+
+    from tests.conftest import free_port
+
+    sock, address = receiver
+    config = tmp_path / "console.toml"
+    config.write_text(
+        '[console]\nnode = "t1"\njournal = ""\n\n'
+        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
+        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
+        + f'[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n\n'  # nobody listens there
+        + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
+        encoding="utf-8",
+    )
+    root = Path(__file__).resolve().parent.parent
+    proc = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+                            cwd=root, env={**os.environ, "NOTIFY_SOCKET": address},
+                            stderr=subprocess.DEVNULL)
+    try:
+        sock.settimeout(15)
+        messages = [sock.recv(4096).decode()]
+        while "READY=1" not in messages[-1]:
+            messages.append(sock.recv(4096).decode())
+        assert "ждём брокер MQTT" in messages[-1]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
