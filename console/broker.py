@@ -14,6 +14,10 @@ from typing import Any
 log = logging.getLogger("chgk.broker")
 
 
+class BrokerUnavailable(Exception):
+    """The embedded broker cannot listen (its port is taken, most often by a mosquitto)."""
+
+
 class EmbeddedBroker:
     def __init__(self, port: int, ws_port: int) -> None:
         self.port, self.ws_port = port, ws_port
@@ -37,7 +41,15 @@ class EmbeddedBroker:
                 },
             }
         )
-        await self._broker.start()
+        amqtt_log = logging.getLogger("amqtt")
+        amqtt_log.setLevel(logging.CRITICAL)  # a failed start: said below in one line, not its traceback
+        try:
+            await self._broker.start()
+        except Exception as exc:  # amqtt's BrokerError wraps the OSError of a taken port
+            raise BrokerUnavailable(f"cannot listen on 127.0.0.1:{self.port} and :{self.ws_port} "
+                                    f"({exc})") from exc
+        finally:
+            amqtt_log.setLevel(logging.WARNING)
         log.info("embedded MQTT broker on 127.0.0.1:%d (WebSocket :%d)", self.port, self.ws_port)
         return self
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from console import sdnotify
-from console.broker import EmbeddedBroker
+from console.broker import BrokerUnavailable, EmbeddedBroker
 from console.config import Config, ConfigError, load_config
 from console.display_server import DisplayServer
 from console.engine.model import HostAction
@@ -97,6 +97,10 @@ async def run_daemon(config: Config, config_path: str) -> int:
             daemon.cancel()
             watchdog.cancel()
             await display.close()
+    except BrokerUnavailable as exc:
+        log.error("mqtt: the embedded broker %s; if a broker already runs on this machine, "
+                  'set [mqtt] host = "127.0.0.1" to use it', exc)
+        return 1
     finally:
         player.close()
         for sim in sims:

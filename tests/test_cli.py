@@ -55,3 +55,31 @@ def test_every_data_file_is_installed_with_the_package() -> None:
     data = [f"data/{p.name}" for p in (root / "console" / "data").iterdir() if p.is_file()]
     missing = [name for name in data if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)]
     assert missing == []
+
+
+def test_run_names_a_taken_port_of_the_embedded_broker(tmp_path: Path) -> None:
+    """No broker configured and the port taken (a mosquitto already runs): a clear message
+    and exit 1, not a traceback."""
+    import socket
+
+    from tests.conftest import free_port
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "console.toml"
+        config.write_text(
+            '[console]\nnode = "t1"\njournal = ""\n\n'
+            + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
+            + '[sources.sim]\nkind = "simulated_mcu"\n\n'
+            + f'[mqtt]\nhost = ""\nport = {port}\nws_port = {free_port()}\n\n'
+            + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
+            encoding="utf-8",
+        )
+        proc = subprocess.run([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
+    assert 'set [mqtt] host = "127.0.0.1"' in proc.stderr
+    assert "Traceback" not in proc.stderr
