@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Coroutine
 from importlib import resources
@@ -14,6 +15,7 @@ from console.config import ConfigError, load_config
 
 
 def main(argv: list[str] | None = None) -> int:
+    _open_missing_standard_fds()
     parser = argparse.ArgumentParser(prog="chgk-console", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -67,6 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         return _demo(args.config, args.game, sound=not args.no_sound)
     return _run(args.config)
+
+
+def _open_missing_standard_fds() -> None:
+    """Started with stdin, stdout or stderr closed (`<&-`, some init scripts), the process's
+    next file would take its number: uvloop's epoll descriptor as fd 0 makes uvloop abort.
+    Each closed one gets /dev/null."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
 
 
 def run_loop(main: Coroutine[Any, Any, int]) -> int:

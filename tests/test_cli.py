@@ -83,3 +83,32 @@ def test_run_names_a_taken_port_of_the_embedded_broker(tmp_path: Path) -> None:
     assert f"cannot listen on 127.0.0.1:{port}" in proc.stderr
     assert 'set [mqtt] host = "127.0.0.1"' in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_run_with_stdin_closed_stops_cleanly(tmp_path: Path) -> None:
+    """Started with stdin closed (`<&-`), uvloop's epoll took fd 0 and the daemon aborted
+    (SIGABRT) when stopped; it must stop as usual."""
+    import os
+    import signal
+    import time
+
+    from tests.conftest import free_port
+
+    config = tmp_path / "console.toml"
+    config.write_text(
+        '[console]\nnode = "t1"\njournal = ""\n\n'
+        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
+        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
+        + f'[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n\n'
+        + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
+        encoding="utf-8",
+    )
+    log = tmp_path / "daemon.log"
+    with open(log, "wb") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+                                cwd=ROOT, stderr=stderr, preexec_fn=lambda: os.close(0))
+        deadline = time.monotonic() + 20
+        while b"sim: connected" not in log.read_bytes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")
