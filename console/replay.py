@@ -137,6 +137,9 @@ def replay_file(path: str, out: TextIO, err: TextIO) -> int:
     except OSError as exc:
         print(f"replay: {path}: {exc.strerror}", file=err)
         return 2
+    except UnicodeDecodeError as exc:
+        print(f"replay: {path}: not a scenario (not UTF-8 text: {exc.reason} at byte {exc.start})", file=err)
+        return 2
 
 
 def _header(text: str, where: str) -> dict[str, Any]:
@@ -144,6 +147,8 @@ def _header(text: str, where: str) -> dict[str, Any]:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{where}: config line is not JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise ScenarioError(f"{where}: config line nested too deeply") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("config"), dict):
         raise ScenarioError(f"{where}: the config line must be {{\"config\": {{...}}}}")
     return obj

@@ -24,6 +24,7 @@ Times are milliseconds on any common origin (the journal writes host monotonic t
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,24 +75,31 @@ def parse_step(text: str, where: str, kind: str = "svoya") -> Step:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"{where}: not JSON ({exc.msg})") from exc
+    except RecursionError:
+        raise ScenarioError(f"{where}: not a scenario step (nested too deeply)") from None
     if not isinstance(obj, dict):
         raise ScenarioError(f"{where}: expected a JSON object")
     at = _ms(obj, "at_ms", where)
     arrive = _ms(obj, "arrive_ms", where) if "arrive_ms" in obj else at
     if arrive < at:
         raise ScenarioError(f"{where}: arrive_ms is before at_ms (an input cannot arrive before it happens)")
-    steps = ("press", "host", "watermark") if kind == "svoya" else ("angle", "host", "pick")
+    steps = _STEPS.get(kind, _STEPS["svoya"])
     kinds = [k for k in steps if k in obj]
     if len(kinds) != 1:
         raise ScenarioError(f"{where}: a step needs exactly one of {', '.join(steps)}")
     allowed = {"at_ms", "arrive_ms", *kinds, *_ARGS.get((kind, kinds[0]), ())}
     unknown = set(obj) - allowed
     if unknown:
-        raise ScenarioError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+        names = ", ".join(sorted(unknown))
+        raise ScenarioError(f"{where}: unknown key(s) {names[:200]}{'…' if len(names) > 200 else ''}")
     try:
         return Step(_input(kind, kinds[0], obj, at, where), arrive)
-    except ValueError as exc:
+    except (ValueError, TypeError, OverflowError) as exc:  # e.g. "status": null
         raise ScenarioError(f"{where}: {exc}") from None
+
+
+# The steps each game takes (docs/scenarios.md).
+_STEPS = {"svoya": ("press", "host", "watermark"), "chgk": ("angle", "host", "pick"), "sports": ("host",)}
 
 
 _CHGK_ARGS = ("sector", "to_sector", "team", "round", "part")
@@ -132,6 +140,6 @@ def _input(kind: str, step: str, obj: dict[str, Any], at: int, where: str) -> An
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ScenarioError(f"{where}: {key} must be a number of milliseconds")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ScenarioError(f"{where}: {key} must be a (finite) number of milliseconds")
     return round(value * NS_PER_MS)

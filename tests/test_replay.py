@@ -13,7 +13,7 @@ from typing import Any
 
 from console.config import config_from_dict
 from console.engine.model import Host, HostAction, Press, Watermark
-from console.replay import replay_lines
+from console.replay import replay_file, replay_lines
 from console.runtime import Console
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,6 +58,32 @@ def test_bad_lines_are_named_and_the_rest_is_replayed() -> None:
     assert "scenario.jsonl:5: a step needs exactly one of" in err
     assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
     assert events[1]["player"] == "p2"
+
+
+def test_hostile_lines_are_named_not_tracebacks() -> None:
+    """Absurd nesting, non-finite times, a null where a number goes: each line is named and
+    skipped, the rest replayed."""
+    status, events, err = replay(
+        '{"at_ms": 0, "host": "next"}\n'
+        + '{"at_ms": 1, "host": ' + "[" * 5000 + "]" * 5000 + "}\n"
+        + '{"at_ms": NaN, "host": "next"}\n'
+        + '{"at_ms": Infinity, "host": "next"}\n'
+        + '{"at_ms": 10, "press": "mcu:1"}\n'
+    )
+    assert status == 1
+    assert "scenario.jsonl:2: not a scenario step (nested too deeply)" in err
+    assert "scenario.jsonl:3: at_ms must be a (finite) number" in err
+    assert "scenario.jsonl:4: at_ms must be a (finite) number" in err
+    assert "Traceback" not in err
+    assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
+
+
+def test_a_binary_file_is_named_and_refused(tmp_path: Path) -> None:
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_file(str(path), out, err) == 2
+    assert f"replay: {path}: not a scenario (not UTF-8 text" in err.getvalue()
 
 
 def test_an_unusable_config_line_stops_replay() -> None:
