@@ -220,9 +220,16 @@ async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
     keys: asyncio.Queue[str | None] = asyncio.Queue()
     loop = asyncio.get_running_loop()
 
+    reconfigure = getattr(stdin, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="replace")  # a byte that is no character is no key, not a dead reader
+
     def read_keys() -> None:  # a thread: a blocking read(1) is the portable way to get keys
         while True:
-            ch = stdin.read(1)
+            try:
+                ch = stdin.read(1)
+            except (OSError, ValueError):  # stdin closed under us: the end of the input
+                ch = ""
             loop.call_soon_threadsafe(keys.put_nowait, ch or None)
             if not ch:
                 return
@@ -246,6 +253,9 @@ async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
                 await asyncio.sleep(0.2)
             else:
                 yield key
+                # Let the loop read what the key caused: a pasted flood of presses would
+                # otherwise fill the simulated MCU's line, which only this loop drains.
+                await asyncio.sleep(0)
     finally:
         if old_mode is not None:
             termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)

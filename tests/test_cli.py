@@ -43,6 +43,14 @@ def test_demo_plays_a_question_on_the_simulated_table() -> None:
     assert "Борис: верно, +20 → 20" in out
 
 
+def test_demo_survives_a_pasted_flood_of_keys() -> None:
+    """3000 button presses pasted at once used to fill the simulated MCU's line, which only
+    the demo's own loop drains: the demo hung and ignored 'q'."""
+    done = cli("demo", "--no-sound", stdin="n" + "1234" * 750 + "q")
+    assert done.returncode == 0, done.stderr
+    assert "Первый сигнал" in done.stdout
+
+
 def test_every_data_file_is_installed_with_the_package() -> None:
     """A plain `pip install .` (as on the Pi) ships only what package-data names: a page's
     script left out leaves every hall board blank."""
