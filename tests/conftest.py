@@ -80,3 +80,18 @@ async def until(condition: Callable[[], object], within: float = 5.0) -> None:
     async with asyncio.timeout(within):
         while not condition():  # noqa: ASYNC110 - the state has no event to wait on
             await asyncio.sleep(0.005)
+
+
+def daemon_config(tmp_path: Path, mqtt: str) -> Path:
+    """A config for `chgk-console run` on a simulated MCU with two players, no sound and no
+    hall-board server; `mqtt` is the [mqtt] section's body (e.g. 'host = "127.0.0.1"\nport = 1')."""
+    path = tmp_path / "console.toml"
+    path.write_text(
+        '[console]\nnode = "t1"\njournal = ""\n\n'
+        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
+        + f'[sources.sim]\nkind = "simulated_mcu"\n\n[mqtt]\n{mqtt}\n\n'
+        + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
+        encoding="utf-8",
+    )
+    return path
+

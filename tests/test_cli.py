@@ -70,21 +70,13 @@ def test_run_names_a_taken_port_of_the_embedded_broker(tmp_path: Path) -> None:
     and exit 1, not a traceback."""
     import socket
 
-    from tests.conftest import free_port
+    from tests.conftest import daemon_config, free_port
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        config = tmp_path / "console.toml"
-        config.write_text(
-            '[console]\nnode = "t1"\njournal = ""\n\n'
-            + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
-            + '[sources.sim]\nkind = "simulated_mcu"\n\n'
-            + f'[mqtt]\nhost = ""\nport = {port}\nws_port = {free_port()}\n\n'
-            + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
-            encoding="utf-8",
-        )
+        config = daemon_config(tmp_path, f'host = ""\nport = {port}\nws_port = {free_port()}')
         proc = subprocess.run([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
                               cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 1
@@ -100,17 +92,9 @@ def test_run_with_stdin_closed_stops_cleanly(tmp_path: Path) -> None:
     import signal
     import time
 
-    from tests.conftest import free_port
+    from tests.conftest import daemon_config, free_port
 
-    config = tmp_path / "console.toml"
-    config.write_text(
-        '[console]\nnode = "t1"\njournal = ""\n\n'
-        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
-        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
-        + f'[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n\n'
-        + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
-        encoding="utf-8",
-    )
+    config = daemon_config(tmp_path, f'host = "127.0.0.1"\nport = {free_port()}')  # no broker there
     log = tmp_path / "daemon.log"
     with open(log, "wb") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],

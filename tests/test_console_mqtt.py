@@ -24,7 +24,7 @@ from console.engine.model import HostAction
 from console.runtime import Console
 from console.schemas import validate
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import Broker, start_mosquitto, until
+from tests.conftest import Broker, daemon_config, start_mosquitto, until
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -222,24 +222,11 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
             sim.stop()
 
 
-def daemon_config(tmp_path: Path, broker: Broker) -> Path:
-    path = tmp_path / "console.toml"
-    path.write_text(
-        '[console]\nnode = "t1"\njournal = ""\n\n'
-        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
-        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
-        + f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n\n[sound]\nenabled = false\n'
-        + "\n[display]\nhttp_port = 0\n",
-        encoding="utf-8",
-    )
-    return path
-
-
 @pytest.mark.parametrize("how", ["crash", "stop"])
 async def test_status_goes_offline_on_a_clean_stop_and_by_the_last_will(
     mosquitto: Broker, tmp_path: Path, how: str
 ) -> None:
-    config = daemon_config(tmp_path, mosquitto)
+    config = daemon_config(tmp_path, f'host = "{mosquitto.host}"\nport = {mosquitto.port}')
     async with display(mosquitto, "chgk/t1/status") as d:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "console.cli", "run", "--config", str(config),

@@ -136,18 +136,10 @@ def test_the_daemon_is_ready_without_a_broker(receiver: tuple[socket.socket, str
     import subprocess
     import sys
 
-    from tests.conftest import free_port
+    from tests.conftest import daemon_config, free_port
 
     sock, address = receiver
-    config = tmp_path / "console.toml"
-    config.write_text(
-        '[console]\nnode = "t1"\njournal = ""\n\n'
-        + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "sim:{i}"\n\n' for i in range(2))
-        + '[sources.sim]\nkind = "simulated_mcu"\n\n'
-        + f'[mqtt]\nhost = "127.0.0.1"\nport = {free_port()}\n\n'  # nobody listens there
-        + "[sound]\nenabled = false\n\n[display]\nhttp_port = 0\n",
-        encoding="utf-8",
-    )
+    config = daemon_config(tmp_path, f'host = "127.0.0.1"\nport = {free_port()}')  # no broker there
     root = Path(__file__).resolve().parent.parent
     proc = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
                             cwd=root, env={**os.environ, "NOTIFY_SOCKET": address},
