@@ -100,6 +100,13 @@ def _run(home: Path, script: str, *args: str) -> subprocess.CompletedProcess[str
     )
 
 
+def _capture(home: Path, script: str, *args: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """Run ``script`` with ALSA's "default" writing the raw samples to a file; (run, file)."""
+    out = home / "out.raw"
+    (home / ".asoundrc").write_text(CAPTURE_ASOUNDRC.format(out=out))
+    return _run(home, script, *args), out
+
+
 def _samples(pcm: bytes) -> array[int]:
     return array("h", pcm)
 
@@ -123,10 +130,7 @@ def _zero_crossings(samples: array[int]) -> int:
 
 @needs_portaudio
 def test_signal_is_written_to_alsa_bit_exact(tmp_path: Path) -> None:
-    out = tmp_path / "out.raw"
-    (tmp_path / ".asoundrc").write_text(CAPTURE_ASOUNDRC.format(out=out))
-
-    proc = _run(tmp_path, PLAY_SCRIPT, Cue.SIGNAL.value)
+    proc, out = _capture(tmp_path, PLAY_SCRIPT, Cue.SIGNAL.value)
 
     assert proc.returncode == 0, proc.stderr
     pcm = out.read_bytes()
@@ -167,10 +171,7 @@ print(json.dumps({"records": records, "active": active}))
 
 @needs_portaudio
 def test_an_output_that_stops_by_itself_is_reopened_on_the_next_cue(tmp_path: Path) -> None:
-    out = tmp_path / "out.raw"
-    (tmp_path / ".asoundrc").write_text(CAPTURE_ASOUNDRC.format(out=out))
-
-    proc = _run(tmp_path, DEVICE_LOST_SCRIPT)
+    proc, out = _capture(tmp_path, DEVICE_LOST_SCRIPT)
 
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -184,10 +185,7 @@ def test_an_output_that_stops_by_itself_is_reopened_on_the_next_cue(tmp_path: Pa
 
 @needs_portaudio
 def test_open_stream_without_cues_writes_only_silence(tmp_path: Path) -> None:
-    out = tmp_path / "out.raw"
-    (tmp_path / ".asoundrc").write_text(CAPTURE_ASOUNDRC.format(out=out))
-
-    proc = _run(tmp_path, PLAY_SCRIPT)
+    proc, out = _capture(tmp_path, PLAY_SCRIPT)
 
     assert proc.returncode == 0, proc.stderr
     pcm = out.read_bytes()
