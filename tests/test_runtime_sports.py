@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from console.config import config_from_dict
-from console.engine.model import NS_PER_S
+from console.engine.model import NS_PER_S, Host, HostAction
 from console.runtime import Console
 from console.sound import Cue, NullPlayer
 
@@ -38,6 +38,16 @@ def test_bad_sports_commands_are_errors() -> None:
     console.on_command(b'{"action": "start", "question": 3}')
     assert [e["type"] for e in events] == ["error", "error"]
     assert "start, cancel" in events[0]["message"]
+
+
+def test_another_games_input_is_refused_and_the_count_goes_on() -> None:
+    """A «Своя игра» host action (a pedal wired by mistake) must never cancel the minute."""
+    console, _cues, events = sports_console()
+    console.on_command(b'{"action": "start"}')
+    console.feed([Host(HostAction.READING_FINISHED, console.clock())])
+    assert [e["type"] for e in events] == ["sports_timer_started", "error"]
+    assert "takes only its host's start and cancel" in events[1]["message"]
+    assert console.state()["phase"] == "counting"
 
 
 async def test_the_countdown_runs_on_the_consoles_own_timer() -> None:

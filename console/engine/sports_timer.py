@@ -75,9 +75,12 @@ class SportsTimer:
     def handle(self, inp: SportsHost, now: int) -> list[Output]:
         """Take one host action at `now`; due marks fire first."""
         out = self.on_timer(now)
-        if inp.action is SportsAction.START:
+        if not isinstance(inp, SportsHost):  # another game's input (a button, a pedal): refused
+            out.append(_error(now, type(inp).__name__, "the sports timer takes only its host's "
+                                                      "start and cancel", self.phase))
+        elif inp.action is SportsAction.START:
             self._start(inp.at, now, out)
-        else:
+        elif inp.action is SportsAction.CANCEL:
             self._cancel(now, out)
         out += self.on_timer(now)
         return out
