@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, HostAction
@@ -318,12 +318,12 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     elif type_name == "int":
         ok = isinstance(value, int) and not isinstance(value, bool)
     elif type_name == "float":
-        ok = _finite_number(value)
+        ok = finite_number(value)
         value = float(value) if ok else value  # type: ignore[arg-type]
     elif type_name == "str":
         ok = isinstance(value, str)
     elif type_name == "tuple[float, ...]":
-        ok = isinstance(value, list) and all(_finite_number(v) for v in value)
+        ok = isinstance(value, list) and all(finite_number(v) for v in value)
         if ok and isinstance(value, list):
             value = tuple(float(v) for v in value)
     elif type_name == "tuple[int, ...]":
@@ -337,8 +337,9 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
     return value
 
 
-def _finite_number(value: object) -> bool:
-    """A TOML number a float can hold: not a bool, nan, inf, or an integer too big for it."""
+def finite_number(value: object) -> TypeGuard[int | float]:
+    """A number (of a config or a scenario) a float can hold: not a bool, nan, inf, or an
+    integer too big for a float."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     try:

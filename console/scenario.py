@@ -24,10 +24,10 @@ Times are milliseconds on any common origin (the journal writes host monotonic t
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass
 from typing import Any
 
+from console.config import finite_number
 from console.engine.chgk_rules import ChgkHost, PickSource, SectorPicked
 from console.engine.model import NS_PER_MS, Host, HostAction, Input, Press, Watermark
 from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample
@@ -140,6 +140,6 @@ def _input(kind: str, step: str, obj: dict[str, Any], at: int, where: str) -> An
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ScenarioError(f"{where}: {key} must be a (finite) number of milliseconds")
-    return round(value * NS_PER_MS)
+    if finite_number(value):
+        return round(value * NS_PER_MS)
+    raise ScenarioError(f"{where}: {key} must be a (finite) number of milliseconds")

@@ -78,6 +78,13 @@ def test_hostile_lines_are_named_not_tracebacks() -> None:
     assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
 
 
+def test_a_time_too_big_for_a_float_is_a_named_line() -> None:
+    huge = "1" + "0" * 400  # valid JSON; no float holds it
+    status, _events, err = replay(f'{{"at_ms": 0, "host": "next"}}\n{{"at_ms": {huge}, "host": "next"}}\n')
+    assert status == 1
+    assert "scenario.jsonl:2: at_ms must be a (finite) number" in err
+
+
 def test_a_binary_file_is_named_and_refused(tmp_path: Path) -> None:
     path = tmp_path / "photo.jpg"
     path.write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF\x00")
