@@ -41,7 +41,7 @@ from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.files import create_new
-from console.mqtt_link import MqttLink, Topics
+from console.mqtt_link import MqttLink, Topics, encode
 from console.questions import QuestionFileError, QuestionPicker, load_questions
 from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
@@ -159,7 +159,7 @@ class Console:
             if not isinstance(command, dict):
                 raise ValueError("expected a JSON object")
             try:  # JSON may escape half a surrogate pair: text nothing downstream can encode
-                json.dumps(command, ensure_ascii=False).encode()
+                encode(command)
             except UnicodeEncodeError:
                 raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
             inp = parse_command(self.kind, command, received)
