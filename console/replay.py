@@ -15,13 +15,14 @@ from typing import Any, TextIO
 
 from console.config import Config, ConfigError, config_from_dict
 from console.engine.game import Game
-from console.engine.model import Emit, Output, Press, Watermark
+from console.engine.model import Output, Press, Watermark
 from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.mqtt_link import encode
 from console.scenario import AnyInput, ScenarioError, Step, parse_step
 from console.table_setup import table_setup
+from console.wire import events_json
 
 DEFAULT_SCENARIO_CONFIG: dict[str, Any] = {
     "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
@@ -155,8 +156,8 @@ def _header(text: str, where: str) -> dict[str, Any]:
 
 
 def _print_events(outputs: list[Output], seq: int, out: TextIO) -> int:
-    for o in outputs:
-        if isinstance(o, Emit):
-            seq += 1
-            out.write(encode({**o.event, "seq": seq}).decode() + "\n")
+    for event in events_json(outputs):
+        seq += 1
+        event["seq"] = seq
+        out.write(encode(event).decode() + "\n")
     return seq

@@ -26,11 +26,11 @@ from console.commands import command_help, parse_command
 from console.config import Config
 from console.engine.game import Game
 from console.engine.model import (
-    Emit,
     Host,
     HostAction,
     LampMode,
     Output,
+    PlayCue,
     Press,
     SetLamps,
     Watermark,
@@ -47,6 +47,7 @@ from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
 from console.table_setup import table_setup
+from console.wire import events_json
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.gpio_encoder import GpioEncoder
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
@@ -243,17 +244,20 @@ class Console:
     # ------------------------------------------------------------------ outputs
 
     def _carry_out(self, outputs: list[Output], now: int) -> None:
-        # In the referee's order: its decision events come first, the lamps last.
+        # The lamps first: a player's own lamp is the feedback that matters most at the table;
+        # then the referee's events in its order, then the cues.
         for out in outputs:
-            if isinstance(out, Emit):
-                self._publish(out.event)
-            elif isinstance(out, SetLamps):
+            if isinstance(out, SetLamps):
                 self._set_lamps(out.lamps)
-            else:
+        events = events_json(outputs)
+        for event in events:
+            self._publish(event)
+        for out in outputs:
+            if isinstance(out, PlayCue):
                 self.cues.play(SoundCue(out.cue.value))
         # The live angle (30 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
-        if any(not isinstance(o, Emit) or o.event["type"] != "spin_angle" for o in outputs):
+        if len(events) < len(outputs) or any(e["type"] != "spin_angle" for e in events):
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()

@@ -10,8 +10,9 @@ from typing import Any, Protocol
 
 from console.engine.chgk import ChgkReferee
 from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked, Team
-from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Emit, Output, PlayCue
+from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Output, PlayCue
 from console.engine.sports_timer import SportsAction, SportsHost, SportsRules, SportsTimer
+from console.wire import events_json
 
 MS = NS_PER_MS
 S = NS_PER_S
@@ -48,8 +49,7 @@ class Clock:
         self.advance_to(self.now + dt)
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [o.event for o in self.outputs if isinstance(o, Emit)
-                and (kind is None or o.event["type"] == kind)]
+        return [e for e in events_json(self.outputs) if kind is None or e["type"] == kind]
 
     def last(self, kind: str) -> dict[str, Any]:
         found = self.events(kind)

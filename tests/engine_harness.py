@@ -9,7 +9,6 @@ from console.engine.model import (
     NS_PER_MS,
     NS_PER_S,
     Cue,
-    Emit,
     Host,
     HostAction,
     LampMode,
@@ -22,6 +21,7 @@ from console.engine.model import (
 from console.engine.rules import Player, SvoyaRules
 from console.engine.svoya import SvoyaReferee
 from console.replay import VirtualTable
+from console.wire import events_json
 
 MS = NS_PER_MS
 S = NS_PER_S
@@ -76,8 +76,7 @@ class Table(VirtualTable):
     # ---- views of what happened
 
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [o.event for o in self.outputs if isinstance(o, Emit)
-                and (kind is None or o.event["type"] == kind)]
+        return [e for e in events_json(self.outputs) if kind is None or e["type"] == kind]
 
     def last(self, kind: str) -> dict[str, Any]:
         found = self.events(kind)

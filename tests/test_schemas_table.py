@@ -30,7 +30,7 @@ from console.commands import PICK_SECTOR, parse_command
 from console.config import Config, load_config
 from console.engine.chgk import Phase
 from console.engine.chgk_rules import ChgkAction, HelpKind, PickSource, SectorKind, Stage
-from console.engine.model import NS_PER_MS, NS_PER_S, Emit
+from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin import AngleSample, SpinPhase, fault_flags
 from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.mqtt_link import Topics
@@ -38,6 +38,7 @@ from console.replay import replay_lines
 from console.runtime import Console
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
 from console.texts_table import DESCRIBED
+from console.wire import events_json
 from drivers.sim_top import SimTop, SpinTruth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -438,7 +439,7 @@ def sports_events() -> list[Payload]:
     out += timer.handle(SportsHost(SportsAction.CANCEL, now), now)  # refused: idle
     out += timer.handle(SportsHost(SportsAction.START, now + S), now + S)
     out += timer.handle(SportsHost(SportsAction.CANCEL, now + 2 * S), now + 2 * S)
-    return number([o.event for o in out if isinstance(o, Emit)])
+    return number(events_json(out))
 
 
 def corpus() -> Iterator[Payload]:

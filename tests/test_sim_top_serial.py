@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from console.engine.model import Emit
 from console.engine.spin import AngleSample, SpinDetector
+from console.wire import events_json
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
@@ -135,10 +135,10 @@ async def test_spin_detected_live_through_the_serial_link(sim: SimulatedMcu) -> 
     detector = SpinDetector()
 
     def on_angle(reading: AngleReading) -> None:
-        for output in detector.handle(AngleSample(reading.at_ns, reading.raw, reading.status),
-                                      time.monotonic_ns()):
-            assert isinstance(output, Emit)
-            events.append(output.event)
+        outputs = detector.handle(AngleSample(reading.at_ns, reading.raw, reading.status),
+                                  time.monotonic_ns())
+        assert len(events_json(outputs)) == len(outputs)  # the detector only emits events
+        events.extend(events_json(outputs))
 
     async with linked(sim, Recorder(), on_angle):
         truth = top.spin(time.monotonic_ns() + 100 * MS, omega0_dps=1440.0, duration_s=1.2)

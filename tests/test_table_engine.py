@@ -14,10 +14,11 @@ from console.engine.chgk_rules import (
     SectorPicked,
     Team,
 )
-from console.engine.model import NS_PER_MS, NS_PER_S, Emit, Output
+from console.engine.model import NS_PER_MS, NS_PER_S, Output
 from console.engine.sectors import SectorMap
 from console.engine.spin import AngleSample
 from console.engine.table import TableGame, TableInput, TableSetup
+from console.wire import events_json
 from drivers.sim_top import SimTop
 
 S = NS_PER_S
@@ -64,7 +65,7 @@ class Run:
         self.give(ChgkHost(action, self.now, **args))
 
     def events(self, kind: str) -> list[dict[str, Any]]:
-        return [o.event for o in self.outputs if isinstance(o, Emit) and o.event["type"] == kind]
+        return [e for e in events_json(self.outputs) if e["type"] == kind]
 
 
 def table(**rules: Any) -> Run:

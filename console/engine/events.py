@@ -1,0 +1,48 @@
+"""The base of every event an engine decides, and the field markers the wire format reads.
+
+Contract:
+
+* An event is a frozen, slotted, keyword-only dataclass deriving from `Event`. Its class
+  names its wire type (`TYPE`) and, for events meant for the host only, its audience
+  (`AUDIENCE = "host"`). `t_ns` is when the engine decided it (host monotonic ns).
+* Its fields, in declaration order, are the keys of its JSON after ``type``, ``t_ns`` (and
+  ``audience``); `console.wire` is the one place that turns an event into that JSON.
+* A field declared with `omitted_if_none()` is left out of the JSON when it is None (a key
+  that only some decisions carry, e.g. ``tied``); every other field is always written.
+* Field values are JSON-shaped: numbers, strings, bools, None, enums with string values,
+  tuples and mappings of those, and nested records (frozen dataclasses, written as objects).
+
+The engine never reads an event back: what it needs later it keeps in its own state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+OMIT_IF_NONE = "omit_if_none"
+
+
+def omitted_if_none() -> Any:  # Any: dataclasses.field's own return type
+    """A field that defaults to None and is left out of the JSON while it is None."""
+    return field(default=None, metadata={OMIT_IF_NONE: True})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Something an engine decided at `t_ns`; subclasses name it on the wire with `TYPE`."""
+
+    TYPE: ClassVar[str] = ""
+    AUDIENCE: ClassVar[str | None] = None  # "host": published on the host topic only
+
+    t_ns: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommandRefused(Event):
+    """A host action the engine would not take now; `message` says why (nothing changed)."""
+
+    TYPE: ClassVar[str] = "error"
+
+    message: str
+    details: dict[str, str | int | None] = field(default_factory=dict)
