@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeAlias
+
+from console.engine.events import Event
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
+
+# JSON-shaped data: what a snapshot (the retained state topic) is made of.
+Json: TypeAlias = "bool | int | float | str | list[Json] | dict[str, Json] | None"
 
 
 class HostAction(StrEnum):
@@ -93,7 +98,7 @@ class PlayCue:
     cue: Cue
 
 
-Output = Emit | SetLamps | PlayCue
+Output = Emit | Event | SetLamps | PlayCue
 
 
 def ns_to_ms(ns: int) -> float:
