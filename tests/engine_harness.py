@@ -11,6 +11,7 @@ from console.engine.model import (
     Cue,
     Host,
     HostAction,
+    Json,
     LampMode,
     Output,
     PlayCue,
@@ -97,6 +98,14 @@ class Table(VirtualTable):
     def start_question(self) -> None:
         self.host(HostAction.NEXT)
 
-    def answerer(self) -> str | None:
+    def question(self) -> dict[str, Json] | None:
+        """The snapshot's question: None between questions."""
         q = self.ref.snapshot(self.now)["question"]
-        return None if q is None else q["answerer"]
+        assert q is None or isinstance(q, dict)
+        return q
+
+    def answerer(self) -> str | None:
+        q = self.question()
+        answerer = None if q is None else q["answerer"]
+        assert answerer is None or isinstance(answerer, str)
+        return answerer

@@ -32,7 +32,8 @@ from console import texts
 from console.config import Config, config_from_dict, load_config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.engine.rules import TiePolicy
-from console.engine.svoya import EndReason, Phase
+from console.engine.svoya import Phase
+from console.engine.svoya_events import EndReason
 from console.replay import DEFAULT_SCENARIO_CONFIG, replay_lines
 from console.runtime import Console
 from console.schemas import KINDS, load_schema, validate

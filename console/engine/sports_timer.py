@@ -16,9 +16,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Emit, Output, PlayCue
+from console.engine.events import CommandRefused
+from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.sports_events import (
+    AnswersClosed,
+    SportsTimerCancelled,
+    SportsTimerStarted,
+    SportsTimerWarning,
+    SportsTimeUp,
+)
 
 
 class SportsAction(StrEnum):
@@ -55,6 +62,16 @@ class SportsPhase(StrEnum):
 
 
 _MARKS = ("warning", "time_up", "closed")
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where a question stands: its count, and its tour and number (None in the shoot-out)."""
+
+    question: int
+    tour: int | None
+    number: int | None
+    shootout: bool
 
 
 class SportsTimer:
@@ -109,19 +126,24 @@ class SportsTimer:
 
     def running_timer(self) -> tuple[str, int] | None:
         """The count a display shows: the minute, then the collection of answers."""
-        timer = self.snapshot(0)["timer"]
-        return None if timer is None else (str(timer["kind"]), int(timer["ends_ns"]))
-
-    def snapshot(self, now: int) -> dict[str, Any]:
-        view: dict[str, Any] = {"phase": self.phase.value, **self._numbering(self._question)}
         start = self._started_at
         if start is None:
+            return None
+        end = start + self.rules.count_ns
+        if self.phase is SportsPhase.COLLECTING:
+            end += self.rules.collection_ns
+        return self.phase.value, end
+
+    def snapshot(self, now: int) -> dict[str, Json]:
+        place = self._numbering(self._question)
+        view: dict[str, Json] = {"phase": self.phase.value, "question": place.question, "tour": place.tour,
+                                 "number": place.number, "shootout": place.shootout}
+        timer = self.running_timer()
+        if timer is None:
             view["timer"] = None
         else:
-            end = start + self.rules.count_ns
-            if self.phase is SportsPhase.COLLECTING:
-                end += self.rules.collection_ns
-            view["timer"] = {"kind": self.phase.value, "started_at_ns": start, "ends_ns": end,
+            kind, end = timer
+            view["timer"] = {"kind": kind, "started_at_ns": self._started_at, "ends_ns": end,
                              "remaining_ms": max(0, (end - now) // NS_PER_MS)}
         return view
 
@@ -137,10 +159,12 @@ class SportsTimer:
         self._started_at = at
         times = (at + r.warning_at_ns, at + r.count_ns, at + r.count_ns + r.collection_ns)
         self._pending = list(zip(times, _MARKS, strict=True))
-        out.append(Emit({"type": "sports_timer_started", "t_ns": now, **self._numbering(self._question),
-                         "started_at_ns": at, "warning_ns": times[0], "deadline_ns": times[1],
-                         "collection_ends_ns": times[2], "seconds": r.count_ns / NS_PER_S,
-                         "collection_seconds": r.collection_ns / NS_PER_S}))
+        place = self._numbering(self._question)
+        out.append(SportsTimerStarted(t_ns=now, question=place.question, tour=place.tour, number=place.number,
+                                      shootout=place.shootout, started_at_ns=at, warning_ns=times[0],
+                                      deadline_ns=times[1], collection_ends_ns=times[2],
+                                      seconds=r.count_ns / NS_PER_S,
+                                      collection_seconds=r.collection_ns / NS_PER_S))
         out.append(PlayCue(Cue.START))
 
     def _cancel(self, now: int, out: list[Output]) -> None:
@@ -150,34 +174,33 @@ class SportsTimer:
         question = self._question
         self._question -= 1  # the replacement question takes its number
         self._started_at, self._pending = None, []
-        out.append(Emit({"type": "sports_timer_cancelled", "t_ns": now, "question": question}))
+        out.append(SportsTimerCancelled(t_ns=now, question=question))
 
     def _fire(self, mark: str, now: int) -> list[Output]:
         assert self._started_at is not None
         r = self.rules
         deadline = self._started_at + r.count_ns
-        timing = {"question": self._question, "deadline_ns": deadline, "seconds": r.count_ns / NS_PER_S}
+        question, seconds = self._question, r.count_ns / NS_PER_S
         if mark == "warning":
-            return [Emit({"type": "sports_timer_warning", "t_ns": now, **timing, "text": "Осталось 10 секунд",
-                          "remaining_s": (deadline - now) / NS_PER_S}),
+            return [SportsTimerWarning(t_ns=now, question=question, deadline_ns=deadline, seconds=seconds,
+                                       text="Осталось 10 секунд", remaining_s=(deadline - now) / NS_PER_S),
                     PlayCue(Cue.WARNING)]
         closes = deadline + r.collection_ns
         if mark == "time_up":
-            return [Emit({"type": "sports_time_up", "t_ns": now, **timing, "text": "Сдайте ответы",
-                          "collection_ends_ns": closes, "collection_seconds": r.collection_ns / NS_PER_S}),
+            return [SportsTimeUp(t_ns=now, question=question, deadline_ns=deadline, seconds=seconds,
+                                 text="Сдайте ответы", collection_ends_ns=closes,
+                                 collection_seconds=r.collection_ns / NS_PER_S),
                     PlayCue(Cue.TIME_UP)]
-        return [Emit({"type": "answers_closed", "t_ns": now, "question": self._question,
-                      "collection_ends_ns": closes})]
+        return [AnswersClosed(t_ns=now, question=question, collection_ends_ns=closes)]
 
-    def _numbering(self, question: int) -> dict[str, Any]:
+    def _numbering(self, question: int) -> _Place:
         """Question `question` as tour and number in tour (003 5.2), or a shoot-out question (5.5)."""
         per, tours = self.rules.questions_per_tour, self.rules.tours
         if question == 0 or question > per * tours:
-            return {"question": question, "tour": None, "number": None, "shootout": question > per * tours}
-        return {"question": question, "tour": (question - 1) // per + 1, "number": (question - 1) % per + 1,
-                "shootout": False}
+            return _Place(question, None, None, question > per * tours)
+        return _Place(question, (question - 1) // per + 1, (question - 1) % per + 1, False)
 
 
-def _error(now: int, action: str, why: str, phase: SportsPhase) -> Emit:
-    return Emit({"type": "error", "t_ns": now, "message": f"{action!r} is not allowed now: {why}",
-                 "details": {"action": action, "phase": phase.value}})
+def _error(now: int, action: str, why: str, phase: SportsPhase) -> CommandRefused:
+    return CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: {why}",
+                          details={"action": action, "phase": phase.value})

@@ -24,15 +24,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
-from typing import Any
+from typing import Literal
 
 from console.engine.arbiter import Arbiter
+from console.engine.events import CommandRefused
 from console.engine.model import (
     Cue,
-    Emit,
     Host,
     HostAction,
     Input,
+    Json,
     LampMode,
     Output,
     PlayCue,
@@ -42,6 +43,24 @@ from console.engine.model import (
     ns_to_ms,
 )
 from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+from console.engine.svoya_events import (
+    AnswerClockStarted,
+    AnswerJudged,
+    AnswerStarted,
+    EndReason,
+    GameOver,
+    GameStarted,
+    IgnoreReason,
+    PressIgnored,
+    PressRecord,
+    QuestionEnded,
+    QuestionStarted,
+    ReadingFinished,
+    SignalAccepted,
+    SignalsReset,
+    decision_view,
+    end_view,
+)
 
 _PRESS_AT = attrgetter("at")
 
@@ -53,13 +72,6 @@ class Phase(StrEnum):
     ANSWERING = "answering"
     AWAIT_RESET = "await_reset"
     GAME_OVER = "game_over"
-
-
-class EndReason(StrEnum):
-    CORRECT = "correct"  # App.10.1
-    ALL_WRONG = "all_wrong"  # App.10.2
-    NO_SIGNAL = "no_signal"  # App.10.3
-    CANCELLED = "cancelled"  # withdrawn by the host
 
 
 @dataclass
@@ -103,8 +115,8 @@ class SvoyaReferee:
         self._lamps: dict[str, LampMode] = {}
         self._all_lamps_off = {p.pad: LampMode.OFF for p in rules.players}
         self._pad_order = {p.pad: i for i, p in enumerate(rules.players)}  # for ties by pad order
-        self._last_decision: dict[str, Any] | None = None
-        self._last_end: dict[str, Any] | None = None
+        self._last_decision: SignalAccepted | None = None
+        self._last_end: QuestionEnded | None = None
 
     # ------------------------------------------------------------------ public API
 
@@ -167,10 +179,10 @@ class SvoyaReferee:
             deadlines.append(q.answer_deadline + self.rules.host_max_delay_ns)
         return min(deadlines) if deadlines else None
 
-    def snapshot(self, now: int) -> dict[str, Any]:
+    def snapshot(self, now: int) -> dict[str, Json]:
         """The whole visible state, for the retained MQTT topic and the terminal view."""
         q = self._q
-        question: dict[str, Any] | None = None
+        question: dict[str, Json] | None = None
         if q is not None and self._phase not in (Phase.IDLE, Phase.GAME_OVER):
             question = {
                 "theme": q.theme,
@@ -178,7 +190,7 @@ class SvoyaReferee:
                 "value": q.value,
                 "reading": self._reading_state(q),
                 "answerer": q.answerer.id if q.answerer else None,
-                "out": sorted(q.out),
+                "out": [*sorted(q.out)],
             }
         return {
             "phase": self._phase.value,
@@ -195,8 +207,8 @@ class SvoyaReferee:
             "question": question,
             "next": self._next_position(),
             "timer": self._timer_view(now),
-            "last_decision": self._last_decision,
-            "last_end": self._last_end,
+            "last_decision": None if self._last_decision is None else decision_view(self._last_decision),
+            "last_end": None if self._last_end is None else end_view(self._last_end),
         }
 
     # ------------------------------------------------------------------ presses
@@ -204,8 +216,9 @@ class SvoyaReferee:
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         player = self.rules.pads.get(press.pad)
         if not self._arbiter.knows(press.source) or player is None:
-            out.append(_error(now, f"press from unknown pad {press.pad!r}: no player is on it",
-                              {"source": press.source, "pad": press.pad, "at_ns": press.at}))
+            message = f"press from unknown pad {press.pad!r}: no player is on it"
+            out.append(CommandRefused(t_ns=now, message=message,
+                                      details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
         # No watermark from the press itself: an ordered source reports one scan as several
         # presses followed by a Watermark, so a tie inside the scan is seen whole.
@@ -217,12 +230,12 @@ class SvoyaReferee:
 
     def _false_start(self, press: Press, player: Player, now: int, out: list[Output]) -> None:
         """A press before the value is announced never wins (004 App.4)."""
-        fields: dict[str, Any] = {}
+        locked_until: int | None = None
         if self.rules.false_start is FalseStartPolicy.LOCKOUT:
             until = press.at + self.rules.false_start_lockout_ns
-            self._false_start_until[player.id] = max(until, self._false_start_until.get(player.id, 0))
-            fields["locked_until_ns"] = self._false_start_until[player.id]
-        out.append(_ignored(now, press, player, "false_start", **fields))
+            locked_until = max(until, self._false_start_until.get(player.id, 0))
+            self._false_start_until[player.id] = locked_until
+        out.append(_ignored(now, press, player, IgnoreReason.FALSE_START, locked_until_ns=locked_until))
 
     def _judge_pending(self, now: int, out: list[Output]) -> None:
         """Drop presses that can never count, with an event naming why."""
@@ -235,29 +248,30 @@ class SvoyaReferee:
             if reason is None:
                 keep.append(press)
             else:
-                extra: dict[str, Any] = {}
-                if q.answer_press is not None and reason in ("answerer_chosen", "delivered_too_late"):
-                    extra["behind_ms"] = ns_to_ms(press.at - q.answer_press.at)
-                out.append(_ignored(now, press, player, reason, **extra))
+                behind: float | None = None
+                if q.answer_press is not None and reason in (IgnoreReason.ANSWERER_CHOSEN,
+                                                             IgnoreReason.DELIVERED_TOO_LATE):
+                    behind = ns_to_ms(press.at - q.answer_press.at)
+                out.append(_ignored(now, press, player, reason, behind_ms=behind))
         q.pending = keep
 
-    def _refusal(self, q: _Question, press: Press, player: Player) -> str | None:
+    def _refusal(self, q: _Question, press: Press, player: Player) -> IgnoreReason | None:
         """Why `press` can never count, or None if it counts or may still count."""
         if player.id in q.out:
-            return "out_of_question"  # answered wrongly already (App.8)
+            return IgnoreReason.OUT_OF_QUESTION  # answered wrongly already (App.8)
         if self._false_start_until.get(player.id, 0) > press.at:
-            return "false_start_lockout"
+            return IgnoreReason.FALSE_START_LOCKOUT
         if press.at < q.counting_from:
-            return "before_reset"  # App.8: only after the host reset the previous signal
+            return IgnoreReason.BEFORE_RESET  # App.8: only after the host reset the previous signal
         window_end = self._window_end()
         if window_end is not None and press.at > window_end:
-            return "late"
+            return IgnoreReason.LATE
         if self._phase is Phase.ANSWERING:
             if q.answer_press is not None and press.at < q.answer_press.at:
                 # Made before the winner's press but delivered later than its source declared:
                 # the decision stands (it was final), and the host sees this press for what it is.
-                return "delivered_too_late"
-            return "answerer_chosen"
+                return IgnoreReason.DELIVERED_TOO_LATE
+            return IgnoreReason.ANSWERER_CHOSEN
         return None
 
     def _candidates(self) -> list[Press]:
@@ -308,32 +322,27 @@ class SvoyaReferee:
         stopped_reading = q.reading_end is None
         q.reading_stopped = stopped_reading
         self._phase = Phase.ANSWERING
-        presses = [
-            {
-                "player": self.rules.pads[p.pad].id,
-                "pad": p.pad,
-                "at_ns": p.at,
-                "behind_ms": ns_to_ms(p.at - t0),
-            }
+        presses = tuple(
+            PressRecord(player=self.rules.pads[p.pad].id, pad=p.pad, at_ns=p.at,
+                        behind_ms=ns_to_ms(p.at - t0))
             for p in ordered
-        ]
-        decision: dict[str, Any] = {
-            "type": "signal_accepted",
-            "t_ns": now,
-            "player": player.id,
-            "name": player.name,
-            "pad": winner.pad,
-            "press_at_ns": winner.at,
-            "value": q.value,
-            "stop_reading": stopped_reading,
-            "tie": len(tied) > 1,
-            "presses": presses,
-        }
-        if len(tied) > 1:
-            decision["tie_policy"] = self.rules.tie_policy.value
-            decision["tied"] = [self.rules.pads[p.pad].id for p in tied]
-        self._last_decision = {k: v for k, v in decision.items() if k not in ("type", "t_ns")}
-        out.append(Emit(decision))
+        )
+        tie = len(tied) > 1
+        decision = SignalAccepted(
+            t_ns=now,
+            player=player.id,
+            name=player.name,
+            pad=winner.pad,
+            press_at_ns=winner.at,
+            value=q.value,
+            stop_reading=stopped_reading,
+            tie=tie,
+            presses=presses,
+            tie_policy=self.rules.tie_policy if tie else None,
+            tied=tuple(self.rules.pads[p.pad].id for p in tied) if tie else None,
+        )
+        self._last_decision = decision
+        out.append(decision)
         out.append(PlayCue(Cue.SIGNAL))
         if self.rules.answer_clock is AnswerClock.LAMP:
             self._start_answer_clock(q, now, "lamp", now, out)
@@ -345,19 +354,19 @@ class SvoyaReferee:
             return min(tied, key=lambda p: self._pad_order[p.pad])
         return tied[self._rng.randrange(len(tied))]
 
-    def _start_answer_clock(self, q: _Question, at: int, by: str, now: int, out: list[Output]) -> None:
+    def _start_answer_clock(self, q: _Question, at: int, by: Literal["lamp", "host", "short_form"],
+                            now: int, out: list[Output]) -> None:
         """The answerer must begin within 3 s (App.7) of `at` (the naming, lamp or short form)."""
         q.answer_deadline = at + self.rules.answer_window_ns
         assert q.answerer is not None
-        out.append(Emit({
-            "type": "answer_clock_started",
-            "t_ns": now,
-            "started_at_ns": at,
-            "player": q.answerer.id,
-            "by": by,
-            "deadline_ns": q.answer_deadline,
-            "seconds": self.rules.answer_window_ns / 1e9,
-        }))
+        out.append(AnswerClockStarted(
+            t_ns=now,
+            started_at_ns=at,
+            player=q.answerer.id,
+            by=by,
+            deadline_ns=q.answer_deadline,
+            seconds=self.rules.answer_window_ns / 1e9,
+        ))
 
     def _check_answer_clock(self, q: _Question, now: int, out: list[Output]) -> None:
         if q.answer_deadline is None or q.answer_started:
@@ -383,8 +392,8 @@ class SvoyaReferee:
         }[cmd.action]
         problem = handler(cmd.at, now, out)
         if problem is not None:
-            out.append(_error(now, f"{cmd.action.value!r} is not allowed now: {problem}",
-                              {"action": cmd.action.value, "phase": self._phase.value}))
+            out.append(CommandRefused(t_ns=now, message=f"{cmd.action.value!r} is not allowed now: {problem}",
+                                      details={"action": cmd.action.value, "phase": self._phase.value}))
 
     def _host_next(self, at: int, now: int, out: list[Output]) -> str | None:
         if self._phase is Phase.GAME_OVER:
@@ -401,14 +410,8 @@ class SvoyaReferee:
         )
         self._phase = Phase.READING
         self._last_decision = None
-        out.append(Emit({
-            "type": "question_started",
-            "t_ns": now,
-            "announced_at_ns": at,
-            "theme": self._q.theme,
-            "number": self._q.number,
-            "value": value,
-        }))
+        out.append(QuestionStarted(t_ns=now, announced_at_ns=at, theme=self._q.theme,
+                                   number=self._q.number, value=value))
         return None
 
     def _host_reading_finished(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -417,17 +420,12 @@ class SvoyaReferee:
             return "no question is being read"
         q.reading_end = at
         self._phase = Phase.OPEN
-        self._emit_window(q, now, "reading_finished", out)
+        out.append(ReadingFinished(t_ns=now, window_ends_ns=self._window_end(),
+                                   players_in_play=self._in_play(q)))
         return None
 
-    def _emit_window(self, q: _Question, now: int, kind: str, out: list[Output]) -> None:
-        window_end = self._window_end()
-        out.append(Emit({
-            "type": kind,
-            "t_ns": now,
-            "window_ends_ns": window_end,
-            "players_in_play": [p.id for p in self.rules.players if p.id not in q.out],
-        }))
+    def _in_play(self, q: _Question) -> tuple[str, ...]:
+        return tuple(p.id for p in self.rules.players if p.id not in q.out)
 
     def _host_name(self, at: int, now: int, out: list[Output]) -> str | None:
         q = self._q
@@ -460,7 +458,7 @@ class SvoyaReferee:
         if q.answer_deadline is not None and at > q.answer_deadline:
             return "the 3 s had already run out"
         q.answer_started = True
-        out.append(Emit({"type": "answer_started", "t_ns": now, "player": q.answerer.id}))
+        out.append(AnswerStarted(t_ns=now, player=q.answerer.id))
         return None
 
     def _host_correct(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -478,23 +476,15 @@ class SvoyaReferee:
         self._judge(q, correct=correct, at=at, now=now, how="host", out=out)
         return None
 
-    def _judge(self, q: _Question, *, correct: bool, at: int, now: int, how: str,
+    def _judge(self, q: _Question, *, correct: bool, at: int, now: int, how: Literal["host", "timeout"],
                out: list[Output]) -> None:
         """Score the answer (App.3) and move on (App.8, App.10)."""
         player = q.answerer
         assert player is not None
         delta = q.value if correct else -q.value
         self._scores[player.id] += delta
-        out.append(Emit({
-            "type": "answer_judged",
-            "t_ns": now,
-            "player": player.id,
-            "correct": correct,
-            "by": how,
-            "value": q.value,
-            "delta": delta,
-            "score": self._scores[player.id],
-        }))
+        out.append(AnswerJudged(t_ns=now, player=player.id, correct=correct, by=how, value=q.value,
+                                delta=delta, score=self._scores[player.id]))
         q.answerer = q.answer_press = None
         q.answer_deadline = None
         if correct:
@@ -515,7 +505,8 @@ class SvoyaReferee:
         q.reading_stopped = False
         self._phase = Phase.OPEN if q.reading_end is not None else Phase.READING
         # With no new signal and the reading unfinished, the host goes on reading (App.9).
-        self._emit_window(q, now, "signals_reset", out)
+        out.append(SignalsReset(t_ns=now, window_ends_ns=self._window_end(),
+                                players_in_play=self._in_play(q)))
         return None
 
     def _host_cancel(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -531,7 +522,7 @@ class SvoyaReferee:
         self._q = None
         self._phase = Phase.IDLE
         self._last_decision = self._last_end = None
-        out.append(Emit({"type": "game_started", "t_ns": now, "scores": dict(self._scores)}))
+        out.append(GameStarted(t_ns=now, scores=dict(self._scores)))
         return None
 
     # ------------------------------------------------------------------ question end
@@ -542,18 +533,10 @@ class SvoyaReferee:
         assert q is not None
         if reason is EndReason.NO_SIGNAL:
             out.append(PlayCue(Cue.TIME_UP))
-        end = {
-            "type": "question_ended",
-            "t_ns": now,
-            "reason": reason.value,
-            "theme": q.theme,
-            "number": q.number,
-            "value": q.value,
-            "winner": winner,
-            "scores": dict(self._scores),
-        }
-        self._last_end = {k: v for k, v in end.items() if k not in ("type", "t_ns")}
-        out.append(Emit(end))
+        end = QuestionEnded(t_ns=now, reason=reason, theme=q.theme, number=q.number, value=q.value,
+                            winner=winner, scores=dict(self._scores))
+        self._last_end = end
+        out.append(end)
         q.pending = []
         self._phase = Phase.IDLE
         if reason is not EndReason.CANCELLED:
@@ -569,12 +552,7 @@ class SvoyaReferee:
         if self.rules.themes is not None and self._theme_index >= self.rules.themes:
             self._phase = Phase.GAME_OVER
             ranking = sorted(self.rules.players, key=lambda p: -self._scores[p.id])
-            out.append(Emit({
-                "type": "game_over",
-                "t_ns": now,
-                "scores": dict(self._scores),
-                "ranking": [p.id for p in ranking],
-            }))
+            out.append(GameOver(t_ns=now, scores=dict(self._scores), ranking=tuple(p.id for p in ranking)))
 
     # ------------------------------------------------------------------ views
 
@@ -603,7 +581,7 @@ class SvoyaReferee:
             return "finished"
         return "stopped" if q.reading_stopped else "in_progress"
 
-    def _next_position(self) -> dict[str, Any] | None:
+    def _next_position(self) -> dict[str, Json] | None:
         if self._phase is Phase.GAME_OVER:
             return None
         return {
@@ -625,7 +603,7 @@ class SvoyaReferee:
             return "signal", window_end
         return None
 
-    def _timer_view(self, now: int) -> dict[str, Any] | None:
+    def _timer_view(self, now: int) -> dict[str, Json] | None:
         timer = self.running_timer()
         if timer is None:
             return None
@@ -633,17 +611,7 @@ class SvoyaReferee:
         return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - now) // 1_000_000)}
 
 
-def _ignored(now: int, press: Press, player: Player, reason: str, **extra: Any) -> Emit:
-    return Emit({
-        "type": "press_ignored",
-        "t_ns": now,
-        "player": player.id,
-        "pad": press.pad,
-        "at_ns": press.at,
-        "reason": reason,
-        **extra,
-    })
-
-
-def _error(now: int, message: str, details: dict[str, Any]) -> Emit:
-    return Emit({"type": "error", "t_ns": now, "message": message, "details": details})
+def _ignored(now: int, press: Press, player: Player, reason: IgnoreReason, *,
+             locked_until_ns: int | None = None, behind_ms: float | None = None) -> PressIgnored:
+    return PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at, reason=reason,
+                        locked_until_ns=locked_until_ns, behind_ms=behind_ms)

@@ -1,0 +1,215 @@
+"""What the «Своя игра» referee decides: one frozen record per event (seed 004, App.1-11).
+
+Contract: each class is one event type of docs/mqtt.md / schemas/event.schema.json; its
+fields are declared in the order of the JSON keys after ``type`` and ``t_ns`` (see
+`console.engine.events`). The referee keeps the records it needs later (the last decision,
+the last end) as these objects, never as their JSON; `decision_view` / `end_view` give the
+snapshot's ``last_decision`` / ``last_end``: the event's JSON without ``type`` and ``t_ns``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar, Literal
+
+from console.engine.events import Event, omitted_if_none
+from console.engine.model import Json
+from console.engine.rules import TiePolicy
+
+
+class EndReason(StrEnum):
+    CORRECT = "correct"  # App.10.1
+    ALL_WRONG = "all_wrong"  # App.10.2
+    NO_SIGNAL = "no_signal"  # App.10.3
+    CANCELLED = "cancelled"  # withdrawn by the host
+
+
+class IgnoreReason(StrEnum):
+    """Why a press does not count (texts.IGNORED has the Russian for each)."""
+
+    FALSE_START = "false_start"  # before the value was announced (App.4)
+    FALSE_START_LOCKOUT = "false_start_lockout"  # within the lockout after a false start
+    BEFORE_RESET = "before_reset"  # before the host reset after a wrong answer (App.8)
+    OUT_OF_QUESTION = "out_of_question"  # answered this question wrongly already (App.8)
+    LATE = "late"  # after the signal window closed (App.4, App.8)
+    ANSWERER_CHOSEN = "answerer_chosen"  # someone else already has the turn (App.5)
+    DELIVERED_TOO_LATE = "delivered_too_late"  # made first, delivered after the decision
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PressRecord:
+    """One press taken into account for a decision."""
+
+    player: str
+    pad: str
+    at_ns: int
+    behind_ms: float  # after the first press (0 for it and for presses tied with it)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuestionStarted(Event):
+    """The host announced the value (App.2): signals count from `announced_at_ns` (App.4)."""
+
+    TYPE: ClassVar[str] = "question_started"
+
+    announced_at_ns: int
+    theme: int
+    number: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadingFinished(Event):
+    """The reading ended: the 7-s signal window runs until `window_ends_ns` (App.4)."""
+
+    TYPE: ClassVar[str] = "reading_finished"
+
+    window_ends_ns: int | None
+    players_in_play: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignalsReset(Event):
+    """The host reset after a wrong answer (App.8-9); no window yet while the reading goes on."""
+
+    TYPE: ClassVar[str] = "signals_reset"
+
+    window_ends_ns: int | None
+    players_in_play: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignalAccepted(Event):
+    """The first eligible signal took the turn (App.5); `tie_policy`/`tied` only on a tie."""
+
+    TYPE: ClassVar[str] = "signal_accepted"
+
+    player: str
+    name: str
+    pad: str
+    press_at_ns: int
+    value: int
+    stop_reading: bool
+    tie: bool
+    presses: tuple[PressRecord, ...]
+    tie_policy: TiePolicy | None = omitted_if_none()  # noqa: RUF009 - a field spec, not a default
+    tied: tuple[str, ...] | None = omitted_if_none()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PressIgnored(Event):
+    """A press that does not count, and why."""
+
+    TYPE: ClassVar[str] = "press_ignored"
+
+    player: str
+    pad: str
+    at_ns: int
+    reason: IgnoreReason
+    locked_until_ns: int | None = omitted_if_none()  # false_start under the lockout policy
+    behind_ms: float | None = omitted_if_none()  # answerer_chosen, delivered_too_late
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerClockStarted(Event):
+    """The answerer has `seconds` from `started_at_ns` to begin the answer (App.7)."""
+
+    TYPE: ClassVar[str] = "answer_clock_started"
+
+    started_at_ns: int
+    player: str
+    by: Literal["lamp", "host", "short_form"]
+    deadline_ns: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerStarted(Event):
+    """The answerer began to answer in time."""
+
+    TYPE: ClassVar[str] = "answer_started"
+
+    player: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AnswerJudged(Event):
+    """The answer was scored (App.3): by the host, or wrong by the 3-s timeout (App.7)."""
+
+    TYPE: ClassVar[str] = "answer_judged"
+
+    player: str
+    correct: bool
+    by: Literal["host", "timeout"]
+    value: int
+    delta: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuestionEnded(Event):
+    """The question is over (App.10) or withdrawn; `winner` only for a correct answer."""
+
+    TYPE: ClassVar[str] = "question_ended"
+
+    reason: EndReason
+    theme: int
+    number: int
+    value: int
+    winner: str | None
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameOver(Event):
+    """The last theme's last question is over."""
+
+    TYPE: ClassVar[str] = "game_over"
+
+    scores: Mapping[str, int]
+    ranking: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameStarted(Event):
+    """A new fight: scores to zero, back to the first theme."""
+
+    TYPE: ClassVar[str] = "game_started"
+
+    scores: Mapping[str, int]
+
+
+def decision_view(e: SignalAccepted) -> dict[str, Json]:
+    """The snapshot's ``last_decision``: `e`'s JSON without ``type`` and ``t_ns``."""
+    view: dict[str, Json] = {
+        "player": e.player,
+        "name": e.name,
+        "pad": e.pad,
+        "press_at_ns": e.press_at_ns,
+        "value": e.value,
+        "stop_reading": e.stop_reading,
+        "tie": e.tie,
+        "presses": [
+            {"player": p.player, "pad": p.pad, "at_ns": p.at_ns, "behind_ms": p.behind_ms}
+            for p in e.presses
+        ],
+    }
+    if e.tie_policy is not None:
+        view["tie_policy"] = e.tie_policy.value
+    if e.tied is not None:
+        view["tied"] = list(e.tied)
+    return view
+
+
+def end_view(e: QuestionEnded) -> dict[str, Json]:
+    """The snapshot's ``last_end``: `e`'s JSON without ``type`` and ``t_ns``."""
+    return {
+        "reason": e.reason.value,
+        "theme": e.theme,
+        "number": e.number,
+        "value": e.value,
+        "winner": e.winner,
+        "scores": dict(e.scores),
+    }
