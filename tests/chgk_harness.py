@@ -96,6 +96,9 @@ class Table(Clock):
     def snap(self) -> dict[str, Any]:
         return self.ref.snapshot(self.now)
 
+    def host_snap(self) -> dict[str, Any]:
+        return self.ref.host_snapshot(self.now)
+
     def public_events(self) -> list[dict[str, Any]]:
         return [e for e in self.events() if e.get("audience") != "host"]
 

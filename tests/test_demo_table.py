@@ -20,6 +20,7 @@ import pytest
 from console.config import Config, load_config
 from console.demo import free_port
 from console.demo_table import SPIN_SECONDS, TableView, run_table_demo
+from console.engine.chgk_events import TABLE_EVENTS
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.sectors import SectorMap
 from console.runtime import Console
@@ -150,6 +151,7 @@ def test_every_table_event_type_has_a_russian_line() -> None:
         text = path.read_text(encoding="utf-8")
         emitted |= set(re.findall(r'"type": "([a-z_0-9]+)"', text))
         emitted |= set(re.findall(r'_secret\("([a-z_]+)"', text))  # the fortochka's host-only events
+    emitted |= {cls.TYPE for cls in TABLE_EVENTS}  # the referee's typed events (engine/chgk_events.py)
     assert len(emitted) > 30
     assert emitted <= DESCRIBED, f"no Russian line for {sorted(emitted - DESCRIBED)}"
     assert describe_table({"type": "something_new"}) == "something_new"  # a newer engine does not break it

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from console.engine.chgk import ChgkReferee
+from console.engine.chgk_events import TimerWarning
 from console.engine.chgk_rules import (
     ChgkAction,
     ChgkHost,
@@ -25,6 +26,7 @@ from console.engine.chgk_rules import (
 )
 from console.engine.model import Cue, Output
 from console.engine.sports_timer import SportsAction, SportsRules
+from console.wire import events_json
 from tests.chgk_harness import MS, TEAMS, A, S, SportsClock, Table, make_rules
 
 K = SectorKind
@@ -40,7 +42,7 @@ def refused(t: Table, action: ChgkAction, **args: Any) -> dict[str, Any]:
     """Do `action`; assert it is an error that changes nothing; return the error."""
     before, host_before = t.snap(), t.ref.host_snapshot(t.now)
     out = t.host(action, **args)
-    errors = [o.event for o in out if hasattr(o, "event") and o.event["type"] == "error"]
+    errors = [e for e in events_json(out) if e["type"] == "error"]
     assert len(errors) == 1 and len(out) == 1, out
     assert action.value in errors[0]["message"] and "not allowed" in errors[0]["message"]
     assert t.snap() == before and t.ref.host_snapshot(t.now) == host_before
@@ -385,7 +387,7 @@ def test_000_4_2_d_fortochka_passed_in_the_final_round_has_fallen_for_the_game()
     t.pick(7)  # 0:5: the final round, the fortochka is revealed and passed over
     assert t.snap()["sectors"][6] == {"sector": 7, "kind": "fortochka", "title": "Форточка", "envelope": 7,
                                       "played": True}
-    assert t.ref.host_snapshot(t.now)["fortochka"] == {"sector": None, "fell": True}
+    assert t.host_snap()["fortochka"] == {"sector": None, "fell": True}
     t.host(A.CANCEL_ROUND)
     t.pick(9)
     assert "once a game" in refused(t, A.FORTOCHKA)["message"]
@@ -399,7 +401,7 @@ def test_000_4_2_d_fortochka_place_is_for_the_host_only() -> None:
     public = t.snap()
     assert public["sectors"][6]["kind"] == "question" and "fortochka" not in public
     assert not reveals_fortochka(t.public_events())
-    assert t.ref.host_snapshot(t.now)["fortochka"] == {"sector": 7, "fell": False}
+    assert t.host_snap()["fortochka"] == {"sector": 7, "fell": False}
     t.play(1, True)
     assert not reveals_fortochka(t.public_events())
     t.pick(7)  # it falls: now everyone sees it
@@ -689,7 +691,7 @@ def test_003_6_3_1_moving_swaps_two_envelopes_and_the_fortochka_moves_secretly()
                                          "sector": 9}
     assert not reveals_fortochka(t.public_events())
     assert t.snap()["sectors"][4]["kind"] == "blitz"
-    assert t.ref.host_snapshot(t.now)["fortochka"]["sector"] == 9
+    assert t.host_snap()["fortochka"]["sector"] == 9
 
 
 def test_003_6_3_1_no_move_before_a_round_that_may_be_the_last() -> None:
@@ -959,7 +961,7 @@ def test_same_inputs_give_the_same_outputs() -> None:
 
     first = run()
     assert first == run()
-    assert any(getattr(o, "event", {}).get("type") == "timer_warning" for o in first)
+    assert any(isinstance(o, TimerWarning) for o in first)
 
 
 # ---------------------------------------------------------------- 003 5.3: the sports ChGK timer

@@ -13,9 +13,10 @@ scores on a correct answer (all parts right for blitz/duplet), the opponent (the
 the club) on a wrong one (003 6.1.3-4); the first to 6/7/8 by stage wins (000 1.1.1, 3.8).
 Help, BINGO, the hall's hint, hall answers, refills and the decisive round are host actions
 checked against the clauses; one that is not allowed now gives an ``error`` event and
-changes nothing. The fortochka's place is secret: events about it carry
-``"audience": "host"`` (every other event is public) and `snapshot` shows it as an
-ordinary sector until it falls; `host_snapshot` shows it.
+changes nothing. The fortochka's place is secret: events about it are for the host
+(`AUDIENCE = "host"`; every other event is public) and `snapshot` shows it as an ordinary
+sector until it falls; `host_snapshot` shows it. The events are the typed records of
+`chgk_events`; the round history is kept as `RoundRecord`s and never read back from events.
 
 The engine reads no clock and does no I/O: ``handle(input, now)`` and ``on_timer(now)``
 return outputs, ``next_deadline()`` says when to call ``on_timer``; the only randomness is
@@ -24,15 +25,48 @@ the lototron's ``random.Random(rules.seed)``. The same inputs always give the sa
 
 from __future__ import annotations
 
-import copy
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
+from console.engine.chgk_events import (
+    AnswerJudged,
+    ConsolationRow,
+    DecisiveRoundTaken,
+    EarlyAnswerDeclared,
+    FortochkaMoved,
+    FortochkaPlaced,
+    FortochkaPlayed,
+    GameRecord,
+    HallAnswerRecorded,
+    HelpUsed,
+    HintFromHall,
+    HostCommandRefused,
+    Indicators,
+    LototronDrawn,
+    MinuteSaved,
+    NextPart,
+    PlayerLeft,
+    QuestionMoved,
+    QuestionNeeded,
+    RoundCancelled,
+    RoundEnded,
+    RoundRecord,
+    Score,
+    SectorChosen,
+    SectorRefilled,
+    TableCommandRefused,
+    TableGameOver,
+    TableGameStarted,
+    TeamView,
+    TimerExtended,
+    TimerStarted,
+    TimerWarning,
+    TimeUp,
+)
 from console.engine.chgk_rules import (
     HELP_TITLES,
-    INDICATORS,
     TITLES,
     ChgkAction,
     ChgkHost,
@@ -43,11 +77,12 @@ from console.engine.chgk_rules import (
     PickSource,
     SectorKind,
     SectorPicked,
+    Side,
     Stage,
-    consolation,
+    Team,
 )
 from console.engine.chgk_table import SectorTable
-from console.engine.model import NS_PER_S, Cue, Emit, Output, PlayCue
+from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
 
 
 class Phase(StrEnum):
@@ -58,16 +93,11 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-class Side(StrEnum):
-    TEAM = "team"  # «знатоки»
-    CLUB = "club"  # the opponent: the host (000) or «Зрители» (003)
-
-
 ONE_MINUTE_KINDS = (SectorKind.QUESTION, SectorKind.SECTOR12, SectorKind.SECTOR13)
 
 
 class _NotAllowed(Exception):
-    def __init__(self, why: str, host_only: bool = False, **details: Any) -> None:
+    def __init__(self, why: str, host_only: bool = False, **details: Json) -> None:
         super().__init__(why)
         self.why, self.host_only, self.details = why, host_only, details
 
@@ -117,7 +147,7 @@ class ChgkReferee:
         self._score = {Side.TEAM: 0, Side.CLUB: 0}
         self._phase = Phase.READY
         self._round: _Round | None = None
-        self._rounds: list[dict[str, Any]] = []
+        self._rounds: list[RoundRecord] = []
         self._players = self.rules.table_players
         self._helps_used: set[HelpKind] = set()
         self._saved_minutes = 0
@@ -138,6 +168,9 @@ class ChgkReferee:
     def score(self) -> dict[str, int]:
         return {side.value: points for side, points in self._score.items()}
 
+    def _score_record(self) -> Score:
+        return Score(team=self._score[Side.TEAM], club=self._score[Side.CLUB])
+
     def handle(self, inp: ChgkInput, now: int) -> list[Output]:
         """Take one input at host time `now`; due timers fire first."""
         out: list[Output] = []
@@ -150,16 +183,10 @@ class ChgkReferee:
                 self._on_host(inp, now, local)
         except _NotAllowed as exc:
             what = "a sector pick" if isinstance(inp, SectorPicked) else repr(inp.action.value)
-            event: dict[str, Any] = {
-                "type": "error",
-                "t_ns": now,
-                "message": f"{what} is not allowed now: {exc.why}",
-                "details": {"action": "pick" if isinstance(inp, SectorPicked) else inp.action.value,
-                            "phase": self._phase.value, **exc.details},
-            }
-            if exc.host_only:
-                event["audience"] = "host"
-            local = [Emit(event)]
+            action = "pick" if isinstance(inp, SectorPicked) else inp.action.value
+            details: dict[str, Json] = {"action": action, "phase": self._phase.value, **exc.details}
+            refused = HostCommandRefused if exc.host_only else TableCommandRefused
+            local = [refused(t_ns=now, message=f"{what} is not allowed now: {exc.why}", details=details)]
         out += local
         self._fire_due(now, out)
         return out
@@ -182,28 +209,30 @@ class ChgkReferee:
         c = r.count
         return c.deadline if c.warn_at is None else min(c.warn_at, c.deadline)
 
-    def snapshot(self, now: int) -> dict[str, Any]:
+    def snapshot(self, now: int) -> dict[str, Json]:
         """The public state, for the retained MQTT topic and the displays (no fortochka place)."""
         r = self._round
+        team = self._team_view()
         return {
             "phase": self._phase.value,
             "stage": self.rules.stage.value,
             "target": self.rules.target,
-            "team": self._team_view(),
+            "team": None if team is None else {"id": team.id, "name": team.name, "main": team.main},
             "opponent": self.rules.opponent,
-            "score": self.score,
+            "score": self._score_json(),
             "rounds_played": len(self._rounds),
             "final_round": self._final_round(),
             "decisive_round": self._decisive,
             "players_at_table": r.at_table if r else (1 if self._decisive else self._players),
-            "sectors": self._table.public_view(),
+            "sectors": [{"sector": s.sector, "kind": s.kind.value, "title": s.title, "envelope": s.envelope,
+                         "played": s.played} for s in self._table.public_view()],
             "current": self._round_view(r) if r else None,
             "timer": self._timer_view(r, now) if r else None,
             "helps": {k.value: ("used" if k in self._helps_used else "available")
                       for k in sorted(self.rules.helps)},
             "saved_minutes": self._saved_minutes,
             "fortochka_fell": self._fortochka_fell,
-            "hall": self._hall_points(),
+            "hall": dict[str, Json](self._hall_points()),
             "winner": self._winner.value if self._winner else None,
         }
 
@@ -214,7 +243,7 @@ class ChgkReferee:
             return None
         return "discussion", r.count.deadline
 
-    def host_snapshot(self, now: int) -> dict[str, Any]:
+    def host_snapshot(self, now: int) -> dict[str, Json]:
         """`snapshot` plus what only the host may see: where the fortochka lies."""
         return {**self.snapshot(now), "fortochka": {"sector": self._table.fortochka(),
                                                     "fell": self._fortochka_fell}}
@@ -250,44 +279,40 @@ class ChgkReferee:
                    value=self.rules.decisive_round_points if self._decisive else 1)
         self._round = r
         self._phase = Phase.ASKED
-        out.append(Emit({
-            "type": "sector_chosen",
-            "t_ns": now,
-            "round": r.number,
-            "source": pick.source.value,
-            "picked": pick.sector,
-            "picked_at_ns": pick.at,
-            "played_sector": sector.number,
-            "skipped": skipped,
-            "fortochka_skipped": passed,
-            "kind": kind.value,
-            "played_as": played_as.value,
-            "title": TITLES[played_as],
-            "envelope": sector.envelope,
-            "parts": parts,
-            "seconds": None if kind is SectorKind.FORTOCHKA else self._part_ns(r) / NS_PER_S,
-            "value": r.value,
-            "players_at_table": r.at_table,
-            "final_round": self._final_round(),
-            "decisive": self._decisive,
-        }))
+        out.append(SectorChosen(
+            t_ns=now,
+            round=r.number,
+            source=pick.source,
+            picked=pick.sector,
+            picked_at_ns=pick.at,
+            played_sector=sector.number,
+            skipped=tuple(skipped),
+            fortochka_skipped=passed,
+            kind=kind,
+            played_as=played_as,
+            title=TITLES[played_as],
+            envelope=sector.envelope,
+            parts=parts,
+            seconds=None if kind is SectorKind.FORTOCHKA else self._part_ns(r) / NS_PER_S,
+            value=r.value,
+            players_at_table=r.at_table,
+            final_round=self._final_round(),
+            decisive=self._decisive,
+        ))
         if kind is SectorKind.FORTOCHKA:
             self._play_fortochka(r, now, out)
         elif kind is SectorKind.SECTOR12:
-            out.append(Emit({"type": "question_needed", "t_ns": now, "kind": "random_base",
-                             "round": r.number, "sector": r.sector, "part": 1}))
+            out.append(QuestionNeeded(t_ns=now, kind="random_base", round=r.number, sector=r.sector, part=1))
 
     def _play_fortochka(self, r: _Round, now: int, out: list[Output]) -> None:
         """No question: the point goes by the previous round's answer (000 4.2 д)."""
         self._fortochka_fell = True
-        previous = self._rounds[-1]["result"] if self._rounds else None
         # Seed silent on a fortochka in the first round: with no previous answer nobody scores
         # and the sector is spent, as a club host would rule rather than re-spin a spent envelope.
-        to = Side(previous) if previous else None
-        out.append(Emit({"type": "fortochka_played", "t_ns": now, "round": r.number, "sector": r.sector,
-                         "to": to.value if to else None,
-                         "reason": {None: "no_previous_round", Side.TEAM: "previous_correct",
-                                    Side.CLUB: "previous_wrong"}[to]}))
+        to = self._rounds[-1].result if self._rounds else None
+        out.append(FortochkaPlayed(t_ns=now, round=r.number, sector=r.sector, to=to,
+                                   reason={None: "no_previous_round", Side.TEAM: "previous_correct",
+                                           Side.CLUB: "previous_wrong"}[to]))
         self._end_round(to, "fortochka", now, out)
 
     # ------------------------------------------------------------------ host actions
@@ -319,13 +344,12 @@ class ChgkReferee:
         if cmd.team is not None:
             self._team_named(cmd.team)
         self._reset(cmd.team)
-        out.append(Emit({"type": "game_started", "t_ns": now, "stage": self.rules.stage.value,
-                         "target": self.rules.target, "team": self._team_view(),
-                         "players_at_table": self._players,
-                         "sectors": self._table.public_view()}))
+        out.append(TableGameStarted(t_ns=now, stage=self.rules.stage, target=self.rules.target,
+                                    team=self._team_view(), players_at_table=self._players,
+                                    sectors=self._table.public_view()))
         hidden = self._table.fortochka()
         if hidden is not None:
-            out.append(_secret("fortochka_placed", now, sector=hidden))
+            out.append(FortochkaPlaced(t_ns=now, sector=hidden))
 
     def _host_draw(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """Draw the team that plays now, uniformly from the box (000 2.1)."""
@@ -342,9 +366,9 @@ class ChgkReferee:
         self._draws += 1
         self._team = team
         ids = [t.id for t in self.rules.teams]
-        out.append(Emit({"type": "lototron_drawn", "t_ns": now, "team": team,
-                         "name": self.rules.teams[ids.index(team)].name, "number": ids.index(team) + 1,
-                         "seed": self.rules.seed, "draw": self._draws, "remaining": list(self._box)}))
+        out.append(LototronDrawn(t_ns=now, team=team, name=self.rules.teams[ids.index(team)].name,
+                                 number=ids.index(team) + 1, seed=self.rules.seed, draw=self._draws,
+                                 remaining=tuple(self._box)))
 
     def _host_start_timer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         r = self._require_round()
@@ -361,9 +385,9 @@ class ChgkReferee:
         r.count = _Count(started_at=at, deadline=at + length, warn_at=None)
         self._arm_warning(r.count, at)
         self._phase = Phase.DISCUSSION
-        out.append(Emit({"type": "timer_started", "t_ns": now, "round": r.number, "part": r.part,
-                         "parts": r.parts, "started_at_ns": at, "deadline_ns": r.count.deadline,
-                         "warning_ns": r.count.warn_at, "seconds": length / NS_PER_S}))
+        out.append(TimerStarted(t_ns=now, round=r.number, part=r.part, parts=r.parts, started_at_ns=at,
+                                deadline_ns=r.count.deadline, warning_ns=r.count.warn_at,
+                                seconds=length / NS_PER_S))
         out.append(PlayCue(Cue.START))
 
     def _arm_warning(self, c: _Count, after: int) -> None:
@@ -377,8 +401,8 @@ class ChgkReferee:
             raise _NotAllowed("the captain declares an early answer before the count starts (003 6.1.5)")
         r.declared_early = True
         self._phase = Phase.ANSWER
-        out.append(Emit({"type": "early_answer", "t_ns": now, "round": r.number, "part": r.part,
-                         "saves_minute": self._early_saves_minute(r)}))
+        out.append(EarlyAnswerDeclared(t_ns=now, round=r.number, part=r.part,
+                                       saves_minute=self._early_saves_minute(r)))
 
     def _early_saves_minute(self, r: _Round) -> bool:
         # 003 6.1.5 saves «the minute»: only a one-minute question has one to save.
@@ -393,8 +417,8 @@ class ChgkReferee:
         if r.at_table <= 1:
             raise _NotAllowed("one player is left at the table")
         r.at_table -= 1
-        out.append(Emit({"type": "player_left", "t_ns": now, "round": r.number,
-                         "players_at_table": r.at_table, "seconds": self._part_ns(r) / NS_PER_S}))
+        out.append(PlayerLeft(t_ns=now, round=r.number, players_at_table=r.at_table,
+                              seconds=self._part_ns(r) / NS_PER_S))
 
     def _host_correct(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         self._judge(True, now, out)
@@ -411,12 +435,11 @@ class ChgkReferee:
         r.count = None
         r.results.append(correct)
         r.early.append(r.declared_early)
-        out.append(Emit({"type": "answer_judged", "t_ns": now, "round": r.number, "part": r.part,
-                         "parts": r.parts, "correct": correct, "early": r.declared_early}))
+        out.append(AnswerJudged(t_ns=now, round=r.number, part=r.part, parts=r.parts, correct=correct,
+                                early=r.declared_early))
         if correct and r.declared_early and self._early_saves_minute(r):
             self._saved_minutes += 1
-            out.append(Emit({"type": "minute_saved", "t_ns": now, "round": r.number,
-                             "saved_minutes": self._saved_minutes}))
+            out.append(MinuteSaved(t_ns=now, round=r.number, saved_minutes=self._saved_minutes))
         if not correct:
             self._wrong_answers += 1
             self._end_round(Side.CLUB, "wrong", now, out)  # a wrong part ends the sector (003 6.2.2)
@@ -424,8 +447,8 @@ class ChgkReferee:
             r.part += 1
             r.declared_early = False
             self._phase = Phase.ASKED
-            out.append(Emit({"type": "next_part", "t_ns": now, "round": r.number, "part": r.part,
-                             "parts": r.parts, "seconds": self._part_ns(r) / NS_PER_S}))
+            out.append(NextPart(t_ns=now, round=r.number, part=r.part, parts=r.parts,
+                                seconds=self._part_ns(r) / NS_PER_S))
         else:
             self._end_round(Side.TEAM, "correct", now, out)
 
@@ -478,7 +501,7 @@ class ChgkReferee:
         team, club = self._score[Side.TEAM], self._score[Side.CLUB]
         if kind in self.rules.help_only_when_behind and team >= club:
             raise _NotAllowed(f"only a team behind in the score may ask for it (000 6.1-6.2, 003 6.3.3); "
-                              f"the score is {team}:{club}", score=self.score)
+                              f"the score is {team}:{club}", score=self._score_json())
 
     def _time_help(self, kind: HelpKind | None, length: int, at: int, now: int, out: list[Output]) -> None:
         """Extra discussion time: added to the coming count, to the running one, or a new count."""
@@ -496,18 +519,17 @@ class ChgkReferee:
         r.helps.append(label)
         applied = {Phase.ASKED: "added_to_count", Phase.DISCUSSION: "extended", Phase.ANSWER: "new_count"}
         how = applied[self._phase]
-        out.append(Emit({"type": "help_used", "t_ns": now, "help": label,
-                         "title": HELP_TITLES[kind] if kind else "Сэкономленная минута",
-                         "round": r.number, "part": r.part, "seconds": length / NS_PER_S, "applied": how,
-                         "saved_minutes": self._saved_minutes}))
+        out.append(HelpUsed(t_ns=now, help=label, title=HELP_TITLES[kind] if kind else "Сэкономленная минута",
+                            round=r.number, part=r.part, seconds=length / NS_PER_S, applied=how,
+                            saved_minutes=self._saved_minutes))
         if self._phase is Phase.ASKED:
             r.extra_ns += length
         elif self._phase is Phase.DISCUSSION and r.count is not None:
             r.count.deadline += length
             self._arm_warning(r.count, now)
-            out.append(Emit({"type": "timer_extended", "t_ns": now, "round": r.number, "part": r.part,
-                             "deadline_ns": r.count.deadline, "warning_ns": r.count.warn_at,
-                             "seconds": (r.count.deadline - r.count.started_at) / NS_PER_S}))
+            out.append(TimerExtended(t_ns=now, round=r.number, part=r.part, deadline_ns=r.count.deadline,
+                                     warning_ns=r.count.warn_at,
+                                     seconds=(r.count.deadline - r.count.started_at) / NS_PER_S))
         else:  # the time was up: the extra time is a new count from the host's key
             self._start_count(r, at, length, now, out)
 
@@ -525,17 +547,16 @@ class ChgkReferee:
         self._helps_used.add(HelpKind.MOVE_QUESTION)
         hidden = self._table.fortochka()
         self._table.swap(a, b)
-        out.append(Emit({"type": "question_moved", "t_ns": now, "from_sector": a, "to_sector": b}))
+        out.append(QuestionMoved(t_ns=now, from_sector=a, to_sector=b))
         if hidden in (a, b):
-            out.append(_secret("fortochka_moved", now, sector=self._table.fortochka()))
+            out.append(FortochkaMoved(t_ns=now, sector=self._table.fortochka()))
 
     def _host_hint(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """A hint from the hall: the round is lost and a player leaves for the game (000 6.4)."""
         r = self._require_round()
         # With one player left nobody can leave; the round is still lost.
         self._players = max(1, self._players - 1)
-        out.append(Emit({"type": "hint_from_hall", "t_ns": now, "round": r.number,
-                         "players_at_table": self._players}))
+        out.append(HintFromHall(t_ns=now, round=r.number, players_at_table=self._players))
         self._end_round(Side.CLUB, "hint", now, out)
 
     def _host_hall_correct(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
@@ -555,16 +576,16 @@ class ChgkReferee:
             asked, kind = current.part, current.kind
         else:
             record = self._rounds[number - 1]
-            asked, kind = record["asked"], SectorKind(record["kind"])
+            asked, kind = record.asked, record.kind
         part = cmd.part if cmd.part is not None else asked
         if kind is SectorKind.FORTOCHKA or not 1 <= part <= asked:
             raise _NotAllowed(f"round {number} has no question {part} to answer", round=number, part=part)
         if cmd.team in self._hall.get((number, part), []):
             raise _NotAllowed(f"{cmd.team!r} already has this answer counted", round=number, part=part)
         self._hall.setdefault((number, part), []).append(cmd.team)
-        out.append(Emit({"type": "hall_answer_recorded", "t_ns": now, "team": cmd.team,
-                         "name": self.rules.teams[ids.index(cmd.team)].name, "round": number, "part": part,
-                         "hall_points": self._hall_points()[cmd.team]}))
+        name = self.rules.teams[ids.index(cmd.team)].name
+        out.append(HallAnswerRecorded(t_ns=now, team=cmd.team, name=name, round=number, part=part,
+                                      hall_points=self._hall_points()[cmd.team]))
         if self._phase is Phase.GAME_OVER:
             out.append(self._record(now))  # the latest record wins
 
@@ -582,8 +603,7 @@ class ChgkReferee:
         if not self._table[number].played:
             raise _NotAllowed(f"sector {number} still holds its envelope", sector=number)
         envelope = self._table.refill(number)
-        out.append(Emit({"type": "sector_refilled", "t_ns": now, "sector": number, "envelope": envelope,
-                         "after_round": played}))
+        out.append(SectorRefilled(t_ns=now, sector=number, envelope=envelope, after_round=played))
 
     def _host_decisive(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """003 6.4: the score resets, one player stays, one round for 6 points decides the game."""
@@ -597,12 +617,12 @@ class ChgkReferee:
         # it depends on the series standings, which the table does not know.
         if self._score[Side.TEAM] != at:
             raise _NotAllowed(f"the team takes it at {at} points (003 6.4); it has {self._score[Side.TEAM]}",
-                              score=self.score)
-        before = self.score
+                              score=self._score_json())
+        before = self._score_record()
         self._score = {Side.TEAM: 0, Side.CLUB: 0}
         self._decisive = True
-        out.append(Emit({"type": "decisive_round", "t_ns": now, "score_before": before,
-                         "points": self.rules.decisive_round_points, "players_at_table": 1}))
+        out.append(DecisiveRoundTaken(t_ns=now, score_before=before, points=self.rules.decisive_round_points,
+                                      players_at_table=1))
 
     def _host_cancel(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """Withdraw the round in play (a misread top): no score, the envelope is back on its sector."""
@@ -611,7 +631,7 @@ class ChgkReferee:
         self._drop_hall(r.number)
         # Help asked for in the cancelled round stays spent: it was asked for.
         self._round, self._phase = None, Phase.READY
-        out.append(Emit({"type": "round_cancelled", "t_ns": now, "round": r.number, "sector": r.sector}))
+        out.append(RoundCancelled(t_ns=now, round=r.number, sector=r.sector))
 
     # ------------------------------------------------------------------ rounds and the game
 
@@ -622,41 +642,41 @@ class ChgkReferee:
             self._score[winner] += r.value
         if winner is Side.TEAM and reason != "fortochka":
             self._answer_points += r.value
-        record: dict[str, Any] = {
-            "round": r.number, "sector": r.sector, "envelope": r.envelope, "kind": r.kind.value,
-            "played_as": r.played_as.value, "result": winner.value if winner else None, "reason": reason,
-            "value": r.value, "parts": list(r.results), "early": list(r.early),
-            "asked": 0 if r.kind is SectorKind.FORTOCHKA else r.part, "helps": list(r.helps),
-            "score": self.score,
-        }
+        record = RoundRecord(
+            round=r.number, sector=r.sector, envelope=r.envelope, kind=r.kind, played_as=r.played_as,
+            result=winner, reason=reason, value=r.value, parts=tuple(r.results), early=tuple(r.early),
+            asked=0 if r.kind is SectorKind.FORTOCHKA else r.part, helps=tuple(r.helps),
+            score=self._score_record(),
+        )
         self._rounds.append(record)
         self._round, self._phase = None, Phase.READY
-        public = {k: v for k, v in record.items() if k != "asked"}
-        out.append(Emit({"type": "round_ended", "t_ns": now, **public}))
+        out.append(RoundEnded.of(record, now))
         top = max(self._score.values())
         if self._decisive or top >= self.rules.target:
             # The decisive round decides the game whatever the winning score (003 6.4.1).
             self._winner = max(self._score, key=lambda side: (self._score[side], side is Side.TEAM))
             self._phase = Phase.GAME_OVER
-            out.append(Emit({"type": "game_over", "t_ns": now, "winner": self._winner.value,
-                             "score": self.score, "rounds": len(self._rounds)}))
+            out.append(TableGameOver(t_ns=now, winner=self._winner, score=self._score_record(),
+                                     rounds=len(self._rounds)))
             out.append(self._record(now))
 
-    def _record(self, now: int) -> Emit:
+    def _record(self, now: int) -> GameRecord:
         """The game for the tournament tables: score, rounds, 000 1.6.1 and 1.7 figures."""
-        won = {row["kind"] for row in self._rounds if row["result"] == Side.TEAM.value}
-        indicators: dict[str, Any] = {name: kind.value in won for name, kind in INDICATORS}
-        indicators["unused_help"] = len(self.rules.helps - self._helps_used)
-        return Emit({
-            "type": "game_record", "t_ns": now, "stage": self.rules.stage.value, "target": self.rules.target,
-            "team": self._team, "opponent": self.rules.opponent, "score": self.score,
-            "winner": self._winner.value if self._winner else None, "decisive_round": self._decisive,
-            "rounds": copy.deepcopy(self._rounds), "indicators": indicators,
-            "table_points": self._answer_points, "wrong_answers": self._wrong_answers,
-            "saved_minutes": self._saved_minutes,
-            "consolation": consolation(self.rules.teams, self._hall_points(), self._team,
-                                       self._answer_points, self._wrong_answers),
-        })
+        won = {row.kind for row in self._rounds if row.result is Side.TEAM}
+        # 000 1.6.1 а-г, in order of weight; д (unused help) is counted apart
+        indicators = Indicators(won_superblitz=SectorKind.SUPERBLITZ in won,
+                                won_zeitnot=SectorKind.ZEITNOT in won, won_duplet=SectorKind.DUPLET in won,
+                                won_sector12=SectorKind.SECTOR12 in won,
+                                unused_help=len(self.rules.helps - self._helps_used))
+        return GameRecord(
+            t_ns=now, stage=self.rules.stage, target=self.rules.target, team=self._team,
+            opponent=self.rules.opponent, score=self._score_record(), winner=self._winner,
+            decisive_round=self._decisive, rounds=tuple(self._rounds), indicators=indicators,
+            table_points=self._answer_points, wrong_answers=self._wrong_answers,
+            saved_minutes=self._saved_minutes,
+            consolation=consolation(self.rules.teams, self._hall_points(), self._team,
+                                    self._answer_points, self._wrong_answers),
+        )
 
     def _final_round(self) -> bool:
         """A round that may be the last: either side is a point from winning, or the decisive one."""
@@ -669,18 +689,17 @@ class ChgkReferee:
         if self._phase is not Phase.DISCUSSION or r is None or r.count is None:
             return
         c = r.count
-        timing = {"round": r.number, "part": r.part, "deadline_ns": c.deadline,
-                  "seconds": (c.deadline - c.started_at) / NS_PER_S}
+        seconds = (c.deadline - c.started_at) / NS_PER_S
         if c.warn_at is not None and now >= c.warn_at:
             c.warn_at = None
             if now < c.deadline:  # a warning already overtaken by the end is not worth a cue
-                out.append(Emit({"type": "timer_warning", "t_ns": now, **timing,
-                                 "remaining_s": (c.deadline - now) / NS_PER_S}))
+                out.append(TimerWarning(t_ns=now, round=r.number, part=r.part, deadline_ns=c.deadline,
+                                        seconds=seconds, remaining_s=(c.deadline - now) / NS_PER_S))
                 out.append(PlayCue(Cue.WARNING))
         if now >= c.deadline:
             r.count = None
             self._phase = Phase.ANSWER
-            out.append(Emit({"type": "time_up", "t_ns": now, **timing}))
+            out.append(TimeUp(t_ns=now, round=r.number, part=r.part, deadline_ns=c.deadline, seconds=seconds))
             out.append(PlayCue(Cue.TIME_UP))
 
     def _part_ns(self, r: _Round) -> int:
@@ -728,19 +747,22 @@ class ChgkReferee:
         if team not in {t.id for t in self.rules.teams}:
             raise _NotAllowed(f"there is no team {team!r}", team=team)
 
-    def _team_view(self) -> dict[str, Any] | None:
+    def _team_view(self) -> TeamView | None:
         if self._team is None:
             return None
         team = next(t for t in self.rules.teams if t.id == self._team)
-        return {"id": team.id, "name": team.name, "main": team.main}
+        return TeamView(id=team.id, name=team.name, main=team.main)
 
-    def _round_view(self, r: _Round) -> dict[str, Any]:
+    def _score_json(self) -> dict[str, Json]:
+        return {side.value: points for side, points in self._score.items()}
+
+    def _round_view(self, r: _Round) -> dict[str, Json]:
         return {"round": r.number, "sector": r.sector, "kind": r.kind.value, "played_as": r.played_as.value,
                 "title": TITLES[r.played_as], "envelope": r.envelope, "part": r.part, "parts": r.parts,
                 "value": r.value, "early": r.declared_early, "players_at_table": r.at_table,
-                "seconds": (self._part_ns(r) + r.extra_ns) / NS_PER_S, "results": list(r.results)}
+                "seconds": (self._part_ns(r) + r.extra_ns) / NS_PER_S, "results": list[Json](r.results)}
 
-    def _timer_view(self, r: _Round, now: int) -> dict[str, Any] | None:
+    def _timer_view(self, r: _Round, now: int) -> dict[str, Json] | None:
         c = r.count
         if c is None:
             return None
@@ -760,6 +782,20 @@ class ChgkReferee:
         return points
 
 
-def _secret(kind: str, now: int, **fields: Any) -> Emit:
-    """An event for the host only (the fortochka's place, 000 4.2 д)."""
-    return Emit({"type": kind, "t_ns": now, "audience": "host", **fields})
+def consolation(teams: tuple[Team, ...], hall: Mapping[str, int], table_team: str | None,
+                table_points: int, wrong_answers: int) -> tuple[ConsolationRow, ...]:
+    """Consolation standings of one game, best first (000 1.7.1-1.7.2).
+
+    Hall points plus table points; for a main-tournament team the table points count double
+    and each wrong table answer is −1 (1.7.1); other teams' points are simply summed (1.7.2).
+    `table_points` are the points won by answers (the fortochka's do not count, 000 4.2 д).
+    """
+    rows = []
+    for order, t in enumerate(teams):
+        table = table_points if t.id == table_team else 0
+        wrong = wrong_answers if t.id == table_team else 0
+        points = hall.get(t.id, 0) + (2 * table - wrong if t.main else table)
+        row = ConsolationRow(team=t.id, name=t.name, hall=hall.get(t.id, 0), table=table, wrong=wrong,
+                             points=points)
+        rows.append((-points, order, row))
+    return tuple(row for _, _, row in sorted(rows, key=lambda x: (x[0], x[1])))

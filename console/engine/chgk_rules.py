@@ -14,10 +14,9 @@ carry an argument in `sector`, `to_sector`, `team`, `round` or `part`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from console.engine.model import NS_PER_S
 
@@ -76,6 +75,13 @@ HELP_TITLES = {
     HelpKind.CLUB_HELP: "Помощь клуба",
     HelpKind.MOVE_QUESTION: "Перемещение вопроса",
 }
+
+
+class Side(StrEnum):
+    """Who scores a round."""
+
+    TEAM = "team"  # «знатоки»
+    CLUB = "club"  # the opponent: the host (000) or «Зрители» (003)
 
 
 class PickSource(StrEnum):
@@ -216,14 +222,14 @@ class ChgkRules:
         return self.special.get(sector, SectorKind.QUESTION)
 
     @classmethod
-    def tto(cls, **overrides: Any) -> ChgkRules:
+    def tto(cls, **overrides: object) -> ChgkRules:
         """«Что? То? Там?» (seed 000): the defaults."""
-        return cls(**overrides)
+        return _preset(cls, {}, overrides)
 
     @classmethod
-    def belgorod(cls, **overrides: Any) -> ChgkRules:
+    def belgorod(cls, **overrides: object) -> ChgkRules:
         """The Belgorod championship series (seed 003 §6)."""
-        args: dict[str, Any] = {
+        preset: dict[str, object] = {
             "sectors": 13,
             "opponent": "Зрители",
             "early_answer": EarlyAnswer.SAVES_MINUTE,
@@ -231,36 +237,16 @@ class ChgkRules:
             "extra_time_ns": 60 * S,
             "decisive_round_at": 5,
         }
-        args.update(overrides)
-        return cls(**args)
+        return _preset(cls, preset, overrides)
+
+
+def _preset(cls: type[ChgkRules], preset: Mapping[str, object], overrides: Mapping[str, object]) -> ChgkRules:
+    # Overrides are fields by name (from config or a test); typing them here would list every
+    # field of the class a second time. `__post_init__` still rejects bad values by name.
+    make: Callable[..., ChgkRules] = cls
+    return make(**{**preset, **overrides})
 
 
 def _check(ok: bool, name: str, problem: str) -> None:
     if not ok:
         raise ValueError(f"ChgkRules.{name}: {problem}")
-
-
-INDICATORS = (  # 000 1.6.1 а-г, in order of weight; д (unused help) is counted apart
-    ("won_superblitz", SectorKind.SUPERBLITZ),
-    ("won_zeitnot", SectorKind.ZEITNOT),
-    ("won_duplet", SectorKind.DUPLET),
-    ("won_sector12", SectorKind.SECTOR12),
-)
-
-
-def consolation(teams: tuple[Team, ...], hall: Mapping[str, int], table_team: str | None,
-                table_points: int, wrong_answers: int) -> list[dict[str, object]]:
-    """Consolation standings of one game, best first (000 1.7.1-1.7.2).
-
-    Hall points plus table points; for a main-tournament team the table points count double
-    and each wrong table answer is −1 (1.7.1); other teams' points are simply summed (1.7.2).
-    `table_points` are the points won by answers (the fortochka's do not count, 000 4.2 д).
-    """
-    rows = []
-    for order, t in enumerate(teams):
-        table = table_points if t.id == table_team else 0
-        wrong = wrong_answers if t.id == table_team else 0
-        points = hall.get(t.id, 0) + (2 * table - wrong if t.main else table)
-        rows.append((-points, order, {"team": t.id, "name": t.name, "hall": hall.get(t.id, 0),
-                                      "table": table, "wrong": wrong, "points": points}))
-    return [row for _, _, row in sorted(rows, key=lambda x: (x[0], x[1]))]

@@ -10,8 +10,8 @@ fallen; only `fortochka()` tells where it lies.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from console.engine.chgk_events import SectorView
 from console.engine.chgk_rules import TITLES, ChgkRules, SectorKind
 
 
@@ -75,12 +75,12 @@ class SectorTable:
         self._next_envelope += 1
         return s.envelope
 
-    def public_view(self) -> list[dict[str, Any]]:
-        return [self.view(s) for s in self._sectors.values()]
+    def public_view(self) -> tuple[SectorView, ...]:
+        return tuple(self.view(s) for s in self._sectors.values())
 
     @staticmethod
-    def view(s: Sector) -> dict[str, Any]:
+    def view(s: Sector) -> SectorView:
         """One sector as the hall may see it: a fortochka that has not fallen looks like a question."""
         kind = SectorKind.QUESTION if s.kind is SectorKind.FORTOCHKA and not s.played else s.kind
-        return {"sector": s.number, "kind": kind.value, "title": TITLES[kind], "envelope": s.envelope,
-                "played": s.played}
+        return SectorView(sector=s.number, kind=kind, title=TITLES[kind], envelope=s.envelope,
+                          played=s.played)
