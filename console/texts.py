@@ -1,9 +1,29 @@
-"""User-facing Russian text for events and states (terminal, host screen, displays)."""
+"""User-facing Russian text for events and states (terminal, host screen, displays).
+
+Contract: `describe` gives one Russian line for an event of the «Своя игра» referee (and the
+shared `CommandRefused`), chosen by the event's class; the tables below name every phase,
+status, end reason, ignored-press reason and host action in Russian (the schema tests check
+that each has its text).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+
+from console.engine.events import CommandRefused, Event
+from console.engine.svoya_events import (
+    AnswerClockStarted,
+    AnswerJudged,
+    AnswerStarted,
+    GameOver,
+    GameStarted,
+    PressIgnored,
+    QuestionEnded,
+    QuestionStarted,
+    ReadingFinished,
+    SignalAccepted,
+    SignalsReset,
+)
 
 PHASES = {
     "idle": "ожидание вопроса",
@@ -29,6 +49,11 @@ IGNORED = {
     "answerer_chosen": "отвечающий уже определён",
     "delivered_too_late": "нажатие дошло позже заявленной задержки источника; решение уже принято",
 }
+SOURCE_STATES = {
+    "connected": "подключено",
+    "disconnected": "отключено",
+    "incompatible": "несовместимая прошивка",
+}
 ACTIONS = {
     "next": "объявить стоимость (следующий вопрос)",
     "reading_finished": "вопрос дочитан",
@@ -43,57 +68,77 @@ ACTIONS = {
 }
 
 
-def describe(event: Mapping[str, Any], names: Mapping[str, str]) -> str:
-    """One Russian line for an event, naming players by their names."""
-    kind = event.get("type")
+def describe(event: Event | Mapping[str, object], names: Mapping[str, str]) -> str:
+    """One Russian line for an event, naming players by their names (`names`: id -> name).
 
-    def who(key: str = "player") -> str:
-        player = event.get(key)
+    A mapping is one of the runtime's own notices, which are not event classes yet
+    (``source_status``, a driver's or a bad command's ``error``): TRANSITION, until the
+    runtime publishes typed events too.
+    """
+
+    def who(player: str | None) -> str:
         return names.get(str(player), str(player))
 
-    if kind == "question_started":
-        return f"Тема {event['theme']}, вопрос за {event['value']}: сигналы принимаются"
-    if kind == "reading_finished":
-        return "Вопрос дочитан: 7 секунд на сигнал"
-    if kind == "signal_accepted":
-        text = f"Первый сигнал: {who()}"
-        if event.get("stop_reading"):
-            text += " — остановите чтение (можно дать краткую форму)"
-        others = [p for p in event.get("presses", [])[1:]]
-        if others:
-            text += "; следом " + ", ".join(
-                f"{names.get(p['player'], p['player'])} +{p['behind_ms']:.3f} мс" for p in others)
-        if event.get("tie"):
-            text += f" (ничья, решено: {event.get('tie_policy')})"
-        return text
-    if kind == "answer_clock_started":
-        return f"{who()}: 3 секунды, чтобы начать ответ"
-    if kind == "answer_started":
-        return f"{who()} отвечает"
-    if kind == "answer_judged":
-        verdict = "верно" if event["correct"] else "неверно"
-        if event.get("by") == "timeout":
-            verdict = "не начал ответ за 3 секунды — неверно"
-        return f"{who()}: {verdict}, {event['delta']:+d} → {event['score']}"
-    if kind == "signals_reset":
-        if event.get("window_ends_ns") is None:
+    match event:
+        case QuestionStarted(theme=theme, value=value):
+            return f"Тема {theme}, вопрос за {value}: сигналы принимаются"
+        case ReadingFinished():
+            return "Вопрос дочитан: 7 секунд на сигнал"
+        case SignalAccepted():
+            return _signal_accepted(event, names)
+        case AnswerClockStarted(player=player):
+            return f"{who(player)}: 3 секунды, чтобы начать ответ"
+        case AnswerStarted(player=player):
+            return f"{who(player)} отвечает"
+        case AnswerJudged(player=player, correct=correct, by=by, delta=delta, score=score):
+            verdict = "верно" if correct else "неверно"
+            if by == "timeout":
+                verdict = "не начал ответ за 3 секунды — неверно"
+            return f"{who(player)}: {verdict}, {delta:+d} → {score}"
+        case SignalsReset(window_ends_ns=None):
             return "Сброс: сигналы снова принимаются; если сигнала нет — продолжайте чтение"
-        return "Сброс: сигналы снова принимаются"
-    if kind == "question_ended":
-        text = f"Вопрос окончен: {END_REASONS.get(str(event['reason']), event['reason'])}"
-        return text + (f" ({who('winner')})" if event.get("winner") else "")
-    if kind == "press_ignored":
-        reason = IGNORED.get(str(event.get("reason")), str(event.get("reason")))
-        return f"Сигнал {who()} не засчитан: {reason}"
-    if kind == "game_over":
-        ranking = ", ".join(f"{names.get(p, p)} {event['scores'][p]}" for p in event["ranking"])
-        return f"Бой окончен: {ranking}"
-    if kind == "game_started":
-        return "Новая игра: счёт обнулён"
+        case SignalsReset():
+            return "Сброс: сигналы снова принимаются"
+        case QuestionEnded(reason=reason, winner=winner):
+            text = f"Вопрос окончен: {END_REASONS[reason]}"
+            return text + (f" ({who(winner)})" if winner else "")
+        case PressIgnored(player=player, reason=reason):
+            return f"Сигнал {who(player)} не засчитан: {IGNORED[reason]}"
+        case GameOver(scores=scores, ranking=ranking):
+            return "Бой окончен: " + ", ".join(f"{who(p)} {scores[p]}" for p in ranking)
+        case GameStarted():
+            return "Новая игра: счёт обнулён"
+        case CommandRefused(message=message):
+            return f"Ошибка: {message}"
+        case Event():
+            return event.TYPE
+        case _:
+            return _runtime_notice(event)
+
+
+def source_status_text(source: str, state: str) -> str:
+    """A button source's state as the host reads it."""
+    return f"Устройство {source}: {SOURCE_STATES.get(state, state)}"
+
+
+def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:
+    text = f"Первый сигнал: {names.get(event.player, event.player)}"
+    if event.stop_reading:
+        text += " — остановите чтение (можно дать краткую форму)"
+    others = event.presses[1:]
+    if others:
+        text += "; следом " + ", ".join(
+            f"{names.get(p.player, p.player)} +{p.behind_ms:.3f} мс" for p in others)
+    if event.tie and event.tie_policy is not None:
+        text += f" (ничья, решено: {event.tie_policy.value})"
+    return text
+
+
+def _runtime_notice(event: Mapping[str, object]) -> str:
+    """TRANSITION: the runtime's own notices, still wire dicts (see `describe`)."""
+    kind = event.get("type")
+    if kind == "source_status":
+        return source_status_text(str(event.get("source")), str(event.get("state")))
     if kind == "error":
         return f"Ошибка: {event.get('message')}"
-    if kind == "source_status":
-        state = {"connected": "подключено", "disconnected": "отключено",
-                 "incompatible": "несовместимая прошивка"}.get(str(event.get("state")), event.get("state"))
-        return f"Устройство {event.get('source')}: {state}"
     return str(kind)
