@@ -3,34 +3,43 @@
 Contract:
 
 * :func:`main_calibrate` (synchronous, runs its own event loop) and :func:`run_calibration`
-  (the same as a coroutine) load the config, open the real :class:`~drivers.mcu_serial.McuLink`
-  on the angle source's port (``port`` overrides it), guide the host through the ritual of
-  :func:`console.engine.sectors.calibrate` in Russian on ``stdout`` (each line of ``stdin`` is
-  one press of Enter), and on success rewrite ``table.zero_offset_deg`` and
-  ``table.clockwise_increases`` in the config file.  Every message goes to ``stdout``: the
-  refusals are part of the dialogue with the host.
+  (the same as a coroutine) load the config, check that the calibration can be written
+  into it (:func:`~console.calibration_store.check_storable`: before the measurement, so an
+  unwritable file or directory costs the host nothing), open the real
+  :class:`~drivers.mcu_serial.McuLink` on the angle source's port (``port`` overrides it),
+  guide the host through the ritual of :func:`console.engine.sectors.calibrate` in Russian
+  on ``stdout`` (each line of ``stdin`` is one press of Enter), and on success set
+  ``table.zero_offset_deg`` and ``table.clockwise_increases`` in the config file with
+  :func:`~console.calibration_store.store_calibration` (tomlkit, style-preserving, atomic,
+  with a ``.bak``).  Every message goes to ``stdout``: the refusals are part of the
+  dialogue with the host.
 * Exit status: 0 when the calibration was written and re-read; 1 for everything else (a bad
-  config, no link, implausible readings, end of input at a prompt, a failed write); 130 on
-  Ctrl+C.  Unless the status is 0 the config file is left as it was.
-* :func:`store_calibration` rewrites only those two lines (see :func:`set_table_keys`), keeps
-  every other byte, writes atomically next to a ``.bak`` copy of the previous file and proves
-  the result with :func:`console.config.load_config`.
+  config, an unwritable one, no link, implausible readings, end of input at a prompt, a
+  failed write); 130 on Ctrl+C.  Unless the status is 0 the config file is left as it was.
+  Ctrl+C once the file is being written no longer interrupts: the outcome is reported as
+  it is.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
-import tempfile
 import threading
 import time
-import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from console.calibration_store import (
+    KEY_COMMENTS,
+    StoredCalibration,
+    StoreError,
+    check_storable,
+    format_offset,
+    set_table_keys,
+    signals_held,
+    store_calibration,
+)
 from console.config import Config, ConfigError, SourceSection, load_config
 from console.engine.sectors import (
     MIN_DIRECTION_TURN_DEG,
@@ -87,7 +96,6 @@ STALL_S = 1.0
 # kept: a waiting host costs no memory, and consecutive kept readings stay far closer than
 # the half turn that unwrapping the turn needs.
 PATH_STEP_COUNTS = 16
-OFFSET_DECIMALS = 2  # 0.01° in the file: well below the sensor's 0.088° step
 
 _OK_STATUS = int(AngleStatus.MAGNET_DETECTED)
 _HALF_TURN = RAW_PER_TURN // 2
@@ -122,296 +130,6 @@ def find_angle_source(config: Config) -> tuple[str, SourceSection]:
                           f"источников МК несколько ({', '.join(candidates)}): укажите, "
                           f"какой из них читает датчик волчка")
     return candidates[0], config.sources[candidates[0]]
-
-
-# -- editing the config text ----------------------------------------------------------------------------
-
-# A table header on its own line: `[table]`, `[ "table" ]`, `[[teams]]`, with an optional comment.
-# Matched against the line without its ending (LF or CRLF).
-_HEADER = re.compile(r"[ \t]*(\[\[?)[ \t]*(?P<name>[^\]#]*?)[ \t]*\]\]?[ \t]*(#.*)?")
-# `key = value  # comment`: the value of these two keys is one bare token (a float or a bool).
-_KEY_LINE = re.compile(
-    r"^(?P<lead>[ \t]*(?P<key>[A-Za-z0-9_-]+|\"[^\"\\\n]*\"|'[^'\n]*')[ \t]*=[ \t]*)"
-    r"(?P<value>[^ \t#\r\n]+)(?P<tail>.*)$",
-    re.DOTALL,
-)
-KEY_COMMENTS = {
-    "zero_offset_deg": "# Sensor angle (degrees) at the boundary before sector 1; "
-                       "written by `chgk-console calibrate`.",
-    "clockwise_increases": "# The sensor's raw angle grows when the arrow turns clockwise (seen from above).",
-}
-
-
-def set_table_keys(text: str, values: Mapping[str, str]) -> str:
-    """``text`` (a TOML document) with each key of ``values`` set, in the ``[table]`` section,
-    to the TOML value text given for it.
-
-    Only the value token of an existing key line changes: its indentation, spacing, trailing
-    comment and line ending stay.  A missing key is added, under a comment, after the last
-    key of the section (the blank lines and comments that usually introduce the next section
-    stay in front of it); a missing section is appended at the end.  Every other line is kept
-    byte for byte.  Lines inside multi-line strings and arrays are never taken for keys or
-    headers.
-    """
-    lines = _split_lines(text)
-    top = _top_level(lines)
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    header, end = _table_section(lines, top)
-    missing = dict(values)
-    if header is None:
-        block = ["[table]", *_key_block(missing)]
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += newline
-        if lines and lines[-1].strip():
-            lines.append(newline)  # a blank line between the last section and ours
-        lines.extend(line + newline for line in block)
-        return "".join(lines)
-    last = header  # the last line of the section's keys (a multi-line value's closing line)
-    for index in range(header + 1, end):
-        line = lines[index]
-        stripped = line.strip()
-        if not top[index] or (stripped and not stripped.startswith("#")):
-            last = index
-        match = _KEY_LINE.match(line) if top[index] else None
-        if match is not None and _unquote(match["key"]) in missing:
-            lines[index] = match["lead"] + missing.pop(_unquote(match["key"])) + match["tail"]
-    if missing:
-        if not lines[last].endswith("\n"):
-            lines[last] += newline
-        lines[last + 1:last + 1] = [line + newline for line in _key_block(missing)]
-    return "".join(lines)
-
-
-def _table_section(lines: Sequence[str], top: Sequence[bool]) -> tuple[int | None, int]:
-    """The index of the ``[table]`` header (None if absent) and of the line ending its section."""
-    header: int | None = None
-    for index, line in enumerate(lines):
-        match = _HEADER.fullmatch(line.rstrip("\r\n")) if top[index] else None
-        if match is None:
-            continue
-        if header is not None:
-            return header, index
-        if match.group(1) == "[" and _unquote(match["name"]) == "table":
-            header = index
-    return header, len(lines)
-
-
-def _key_block(values: Mapping[str, str]) -> list[str]:
-    block: list[str] = []
-    for key, value in values.items():
-        if key in KEY_COMMENTS:
-            block.append(KEY_COMMENTS[key])
-        block.append(f"{key} = {value}")
-    return block
-
-
-def _split_lines(text: str) -> list[str]:
-    """Lines with their endings; ``"".join`` gives ``text`` back.  Only "\\n" ends a line
-    (TOML's rule): str.splitlines would also split at characters TOML keeps in comments."""
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
-def _unquote(key: str) -> str:
-    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
-        return key[1:-1]
-    return key
-
-
-def _top_level(lines: Sequence[str]) -> list[bool]:
-    """For each line: does it start outside multi-line strings, arrays and inline tables?
-
-    Only such lines can be headers or key lines; a lexer this small is enough because the
-    config has already been parsed by tomllib, so the text is known to be valid TOML.
-    """
-    result: list[bool] = []
-    string: str | None = None  # the delimiter of an open multi-line string
-    depth = 0  # open [ and { of a value
-    for line in lines:
-        at_top = string is None and depth == 0
-        result.append(at_top)
-        if at_top and line.lstrip().startswith("["):
-            continue  # a header: its brackets are not a value's, and it fits on its line
-        i, n = 0, len(line)
-        while i < n:
-            if string is not None:
-                close = _multiline_end(line, i, string)
-                if close < 0:
-                    break
-                string, i = None, close
-                continue
-            char = line[i]
-            if char == "#":
-                break
-            if char in "\"'":
-                if line.startswith(char * 3, i):
-                    string, i = char * 3, i + 3
-                else:
-                    i = _string_end(line, i)
-                continue
-            if char in "[{":
-                depth += 1
-            elif char in "]}":
-                depth = max(0, depth - 1)
-            i += 1
-    return result
-
-
-def _string_end(line: str, start: int) -> int:
-    """Index just after the one-line string opening at ``start``."""
-    quote = line[start]
-    i = start + 1
-    while i < len(line):
-        if line[i] == "\\" and quote == '"':
-            i += 2
-            continue
-        if line[i] == quote:
-            return i + 1
-        i += 1
-    return len(line)
-
-
-def _multiline_end(line: str, start: int, delimiter: str) -> int:
-    """Index just after the closing ``delimiter`` at or after ``start``, or -1 if not on this line."""
-    i = start
-    while i < len(line):
-        if line[i] == "\\" and delimiter == '"""':
-            i += 2
-            continue
-        if line.startswith(delimiter, i):
-            end = i + 3
-            # Up to two quotes may end the content right before the delimiter (`""""`).
-            extra = 0
-            while end < len(line) and line[end] == delimiter[0] and extra < 2:
-                end, extra = end + 1, extra + 1
-            return end
-        i += 1
-    return -1
-
-
-# -- storing ------------------------------------------------------------------------------------------
-
-
-class StoreError(Exception):
-    """The calibration could not be stored; the message (Russian) says why and what to do.
-    The config file is as it was."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoredCalibration:
-    """What :func:`store_calibration` wrote, and where."""
-
-    path: str  # the file written (symlinks resolved)
-    backup: str  # the previous version
-    zero_offset_deg: float  # as written (rounded to OFFSET_DECIMALS)
-    clockwise_increases: bool
-
-
-def format_offset(zero_offset_deg: float) -> str:
-    """The offset as written to the file: [0, 360) with OFFSET_DECIMALS decimals."""
-    text = f"{zero_offset_deg % 360.0:.{OFFSET_DECIMALS}f}"
-    return f"{0.0:.{OFFSET_DECIMALS}f}" if float(text) >= 360.0 else text  # 359.999 rounds up
-
-
-def store_calibration(config_path: str, calibration: Calibration) -> StoredCalibration:
-    """Write ``calibration`` into the config file's ``[table]`` section.
-
-    The previous file is kept as ``<file>.bak``; both files are replaced atomically (a
-    temporary file in the same directory, fsync, os.replace), with the original's mode and,
-    where allowed, owner.  The result must load with :func:`load_config` and give back the
-    values written, otherwise the original is put back.  Raises StoreError.
-    """
-    target = os.path.realpath(config_path)  # a symlinked config stays a symlink
-    offset_text = format_offset(calibration.zero_offset_deg)
-    direction_text = "true" if calibration.clockwise_increases else "false"
-    try:
-        original = _read(target)
-        text = original.decode("utf-8")
-        data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise StoreError(f"не удалось прочитать {target}: {_why(exc)}") from exc
-    _check_editable(target, text, data, offset_text, direction_text)
-    updated = set_table_keys(text, {"zero_offset_deg": offset_text, "clockwise_increases": direction_text})
-    backup = target + ".bak"
-    try:
-        _atomic_write(backup, original, like=target)
-        _atomic_write(target, updated.encode("utf-8"), like=target)
-    except OSError as exc:
-        raise StoreError(f"не удалось записать {target}: {_why(exc)}") from exc
-    expected = (float(offset_text), calibration.clockwise_increases)
-    try:
-        table = load_config(target).table
-        problem = None
-        if (table.zero_offset_deg, table.clockwise_increases) != expected:
-            problem = (f"после записи файл даёт zero_offset_deg = {table.zero_offset_deg}, "
-                       f"clockwise_increases = {table.clockwise_increases}")
-    except ConfigError as exc:
-        problem = f"после записи конфигурация не читается ({exc})"
-    if problem is not None:
-        try:
-            _atomic_write(target, original, like=target)
-        except OSError as exc:
-            raise StoreError(f"{problem}; вернуть прежний файл не удалось ({_why(exc)}): "
-                             f"он сохранён в {backup}") from exc
-        raise StoreError(f"{problem}; прежний файл возвращён на место")
-    return StoredCalibration(target, backup, expected[0], expected[1])
-
-
-def _check_editable(target: str, text: str, data: Mapping[str, object], offset: str, direction: str) -> None:
-    """Refuse a file whose [table] is not written as a `[table]` header (an inline table or
-    dotted keys): appending a header would then define the table twice."""
-    lines = _split_lines(text)
-    header, _ = _table_section(lines, _top_level(lines))
-    if "table" in data and header is None:
-        raise StoreError(
-            f"в {target} таблица table задана не заголовком [table] (встроенной таблицей или "
-            f"ключами через точку), и эта команда не может её править: впишите вручную "
-            f"zero_offset_deg = {offset} и clockwise_increases = {direction}"
-        )
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def _atomic_write(path: str, data: bytes, *, like: str) -> None:
-    """Replace ``path`` with ``data`` all at once: readers see the old file or the new one,
-    never half of it, even if the power fails (the data is synced before the rename)."""
-    directory = os.path.dirname(path) or "."
-    info = os.stat(like)
-    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fchmod(f.fileno(), info.st_mode & 0o7777)
-            if (info.st_uid, info.st_gid) != (os.getuid(), os.getgid()):
-                # Run with sudo on a file of the console's user: keep it theirs.
-                with contextlib.suppress(PermissionError):
-                    os.fchown(f.fileno(), info.st_uid, info.st_gid)
-            os.fsync(f.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
-        raise
-    # The rename itself lives in the directory: sync it too (not possible everywhere).
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-
-
-def _why(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc)
 
 
 # -- the ritual ---------------------------------------------------------------------------------------
@@ -533,6 +251,12 @@ async def run_calibration(
         _say(stdout, f"chgk-console calibrate: {config_path}: sources.{name}: это симулятор МК "
                      f"(simulated_mcu), у него нет последовательного порта: укажите порт в --port")
         return 1
+    try:
+        check_storable(config_path)
+    except StoreError as exc:
+        _say(stdout, f"chgk-console calibrate: калибровку некуда будет записать: {exc}.\n"
+                     f"Конфигурация не изменена.")
+        return 1
     _say(stdout, f"Калибровка датчика угла волчка: конфигурация {config_path}, "
                  f"источник sources.{name}, порт {device}.")
     recorder = _Recorder(window_ns=round(window_s * 1e9))
@@ -551,17 +275,24 @@ async def run_calibration(
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-    try:
-        # Blocking file I/O on the loop is fine here: the link is closed, nothing else runs.
-        stored = store_calibration(config_path, calibration)
-    except StoreError as exc:
-        _say(stdout, f"Калибровка не записана: {exc}.")
-        return 1
-    _say(stdout, f"Записано в {stored.path}: zero_offset_deg = {format_offset(stored.zero_offset_deg)}, "
-                 f"clockwise_increases = {'true' if stored.clockwise_increases else 'false'} "
-                 f"(прежний файл: {stored.backup}).")
-    _say(stdout, "Конфигурация перечитана и верна. Запустите консоль снова (chgk-console run), "
-                 "чтобы она работала с новой калибровкой.")
+    # From here the outcome is the file's: a Ctrl+C that came before the write is honoured
+    # (the task was cancelled: nothing is written), one that comes during it is held off,
+    # so that "прервана" is never said of a file that was written.
+    with signals_held():
+        current = asyncio.current_task()
+        if current is not None and current.cancelling():
+            raise asyncio.CancelledError
+        try:
+            # Blocking file I/O on the loop is fine here: the link is closed, nothing else runs.
+            stored = store_calibration(config_path, calibration)
+        except StoreError as exc:
+            _say(stdout, f"Калибровка не записана: {exc}.")
+            return 1
+        _say(stdout, f"Записано в {stored.path}: zero_offset_deg = {format_offset(stored.zero_offset_deg)}, "
+                     f"clockwise_increases = {'true' if stored.clockwise_increases else 'false'} "
+                     f"(прежний файл: {stored.backup}).")
+        _say(stdout, "Конфигурация перечитана и верна. Запустите консоль снова (chgk-console run), "
+                     "чтобы она работала с новой калибровкой.")
     return 0
 
 

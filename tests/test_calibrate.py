@@ -371,7 +371,7 @@ def test_editing_keeps_comments_crlf_and_ignores_lookalikes_in_strings_and_array
     assert edited == text.replace(
         '"zero_offset_deg"\t=  0.0\t# keep me\r\n',
         '"zero_offset_deg"\t=  12.34\t# keep me\r\n'
-        f"{KEY_COMMENTS['clockwise_increases']}\r\nclockwise_increases = false\r\n",
+        f"# {KEY_COMMENTS['clockwise_increases']}\r\nclockwise_increases = false\r\n",
     )
     data = tomllib.loads(edited)
     assert data["table"]["zero_offset_deg"] == 12.34 and data["table"]["clockwise_increases"] is False
@@ -385,7 +385,8 @@ def test_missing_keys_go_after_the_last_key_of_the_section() -> None:
     edited = set_table_keys(text, {"zero_offset_deg": "1.50", "clockwise_increases": "true"})
     head, tail = text.split("\n\n# The MCU.")
     assert edited.startswith(head + "\n# ")
-    assert edited.endswith("\nclockwise_increases = true\n\n# The MCU." + tail)
+    # tomlkit adds a blank line after a rebuilt table's closing comment (cosmetic)
+    assert edited.endswith("\nclockwise_increases = true\n\n# The MCU.\n" + tail + "\n")
     assert tomllib.loads(edited)["table"] == {
         "rules": "tto", "widths_deg": [180, 180], "zero_offset_deg": 1.5, "clockwise_increases": True,
     }
@@ -393,12 +394,24 @@ def test_missing_keys_go_after_the_last_key_of_the_section() -> None:
     assert no_newline.startswith("a = 1\n\n[table]\n# ") and no_newline.endswith("\nzero_offset_deg = 0.00\n")
 
 
-def test_an_inline_table_is_refused_and_left_alone(tmp_path: Path) -> None:
+def test_an_inline_table_gets_the_keys_inline(tmp_path: Path) -> None:
+    """tomlkit edits an inline ``table = {...}`` in place (the old lexer had to refuse it)."""
     path = tmp_path / "console.toml"
-    path.write_text('table = { rules = "tto" }\n[game]\nkind = "chgk"\n[sources.a]\nkind = "simulated_mcu"\n',
+    rest = '[game]\nkind = "chgk"\n[sources.a]\nkind = "simulated_mcu"\n'
+    path.write_text('table = { rules = "tto" }\n' + rest, encoding="utf-8")
+    store_calibration(str(path), Calibration(10.0, True))
+    text = path.read_text(encoding="utf-8")
+    first, after = text.split("\n", 1)
+    assert first.startswith("table = {") and after == rest
+    assert tomllib.loads(text)["table"] == {"rules": "tto", "zero_offset_deg": 10.0, "clockwise_increases": True}
+
+
+def test_a_table_that_is_not_a_table_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "console.toml"
+    path.write_text('table = 5\n[game]\nkind = "chgk"\n[sources.a]\nkind = "simulated_mcu"\n',
                     encoding="utf-8")
     original = path.read_bytes()
-    with pytest.raises(StoreError, match=r"вручную zero_offset_deg = 10\.00 и clockwise_increases = true"):
+    with pytest.raises(StoreError, match=r"вручную в таблицу table zero_offset_deg = 10\.00 и clockwise_increases = true"):
         store_calibration(str(path), Calibration(10.0, True))
     assert_untouched(path, original)
 
