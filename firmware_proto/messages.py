@@ -14,9 +14,12 @@ from typing import TypeAlias
 
 __all__ = [
     "MAX_FIRMWARE_BYTES",
+    "MAX_HEARTBEAT_INTERVAL_US",
     "MAX_PADS",
     "MAX_RAW_ANGLE",
+    "PING_ID_MODULUS",
     "PROTOCOL_VERSION",
+    "SEQ_MODULUS",
     "Angle",
     "AngleStatus",
     "DeviceMessage",
@@ -43,6 +46,12 @@ MAX_PADS = 16
 MAX_FIRMWARE_BYTES = 32
 # The angle sensor is 12-bit (0..4095 per revolution).
 MAX_RAW_ANGLE = 4095
+# PRESS, RELEASE, HEARTBEAT and ANGLE share one u16 sequence counter that wraps 65535 -> 0
+# (PROTOCOL.md 5.3); a PING's u16 id wraps the same way (4.9).
+SEQ_MODULUS = 1 << 16
+PING_ID_MODULUS = 1 << 16
+# The device sends a HEARTBEAT at least this often, whatever other traffic there is (5.4).
+MAX_HEARTBEAT_INTERVAL_US = 100_000
 
 
 class MsgType(IntEnum):

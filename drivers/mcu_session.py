@@ -1,0 +1,601 @@
+"""The protocol side of the button MCU link, without I/O: a sans-IO session.
+
+:class:`McuSession` is what :class:`~drivers.mcu_serial.McuLink` used to do between its fd
+reads and writes: the HELLO handshake, clock seeding and sync, the ping schedule, sequence
+gaps, presses held until the clock is seeded, watermarks, rate-limited problem reports and
+the decision that a silent device is lost.  It does no I/O, reads no clock and knows nothing
+of asyncio: the transport hands it bytes and the time, writes the frames it returns, hands
+on the inputs it returns, and calls :meth:`McuSession.on_timer` at
+:meth:`McuSession.next_deadline`.  Tests step time by hand.
+
+One timebase: every ``now`` and every ``at_ns`` here is host monotonic nanoseconds (the
+transport's ``time.monotonic_ns``), used both to time round trips and to schedule; there is
+no second (event loop) clock.
+
+Fairness: a :class:`PadEdge` carries the time at which the MCU *scanned* the press (its own
+stamp mapped onto host time by a :class:`~drivers.clock_sync.ClockModel`), never the time
+the frame happened to arrive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TypeAlias
+
+from drivers.clock_sync import ClockModel
+from drivers.report_limit import ReportLimit
+from firmware_proto import (
+    MAX_HEARTBEAT_INTERVAL_US,
+    PING_ID_MODULUS,
+    PROTOCOL_VERSION,
+    SEQ_MODULUS,
+    STAMP_MODULUS,
+    Angle,
+    FrameDecoder,
+    Heartbeat,
+    Hello,
+    HelloRequest,
+    Lamps,
+    Message,
+    Ping,
+    Pong,
+    Press,
+    ProtocolError,
+    Release,
+    TimestampUnwrapper,
+    encode,
+)
+
+__all__ = [
+    "AngleReading",
+    "McuInput",
+    "McuSession",
+    "McuStats",
+    "PadEdge",
+    "Problem",
+    "SessionOutput",
+    "StatusChanged",
+    "Watermark",
+]
+
+_NS_PER_S = 1_000_000_000
+# Outstanding pings kept for matching; an unanswered ping is forgotten after this many newer.
+_MAX_OUTSTANDING_PINGS = 8
+# Presses that arrive while the clock model is unseeded (only right after a device restart)
+# wait for the HELLO round trip; a device that never answers is dropped with the session.
+_MAX_PENDING_EDGES = 64
+# An unsolicited HELLO whose stamp continues the current timeline by less than this is a late
+# answer to a repeated HELLO_REQUEST, not a restart (a restarted timer starts near zero).
+_HELLO_CONTINUITY_US = 2_000_000
+# A line full of noise yields a bad frame every few bytes: at most this many problems are
+# reported one by one per second, the rest as a count (drivers/report_limit.py).
+_REPORTS_PER_SECOND = 5
+_HELLO_REQUEST = encode(HelloRequest(PROTOCOL_VERSION))
+
+
+# -- what the session hands on -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PadEdge:
+    """One scan's worth of pads changing state, timed by the MCU."""
+
+    pads: tuple[int, ...]  # pad indices (0-based) in this scan
+    pressed: bool  # True for PRESS, False for RELEASE
+    at_ns: int  # host monotonic ns when it happened at the MCU (via ClockModel)
+    mcu_us: int  # unwrapped MCU stamp
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class AngleReading:
+    """One reading of the top's angle sensor (an ANGLE frame), timed by the MCU."""
+
+    raw: int  # 0..4095 per turn
+    status: int  # firmware_proto.AngleStatus bits
+    at_ns: int  # host monotonic ns when the MCU read it (via ClockModel); never decreases
+    mcu_us: int  # unwrapped MCU stamp
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """Every press/release stamped up to host time ``ns`` has been handed on."""
+
+    ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    """The link's state changed: ``"connected"``, ``"disconnected"`` or ``"incompatible"``,
+    with an English sentence naming the port."""
+
+    state: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One English sentence about a protocol problem (bad frame, lost frames, restart...)."""
+
+    message: str
+
+
+McuInput: TypeAlias = PadEdge | Watermark | AngleReading | StatusChanged | Problem
+
+
+@dataclass(slots=True)
+class SessionOutput:
+    """What one call of the session asks of its transport, to be done in this order: write
+    ``writes`` to the port, hand on ``inputs``, then, if ``close``, close the port."""
+
+    writes: list[bytes] = field(default_factory=list)
+    inputs: list[McuInput] = field(default_factory=list)
+    close: bool = False  # the session is over (the device went silent or the port was lost)
+
+
+@dataclass(slots=True)
+class McuStats:
+    """Counters since the session was created (for diagnostics)."""
+
+    frames: int = 0  # frames decoded successfully
+    errors: int = 0  # undecodable frames, out-of-order sequence numbers, unexpected messages
+    lost_frames: int = 0  # frames known missing from sequence-number gaps
+    reconnects: int = 0  # times the link became connected again after having been connected
+
+
+class _State(Enum):
+    CLOSED = "closed"
+    HANDSHAKE = "handshake"
+    CONNECTED = "connected"
+    INCOMPATIBLE = "incompatible"
+
+
+class McuSession:
+    """The MCU link's protocol logic over any byte transport; pure.
+
+    Contract (``now`` is host monotonic ns, never decreasing from call to call):
+
+    * Life cycle, one round per opening of the port: :meth:`opened` (port open; returns the
+      HELLO_REQUEST to write), then :meth:`receive` for the bytes read and :meth:`on_timer`
+      at :meth:`next_deadline`, until the transport loses the port (:meth:`lost`) or an
+      output says ``close`` (the device went silent).  :meth:`open_failed` reports a port
+      that would not open.  Every round starts afresh (decoder, timestamp unwrapper, clock
+      model, sequence numbers): the device may have restarted, or be another one.
+    * Every call returns a fresh :class:`SessionOutput`: write its frames first, then hand
+      on its inputs in order, then close the port if it says so.  Writing first matters: a
+      consumer that sets the lamps on ``"connected"`` must not be overtaken by the lamp
+      state the session re-sends.  :meth:`lamps` returns its frame directly.
+    * Handshake: HELLO_REQUEST on opening and again every ``handshake_timeout_ns`` until a
+      HELLO arrives (the port stays open: closing it toggles DTR and resets many boards);
+      the first time it goes unanswered the status becomes ``"disconnected"`` (still
+      asking).  A HELLO of another protocol version gives ``"incompatible"`` and every other
+      frame is ignored until a compatible HELLO (new firmware) arrives.
+    * Clock: the round trip of the answered HELLO_REQUEST seeds the clock model (the
+      request's ``now`` and the HELLO's ``now`` bracket the device's stamp); the first usable
+      PONG replaces that provisional seed.  A round trip too slow to trust asks again.  A
+      PING is due at once on connecting and then every ``ping_interval_ns``; it is stamped
+      with the ``now`` of :meth:`on_timer`, so the transport must read its clock right
+      before that call and write the PING at once (a ``backlog`` of unwritten bytes skips
+      the round).
+    * Presses: PRESS/RELEASE become :class:`PadEdge` inputs in device order, each followed
+      by a :class:`Watermark` (at least the edge's ``at_ns``, possibly unchanged: the
+      consumer settles a scan on it); a HEARTBEAT gives a Watermark when it advances it.
+      Watermarks never decrease, across rounds too.  Presses that arrive before the clock is
+      seeded wait (at most 64) and are handed on when it is.  An edge's ``at_ns`` never maps
+      earlier than an earlier-stamped frame's (see :meth:`_map`).
+    * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
+      clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
+    * Status: :class:`StatusChanged` only on change.  Problems: one :class:`Problem` per bad
+      frame, sequence gap, echoed host frame or device restart, at most 5 a second; the rest
+      are counted and reported as one count when their second is over (or when the round
+      ends).
+    * Silence: a connected device from which nothing arrived for ``silence_timeout_ns`` is
+      lost: the output of :meth:`on_timer` says ``close``.
+    * An unsolicited HELLO on a new timeline (the device restarted without being unplugged)
+      is reported, resets the timeline and re-seeds the clock with a new HELLO_REQUEST.
+    """
+
+    def __init__(
+        self,
+        port: str,
+        *,
+        ping_interval_ns: int = _NS_PER_S,
+        handshake_timeout_ns: int = _NS_PER_S,
+        silence_timeout_ns: int = _NS_PER_S,
+        reconnect_interval_ns: int = _NS_PER_S // 2,
+        angles: bool = True,
+    ) -> None:
+        self._port = port
+        self._ping_interval_ns = ping_interval_ns
+        self._handshake_timeout_ns = handshake_timeout_ns
+        self._silence_timeout_ns = silence_timeout_ns
+        self._reconnect_interval_ns = reconnect_interval_ns  # only said in the status
+        self._angles = angles
+
+        self.stats = McuStats()
+        self._model = ClockModel()
+        self._unwrapper = TimestampUnwrapper()
+        self._decoder = FrameDecoder()
+        self._reports = ReportLimit(_REPORTS_PER_SECOND)
+        self._out = SessionOutput()  # the output of the call in progress
+
+        self._state = _State.CLOSED
+        self._status: tuple[str, str] | None = None
+        self._ever_connected = False
+        self._hello_sent_ns: int | None = None  # send time of the unanswered HELLO_REQUEST
+        self._seed_provisional = False  # the model holds only the HELLO sample
+        self._pings: dict[int, int] = {}  # ping_id -> host send ns
+        self._next_ping_id = 0
+        self._next_ping_ns = 0
+        self._last_seq: int | None = None
+        self._last_rx_ns = 0
+        self._pending: list[tuple[Press | Release, int]] = []
+        self._watermark_ns: int | None = None
+        # (mcu_us, at_ns) of the latest frame mapped in device order, see _map.
+        self._last_mapped: tuple[int, int] | None = None
+        self._last_angle_ns: int | None = None  # at_ns of the latest AngleReading, see _angle
+        self._lamps: tuple[int, int] | None = None
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def port(self) -> str:
+        return self._port
+
+    @property
+    def connected(self) -> bool:
+        """True between a compatible HELLO and the end of the round."""
+        return self._state is _State.CONNECTED
+
+    @property
+    def clock(self) -> ClockModel:
+        """The clock model (reset, not replaced, on every round and device restart)."""
+        return self._model
+
+    # -- the transport's calls -------------------------------------------------------------
+
+    def opened(self, now: int) -> SessionOutput:
+        """The port is open: start a round (returns the HELLO_REQUEST to write)."""
+        out = self._out = SessionOutput()
+        # A fresh round: the device may have restarted (timer, sequence numbers) or even be
+        # a different one, so nothing learned about the previous round carries over.
+        self._decoder.reset()
+        self._restart_timeline()
+        self._pending.clear()
+        self._seed_provisional = False
+        self._state = _State.HANDSHAKE
+        self._last_rx_ns = now
+        self._next_ping_ns = now  # the first PING goes out as soon as we are connected
+        self._send_hello_request(now)
+        return out
+
+    def open_failed(self, detail: str) -> SessionOutput:
+        """The port would not open; ``detail`` says why (reported once while it stays so)."""
+        out = self._out = SessionOutput()
+        self._set_status("disconnected", detail)
+        return out
+
+    def lost(self, reason: str, now: int) -> SessionOutput:
+        """The transport lost the port (read/write error, hang-up, end of file): end the
+        round.  ``reason`` completes "was disconnected (...)".  Nothing if already over."""
+        out = self._out = SessionOutput()
+        if self._state is not _State.CLOSED:
+            self._end(reason, now)
+        return out
+
+    def lamps(self, on: int, blink: int) -> bytes | None:
+        """Set the lamp state (bitmasks of pad indices; ``blink`` wins over ``on``).
+
+        Returns the LAMPS frame to write now when connected, else None; the state is
+        remembered and re-sent on every connection.  Raises ValueError for masks outside
+        16 bits.
+        """
+        frame = encode(Lamps(on, blink))  # validates before remembering
+        self._lamps = (on, blink)
+        return frame if self._state is _State.CONNECTED else None
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`on_timer` is due next (host ns), or None when nothing is scheduled.
+
+        It may move later without notice (each byte received pushes the silence deadline
+        back): a transport may keep a timer armed for an earlier deadline and let
+        :meth:`on_timer` find nothing due.
+        """
+        if self._state is _State.CLOSED:
+            return None
+        due = self._reports.count_due_ns()
+        hello_sent = self._hello_sent_ns
+        if hello_sent is not None:  # handshake, or re-seeding after a restart
+            hello_due = hello_sent + self._handshake_timeout_ns
+            due = hello_due if due is None else min(due, hello_due)
+        if self._state is _State.CONNECTED:
+            silence_due = self._last_rx_ns + self._silence_timeout_ns
+            if hello_sent is None:
+                silence_due = min(silence_due, self._next_ping_ns)
+            due = silence_due if due is None else min(due, silence_due)
+        return due
+
+    def on_timer(self, now: int, *, backlog: bool = False) -> SessionOutput:
+        """Do what is due at ``now``: the held count of problems, HELLO_REQUEST again, the
+        silence check, a PING (skipped if ``backlog``: the transport has unwritten bytes,
+        and the PING would leave long after its stamp)."""
+        out = self._out = SessionOutput()
+        if self._state is _State.CLOSED:
+            return out
+        self._report_held_back(now)
+        sent = self._hello_sent_ns
+        if sent is not None and now - sent >= self._handshake_timeout_ns:
+            if self._state is _State.HANDSHAKE:
+                self._set_status(
+                    "disconnected",
+                    f"The MCU on {self._port} does not answer HELLO_REQUEST within "
+                    f"{self._handshake_timeout_ns / _NS_PER_S:g} s; still asking.",
+                )
+            self._send_hello_request(now)
+        if self._state is _State.CONNECTED:
+            if now - self._last_rx_ns >= self._silence_timeout_ns:
+                self._end(
+                    f"nothing received for {self._silence_timeout_ns / _NS_PER_S:g} s "
+                    f"(heartbeats are due every {MAX_HEARTBEAT_INTERVAL_US // 1000} ms)",
+                    now,
+                )
+            elif self._hello_sent_ns is None and now >= self._next_ping_ns:
+                if not backlog:
+                    self._send_ping(now)
+                self._next_ping_ns = now + self._ping_interval_ns
+        return out
+
+    def receive(self, data: bytes, now: int) -> SessionOutput:
+        """Bytes read from the port at ``now`` (read the clock before reading the port: this
+        is the receive end of the HELLO and PING round trips)."""
+        out = self._out = SessionOutput()
+        self._last_rx_ns = now
+        for item in self._decoder.feed(data):
+            if isinstance(item, ProtocolError):
+                self._error(
+                    f"Bad frame from the MCU on {self._port}: {item.reason}; "
+                    f"{len(item.raw)} bytes dropped.",
+                    now,
+                )
+                continue
+            self.stats.frames += 1
+            self._dispatch(item, now)
+        return out
+
+    # -- round ends, status, problems ------------------------------------------------------
+
+    def _end(self, reason: str, now: int) -> None:
+        # The held count belongs to the round that is ending.
+        self._report_held_back(now, early=True)
+        self._state = _State.CLOSED
+        self._hello_sent_ns = None
+        self._set_status(
+            "disconnected",
+            f"The MCU on {self._port} was disconnected ({reason}); "
+            f"reconnecting every {self._reconnect_interval_ns / _NS_PER_S:g} s.",
+        )
+        self._out.close = True
+
+    def _set_status(self, state: str, detail: str) -> None:
+        if self._status == (state, detail):
+            return
+        self._status = (state, detail)
+        self._out.inputs.append(StatusChanged(state, detail))
+
+    def _error(self, message: str, now: int) -> None:
+        self.stats.errors += 1
+        self._report(message, now)
+
+    def _report(self, message: str, now: int) -> None:
+        if self._reports.admit(now):
+            self._out.inputs.append(Problem(message))
+
+    def _report_held_back(self, now: int, *, early: bool = False) -> None:
+        held = self._reports.take_held(now, early=early)
+        if held:
+            self._out.inputs.append(Problem(
+                f"{held} more problem(s) with the MCU on {self._port}, too many at once to "
+                "report one by one (see the link's statistics)"
+            ))
+
+    # -- output ----------------------------------------------------------------------------
+
+    def _send_hello_request(self, now: int) -> None:
+        self._hello_sent_ns = now  # one end of the bracket
+        self._out.writes.append(_HELLO_REQUEST)
+
+    def _send_ping(self, now: int) -> None:
+        ping_id = self._next_ping_id
+        self._next_ping_id = (ping_id + 1) % PING_ID_MODULUS
+        while len(self._pings) >= _MAX_OUTSTANDING_PINGS:
+            del self._pings[next(iter(self._pings))]  # the oldest: surely lost
+        self._pings[ping_id] = now
+        self._out.writes.append(encode(Ping(ping_id)))
+
+    # -- input: the press path -------------------------------------------------------------
+
+    def _dispatch(self, msg: Message, now: int) -> None:
+        if isinstance(msg, Hello):
+            self._on_hello(msg, now)
+        elif self._state is not _State.HANDSHAKE and self._state is not _State.CONNECTED:
+            return  # INCOMPATIBLE: the frames of another protocol version mean nothing
+        elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
+            self._check_seq(msg.seq, now)
+            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
+            if self._model.ready:
+                self._edge(msg, mcu_us)
+            elif len(self._pending) < _MAX_PENDING_EDGES:
+                self._pending.append((msg, mcu_us))
+            else:
+                self._error(
+                    f"The MCU on {self._port} sent presses before its clock could be "
+                    f"synchronised; dropped the {msg.__class__.__name__.upper()} seq {msg.seq}.",
+                    now,
+                )
+        elif isinstance(msg, Heartbeat):
+            self._check_seq(msg.seq, now)
+            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
+            if self._model.ready:
+                self._advance_watermark(self._map(mcu_us), always=False)
+        elif isinstance(msg, Pong):
+            self._on_pong(msg, now)
+        elif isinstance(msg, Angle):
+            self._check_seq(msg.seq, now)
+            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
+            if self._angles and self._model.ready:
+                self._angle(msg, mcu_us)
+        else:  # a host -> device message coming back: an echoing (non-raw) tty or a loop
+            self._error(
+                f"The MCU on {self._port} sent a host-to-device "
+                f"{msg.__class__.__name__} frame; is the port echoing?",
+                now,
+            )
+
+    def _edge(self, msg: Press | Release, mcu_us: int) -> None:
+        at_ns = self._map(mcu_us)
+        self._out.inputs.append(
+            PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
+        )
+        # Always follow an edge with a watermark, even an unchanged one: the consumer settles
+        # the scan on the watermark, and waiting for the next HEARTBEAT would cost ~100 ms.
+        self._advance_watermark(at_ns, always=True)
+
+    def _angle(self, msg: Angle, mcu_us: int) -> None:
+        # Mapped apart from presses (not through _map), so the press path never depends on
+        # the angle stream; clamped to never go back, since the spin detector unwraps and
+        # differentiates readings in time order and a new clock sample may shift the line
+        # back by a few microseconds.
+        at_ns = self._model.to_host_ns(mcu_us)
+        if self._last_angle_ns is not None and at_ns < self._last_angle_ns:
+            at_ns = self._last_angle_ns
+        self._last_angle_ns = at_ns
+        self._out.inputs.append(AngleReading(msg.raw_angle, msg.status, at_ns, mcu_us, msg.seq))
+
+    def _map(self, mcu_us: int) -> int:
+        """MCU stamp -> host ns, never earlier than an earlier-or-equal stamp already mapped.
+
+        Each new clock sample moves the line by a few microseconds; without the clamp a
+        PRESS could map to just before the HEARTBEAT stamped before it (whose watermark the
+        consumer may already have acted on).  The clamp only holds while stamps are within
+        that shift of each other, so it heals by itself.  A stamp older than the last one (a
+        frame out of device order) is mapped as is: it must show its own time.
+        """
+        at_ns = self._model.to_host_ns(mcu_us)
+        last = self._last_mapped
+        if last is None or mcu_us >= last[0]:
+            if last is not None and at_ns < last[1]:
+                at_ns = last[1]
+            self._last_mapped = (mcu_us, at_ns)
+        return at_ns
+
+    def _advance_watermark(self, at_ns: int, *, always: bool) -> None:
+        watermark = self._watermark_ns
+        if watermark is None or at_ns > watermark:
+            self._watermark_ns = watermark = at_ns
+        elif not always:
+            return
+        self._out.inputs.append(Watermark(watermark))
+
+    def _check_seq(self, seq: int, now: int) -> None:
+        last, self._last_seq = self._last_seq, seq
+        if last is None:
+            return
+        gap = (seq - last - 1) % SEQ_MODULUS
+        if gap == 0:
+            return
+        if gap < SEQ_MODULUS // 2:
+            self.stats.lost_frames += gap
+            self._report(
+                f"Lost {gap} frame(s) from the MCU on {self._port}: sequence number jumped "
+                f"from {last} to {seq}; a press or release may be missing.",
+                now,
+            )
+        else:
+            self._error(
+                f"Out-of-order or repeated frame from the MCU on {self._port}: "
+                f"sequence number {seq} after {last}.",
+                now,
+            )
+
+    # -- input: handshake and clock --------------------------------------------------------
+
+    def _on_hello(self, hello: Hello, now: int) -> None:
+        if hello.protocol_version != PROTOCOL_VERSION:
+            self._state = _State.INCOMPATIBLE
+            self._hello_sent_ns = None
+            self._pending.clear()
+            self._set_status(
+                "incompatible",
+                f"The MCU on {self._port} (firmware {hello.firmware!r}) speaks protocol "
+                f"version {hello.protocol_version}, but this console speaks version "
+                f"{PROTOCOL_VERSION}; update the firmware or the console.",
+            )
+            return
+        sent_ns = self._hello_sent_ns
+        if sent_ns is None:
+            self._on_unsolicited_hello(hello, now)
+            return
+        self._hello_sent_ns = None
+        mcu_us = self._unwrapper.unwrap(hello.timestamp_us)
+        if not self._model.add_sample(sent_ns, now, mcu_us):
+            self._send_hello_request(now)  # too slow to trust; ask again
+            return
+        # The HELLO carries no request id: if an earlier request was answered late, this
+        # sample is off.  The first PONG (which has an id) replaces it.
+        self._seed_provisional = True
+        if self._state is not _State.CONNECTED:
+            self._state = _State.CONNECTED
+            if self._ever_connected:
+                self.stats.reconnects += 1
+            self._ever_connected = True
+            self._set_status(
+                "connected",
+                f"The MCU {hello.firmware!r} on {self._port} is connected "
+                f"(protocol {hello.protocol_version}, {hello.pad_count} pads, "
+                f"timer resolution {hello.timer_resolution_us} µs).",
+            )
+        if self._lamps is not None:  # a new or restarted device has its lamps off
+            self._out.writes.append(encode(Lamps(*self._lamps)))
+        pending, self._pending = self._pending, []
+        for msg, pending_us in pending:
+            self._edge(msg, pending_us)
+
+    def _on_unsolicited_hello(self, hello: Hello, now: int) -> None:
+        """A HELLO nobody asked for: a power-up HELLO (restart) or a duplicate answer."""
+        last = self._unwrapper.last
+        if last is not None and self._state is not _State.INCOMPATIBLE:
+            ahead = (hello.timestamp_us - last) % STAMP_MODULUS
+            if ahead < _HELLO_CONTINUITY_US:
+                return  # same timeline: a late answer to a repeated HELLO_REQUEST
+        if self._state is _State.CONNECTED:
+            self._report(
+                f"The MCU on {self._port} restarted (it sent a power-up HELLO); "
+                "resynchronising its clock.",
+                now,
+            )
+        elif self._state is _State.INCOMPATIBLE:
+            self._state = _State.HANDSHAKE  # new firmware, it seems: its presses count again
+        self._restart_timeline()
+        self._unwrapper.unwrap(hello.timestamp_us)
+        self._send_hello_request(now)  # the answer's round trip seeds the clock
+
+    def _restart_timeline(self) -> None:
+        self._unwrapper.reset()
+        self._model.reset()
+        self._pings.clear()
+        self._last_seq = None
+        self._last_mapped = None
+        self._last_angle_ns = None
+
+    def _on_pong(self, pong: Pong, now: int) -> None:
+        mcu_us = self._unwrapper.unwrap(pong.timestamp_us)
+        sent_ns = self._pings.pop(pong.ping_id, None)
+        if sent_ns is None:
+            return  # forgotten (too old) or from before a restart: no usable bracket
+        if self._seed_provisional and 0 <= now - sent_ns <= self._model.max_rtt_ns:
+            # The first usable PONG replaces the HELLO seed, whose bracket may be wrong.
+            self._seed_provisional = False
+            self._model.reset()
+        self._model.add_sample(sent_ns, now, mcu_us)
