@@ -8,17 +8,16 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 * ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here.
 
 Contract: publishing never blocks or raises in the caller; messages wait in an in-memory queue
-while the broker is away (the newest state is always re-sent on reconnect) and the link
-reconnects on its own. Nagle is off (TCP_NODELAY): a decision must not wait 40 ms for an ACK.
-While connected, an event is written to the socket in the caller's own loop iteration (the
-press that caused it is a few hundred microseconds old); the state snapshot, which is larger
-and only needs to be right, follows 5 ms later, coalesced.
-
-The event path writes its MQTT PUBLISH packet (QoS 0) straight onto the connection's socket
-when nothing else is waiting to go out on it: paho's publish() plus loop_write() cost about
-100 µs of Python on an idle daemon (docs/performance.md), a send() a few µs. Everything else
-(connect, will, subscriptions, retained state and status, reconnection, and events while
-anything else is queued) goes through aiomqtt's publish() as usual, QoS 1.
+(events in order, retained topics newest only) and one sender task hands them to aiomqtt's
+public ``Client.publish``, so they also wait while the broker is away (the newest state is
+always re-sent on reconnect) and the link reconnects on its own. One QoS per topic
+(``TOPIC_QOS``): events, host events and every retained topic at QoS 1, the live angle at
+QoS 0. An event leaves the queue only once the broker has acknowledged it, so a link lost
+mid-send re-sends it on reconnect: a display may see an event twice (same ``seq``), never
+miss one the console still holds. Nagle is off (TCP_NODELAY, aiomqtt's public
+``socket_options``; paho sets no socket options of its own): a decision must not wait 40 ms
+for an ACK. The state snapshot, which is larger and only needs to be right, follows 5 ms after
+the event that changed it, coalesced.
 
 Stopping: cancel the task running `run()`; it says "offline" (within a second) and returns.
 Every wait on the broker is bounded by `asyncio.timeout`, never by aiomqtt's own timeout: that
@@ -30,13 +29,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import logging
 import math
 import socket
-import struct
-import termios
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -53,38 +49,18 @@ STATE_DELAY_S = 0.005
 QUEUE_LIMIT = 5000  # about an hour of a busy game; older events go first if the broker is away
 BROKER_TIMEOUT_S = 10.0  # connect, subscribe, an acknowledged publish
 GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping, and disconnecting
+EVENT_QOS = 1  # decisions: acknowledged, so none is lost with a connection (docs/mqtt.md)
+ANGLE_QOS = 0  # the live angle, 30 a second: a lost sample is superseded by the next
+RETAINED_QOS = 1
 
-
-def publish_packet(topic: bytes, payload: bytes) -> bytes:
-    """An MQTT 3.1.1 PUBLISH packet, QoS 0, not retained (OASIS MQTT 3.1.1, 3.3)."""
-    body_length = 2 + len(topic) + len(payload)
-    length = bytearray()
-    while True:  # "remaining length": 7 bits per byte, high bit = more bytes follow (2.2.3)
-        body_length, digit = divmod(body_length, 128)
-        length.append(digit | (0x80 if body_length else 0))
-        if not body_length:
-            break
-    return b"\x30" + bytes(length) + len(topic).to_bytes(2, "big") + topic + payload
-
-
-# One encoder for every payload. JSONEncoder.encode() builds its C encoder anew on each call;
-# this one is built once (the same arguments JSONEncoder passes it), which takes a third off
-# an event's encoding on the press path. Python builds without the C accelerator fall back.
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_MAKE_C_ENCODER: Callable[..., Callable[[Any, int], tuple[str, ...]]] | None = getattr(
-    json.encoder, "c_make_encoder", None)
-# (markers, default, encoder, indent, key_separator, item_separator, sort_keys, skipkeys,
-# allow_nan); no markers: a payload is never circular.
-_C_ENCODER = (_MAKE_C_ENCODER(None, _JSON.default, json.encoder.encode_basestring, None, ":", ",",
-                              False, False, True)
-              if _MAKE_C_ENCODER is not None else None)
+# One encoder for every payload, built once (public API; its C accelerator is used where the
+# interpreter has it). No circular check: payloads are trees built by console/wire.py.
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
 def encode(payload: dict[str, Any]) -> bytes:
     """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
-    if _C_ENCODER is None:
-        return _JSON.encode(payload).encode()
-    return "".join(_C_ENCODER(payload, 0)).encode()
+    return _JSON.encode(payload).encode()
 
 
 class Topics:
@@ -129,23 +105,21 @@ class MqttLink:
         self._last_retained: dict[str, bytes] = {}
         self._wake = asyncio.Event()
         self._status: dict[str, Any] = {"state": "online"}
-        self._client: aiomqtt.Client | None = None  # set while connected
-        self._direct_topics = {topics.events: topics.events.encode(), topics.angle: topics.angle.encode()}
-        self._send_buffer = 0  # SO_SNDBUF of the connection
+        self._angle_topic = topics.angle
         self._state_due: Callable[[], dict[str, Any]] | None = None
         self._host_state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
+
+    def qos(self, topic: str) -> int:
+        """The one QoS every message on `topic` is published with."""
+        return ANGLE_QOS if topic == self._angle_topic else EVENT_QOS
 
     # ------------------------------------------------------------------ publishing
 
     def publish_event(self, event: dict[str, Any], topic: str | None = None) -> None:
         """Publish a non-retained message, in order with the others (default: the event stream)."""
-        payload = encode(event)
-        topic = topic or self.topics.events
-        direct = self._direct_topics.get(topic)  # the event stream and the live angle
-        if direct is None or not self._send_event_packet(payload, direct):
-            self._events.append((topic, payload))
-            self._wake.set()
+        self._events.append((topic or self.topics.events, encode(event)))
+        self._wake.set()
 
     def publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
         """Publish a retained message (newest wins) on `topic`."""
@@ -179,29 +153,6 @@ class MqttLink:
         self._last_retained[topic] = payload  # re-published after a reconnect
         self._wake.set()
 
-    def _send_event_packet(self, payload: bytes, topic: bytes) -> bool:
-        """Write one QoS 0 PUBLISH of `payload` to `topic` directly; False if not now."""
-        client = self._client
-        if client is None or self._events:
-            return False  # not connected, or earlier events still waiting: keep the order
-        paho = client._client
-        sock = paho.socket()
-        if not isinstance(sock, socket.socket) or paho.want_write():
-            return False  # paho has bytes of its own to send first
-        packet = publish_packet(topic, payload)
-        # Only when the whole packet surely fits in the send buffer: a partial write would
-        # leave half a packet on the connection that paho knows nothing about.
-        unsent = struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
-        if unsent + len(packet) > self._send_buffer // 2:
-            return False
-        try:
-            sent = sock.send(packet)
-        except OSError:
-            return False  # would block, or the link is going down (aiomqtt will notice)
-        # A TCP socket with room for the whole packet takes it whole; anything else is a
-        # broken connection, which aiomqtt reports and we reconnect.
-        return sent == len(packet)
-
     # ------------------------------------------------------------------ the connection
 
     async def run(self) -> None:
@@ -228,7 +179,8 @@ class MqttLink:
             await asyncio.sleep(self._reconnect_interval)
 
     async def _session(self) -> None:
-        will = aiomqtt.Will(self.topics.status, encode({"state": "offline"}), qos=1, retain=True)
+        will = aiomqtt.Will(self.topics.status, encode({"state": "offline"}), qos=RETAINED_QOS,
+                            retain=True)
         client = aiomqtt.Client(
             self._host,
             self._port,
@@ -246,26 +198,19 @@ class MqttLink:
                 await self._serve(client)
             except asyncio.CancelledError:
                 # A clean stop: say "offline" ourselves; the will only covers a lost link.
-                self._client = None
                 try:
                     async with asyncio.timeout(GOODBYE_TIMEOUT_S):
                         await self._say_offline(client)
                 except (aiomqtt.MqttError, TimeoutError) as exc:
                     log.warning("mqtt: could not say offline before stopping (%r)", exc)
                 raise
-            finally:
-                self._client = None
 
     async def _serve(self, client: aiomqtt.Client) -> None:
-        sock = client._client.socket()
-        if isinstance(sock, socket.socket):
-            self._send_buffer = sock.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
         async with _bounded(self._broker_timeout):
             await client.subscribe(self.topics.command, qos=1)
         # The newest of every retained topic, whatever was published before this connection.
         self._retained.update(self._last_retained)
         self._retain(self.topics.status, encode(self._status))
-        self._client = client
         if self._on_connected is not None:
             self._on_connected()
         async with asyncio.TaskGroup() as tasks:
@@ -274,7 +219,7 @@ class MqttLink:
 
     async def _say_offline(self, client: aiomqtt.Client) -> None:
         await client.publish(self.topics.status, encode({**self._status, "state": "offline"}),
-                             qos=1, retain=True)
+                             qos=RETAINED_QOS, retain=True)
 
     async def _send(self, client: aiomqtt.Client) -> None:
         """Publish what waits: events in order, then the newest retained state and status."""
@@ -282,12 +227,11 @@ class MqttLink:
             while self._events or self._retained:
                 if self._events:
                     topic, payload = self._events[0]
-                    # The live angle is momentary (30 a second): no acknowledgement to wait for.
-                    await self._publish(client, topic, payload, qos=0 if topic == self.topics.angle else 1)
+                    await self._publish(client, topic, payload, qos=self.qos(topic))
                     self._events.popleft()  # only once the broker has taken it
                 else:
                     topic, payload = next(iter(self._retained.items()))
-                    await self._publish(client, topic, payload, qos=1, retain=True)
+                    await self._publish(client, topic, payload, qos=RETAINED_QOS, retain=True)
                     if self._retained.get(topic) is payload:  # not replaced meanwhile
                         del self._retained[topic]
             self._wake.clear()
