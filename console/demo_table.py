@@ -30,6 +30,13 @@ from typing import Any, TextIO
 
 from console.config import Config, ConfigError, load_config
 from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
+from console.engine.chgk_events import (
+    QuestionDrawn,
+    RoundCancelled,
+    RoundEnded,
+    TableGameStarted,
+    event_from_json,
+)
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.table import TableGame
 from console.runtime import Console
@@ -94,7 +101,7 @@ class TableView:
         self.opponent = self.table.setup.rules.opponent
         self.recent: deque[str] = deque(maxlen=RECENT)
         self.angle: dict[str, Any] | None = None  # the latest spin_angle of the spin in progress
-        self.question: dict[str, Any] | None = None  # the 12th sector's question of this round
+        self.question: QuestionDrawn | None = None  # the 12th sector's question of this round
         self._started = time.monotonic()
 
     def on_event(self, event: dict[str, Any]) -> None:
@@ -104,11 +111,13 @@ class TableView:
             return
         if kind == "spin_started":
             self.angle = None
-        elif kind == "question_drawn":
-            self.question = event
-        elif kind in ("round_ended", "round_cancelled", "game_started"):
-            self.question = None
-        self.say(describe_table(event, self.opponent))
+        typed = event_from_json(event)  # the referee's events, told apart by class
+        match typed:
+            case QuestionDrawn():
+                self.question = typed
+            case RoundEnded() | RoundCancelled() | TableGameStarted():
+                self.question = None
+        self.say(describe_table(typed or event, self.opponent))
 
     def say(self, line: str) -> None:
         """Show one line: among the recent events on screen, or printed with its time."""
@@ -212,12 +221,12 @@ class TableView:
         return None if stop is None else int(stop["sector"])
 
     @staticmethod
-    def _question_lines(q: dict[str, Any]) -> list[str]:
-        text = textwrap.wrap(" ".join(str(q.get("text", "")).split()), 76)
+    def _question_lines(q: QuestionDrawn) -> list[str]:
+        text = textwrap.wrap(" ".join(q.text.split()), 76)
         if len(text) > 6:  # the host reads it from the card; the screen keeps room for the game
             text = [*text[:6], "…"]
         return ["Вопрос из базы (12-й сектор):", *(f"  {line}" for line in text),
-                f"  Ответ: {' '.join(str(q.get('answer', '')).split())}", f"  Источник: {q.get('source')}"]
+                f"  Ответ: {' '.join(q.answer.split())}", f"  Источник: {q.source}"]
 
 
 def key_help(table: TableGame) -> list[str]:

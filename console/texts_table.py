@@ -1,9 +1,11 @@
 """User-facing Russian text for the «Что? Где? Когда?» table: its events, stages and keys.
 
 Contract: `describe_table(event, opponent)` gives one Russian line for any event the table
-console publishes (the top's watcher, the table engine, the referee, the runtime); every type
-is in `DESCRIBED`, and an unknown type comes back as its bare name rather than raising, so a
-newer engine never breaks an older screen. `opponent` names the side that scores on a wrong
+console publishes (the top's watcher, the table engine, the referee, the runtime), typed or as
+its published JSON; every type is in `DESCRIBED`, and an unknown type comes back as its bare
+name rather than raising, so a newer engine never breaks an older screen. The referee's events
+(`console.engine.chgk_events`) are told apart by class (`match`); published JSON of them is
+read back into its class first (`event_from_json`). `opponent` names the side that scores on a wrong
 answer («Ведущий» or «Зрители»). The engine's own refusal reasons are English; the common
 ones a newcomer meets get a Russian hint instead (see `_refusal`).
 """
@@ -13,8 +15,44 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from console.engine.chgk_rules import HELP_TITLES, ChgkAction
+from console.engine.chgk_events import (
+    TABLE_EVENTS,
+    AnswerJudged,
+    DecisiveRoundTaken,
+    EarlyAnswerDeclared,
+    FortochkaMoved,
+    FortochkaPlaced,
+    FortochkaPlayed,
+    GameRecord,
+    HallAnswerRecorded,
+    HelpUsed,
+    HintFromHall,
+    LototronDrawn,
+    MinuteSaved,
+    NextPart,
+    PlayerLeft,
+    QuestionDrawn,
+    QuestionMoved,
+    QuestionNeeded,
+    QuestionSource,
+    RoundCancelled,
+    RoundEnded,
+    Score,
+    SectorChosen,
+    SectorRefilled,
+    TableCommandRefused,
+    TableGameOver,
+    TableGameStarted,
+    TimerExtended,
+    TimerStarted,
+    TimerWarning,
+    TimeUp,
+    event_from_json,
+)
+from console.engine.chgk_rules import HELP_TITLES, ChgkAction, Side
+from console.engine.events import Event
 from console.texts import describe as describe_svoya
+from console.wire import event_json
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
 PHASES = {
@@ -97,7 +135,9 @@ def players_text(n: int) -> str:
     return f"{n} игроков"
 
 
-def score_text(score: Mapping[str, int], opponent: str) -> str:
+def score_text(score: Score | Mapping[str, int], opponent: str) -> str:
+    if isinstance(score, Score):
+        return f"знатоки {score.team} : {score.club} {opponent}"
     return f"знатоки {score.get('team', 0)} : {score.get('club', 0)} {opponent}"
 
 
@@ -109,11 +149,17 @@ def side_text(side: object, opponent: str) -> str:
     return {"team": "знатокам", "club": _DATIVE.get(opponent, opponent)}.get(str(side), "никому")
 
 
-def describe_table(event: Mapping[str, Any], opponent: str = "Ведущий") -> str:
-    """One Russian line for a table event (see the module docstring)."""
-    kind = str(event.get("type"))
+def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущий") -> str:
+    """One Russian line for a table event, typed or published (see the module docstring)."""
+    typed = event if isinstance(event, Event) else event_from_json(event)
+    if typed is not None:
+        line = _referee_line(typed, opponent)
+        if line is not None:
+            return line
+    wire = event_json(event) if isinstance(event, Event) else event
+    kind = str(wire.get("type"))
     text = _TEXTS.get(kind)
-    return text(event, opponent) if text else kind
+    return text(wire, opponent) if text else kind
 
 
 def _spin_started(e: Mapping[str, Any], _: str) -> str:
@@ -155,92 +201,123 @@ def _sector_unsure(e: Mapping[str, Any], _: str) -> str:
     return f"Стрелка на границе секторов {a} и {b}: ведущий, выберите сектор клавишей"
 
 
-def _sector_chosen(e: Mapping[str, Any], _: str) -> str:
-    played = e["played_sector"]
-    source = SOURCES.get(str(e.get("source")), str(e.get("source")))
-    text = f"Раунд {e['round']}: сектор {played} ({source})"
-    if played != e["picked"]:
-        text += f"; выпал {e['picked']}, он сыгран — играет следующий по часовой"
-    if e.get("fortochka_skipped"):
-        text += f"; форточку на секторе {e['fortochka_skipped']} пропускаем"
-    kind = KINDS.get(str(e["played_as"]), str(e.get("title")))
-    if e["played_as"] == "fortochka":
+def _referee_line(e: Event, opponent: str) -> str | None:
+    """The referee's events by class; None for another engine's (told apart by type)."""
+    match e:
+        case SectorChosen():
+            return _sector_chosen(e)
+        case QuestionNeeded():
+            return "12-й сектор: нужен случайный вопрос из базы"
+        case QuestionDrawn(text=text, answer=answer, source=source):
+            question = " ".join(text.split())
+            said = " ".join(answer.split()).rstrip(".")
+            return f"Вопрос из базы: {question} Ответ: {said}. Источник: {source}"
+        case QuestionSource(source=source):
+            return f"Вопрос из базы, источник: {source}"
+        case FortochkaPlayed(to=to, reason=reason):
+            why = {"previous_correct": "предыдущий ответ был верным",
+                   "previous_wrong": "предыдущий ответ был неверным",
+                   "no_previous_round": "раунд первый, предыдущего ответа нет"}.get(reason, "")
+            return f"Форточка! Очко {side_text(to, opponent)}: {why}"
+        case FortochkaPlaced(sector=sector):
+            return f"Форточка спрятана в секторе {sector} (знает только ведущий)"
+        case FortochkaMoved(sector=sector):
+            return f"Форточка теперь в секторе {sector}"
+        case TableGameStarted(team=team, stage=stage, target=target, players_at_table=players):
+            who = f"играет команда «{team.name}»" if team else "команда не выбрана (лототрон)"
+            return (f"Новая игра: {who}, {STAGES.get(stage.value, stage.value)} до {target} очков, "
+                    f"за столом {players_text(players)}")
+        case LototronDrawn(name=name, number=number):
+            return f"Лототрон: играет команда «{name}» (№ {number})"
+        case TimerStarted(part=part, parts=parts, seconds=length):
+            of = f" (вопрос {part} из {parts})" if parts > 1 else ""
+            return f"«Время!» Обсуждение {seconds(length)} с{of}"
+        case TimerWarning(remaining_s=remaining):
+            return f"Осталось {seconds(round(remaining))} секунд!"
+        case TimeUp():
+            return "Время вышло — ответ!"
+        case TimerExtended(seconds=length):
+            return f"Обсуждение продлено: всего {seconds(length)} с"
+        case EarlyAnswerDeclared(saves_minute=saves):
+            return "Досрочный ответ" + (" (верный сбережёт минуту)" if saves else "")
+        case PlayerLeft(players_at_table=players, seconds=length):
+            return f"Игрок покинул стол: осталось {players_text(players)}, на обсуждение {seconds(length)} с"
+        case AnswerJudged(correct=correct, part=part, parts=parts, early=early):
+            of = f" на вопрос {part} из {parts}" if parts > 1 else ""
+            return f"Ответ{' досрочный' if early else ''}{of}: {'верный' if correct else 'неверный'}"
+        case MinuteSaved(saved_minutes=saved):
+            return f"Минута сбережена (всего {saved})"
+        case NextPart(part=part, parts=parts, seconds=length):
+            return f"Следующий вопрос: {part} из {parts}, {seconds(length)} с"
+        case HelpUsed():
+            return _help_used(e)
+        case QuestionMoved(from_sector=a, to_sector=b):
+            return f"Конверт перенесён с сектора {a} на сектор {b}"
+        case HintFromHall(round=number, players_at_table=players):
+            return f"Подсказка из зала: раунд {number} проигран, за столом осталось {players_text(players)}"
+        case HallAnswerRecorded(name=name, part=part, round=number, hall_points=points):
+            return (f"Зал: команда «{name}» верно ответила на вопрос {part} раунда {number} "
+                    f"(очков в зале: {points})")
+        case SectorRefilled(sector=sector, envelope=envelope):
+            return f"На сектор {sector} положен новый конверт № {envelope}"
+        case DecisiveRoundTaken(points=points):
+            return f"Решающий раунд: счёт обнулён, за столом один игрок, на кону {points} очков"
+        case RoundCancelled(round=number, sector=sector):
+            return f"Раунд {number} снят: сектор {sector} снова в игре"
+        case RoundEnded(round=number, reason=reason, result=won, score=score):
+            why = END_REASONS.get(reason, reason)
+            point = f"очко {side_text(won, opponent)}" if won else "очко никому"
+            return f"Раунд {number} окончен ({why}): {point}; счёт {score_text(score, opponent)}"
+        case TableGameOver(winner=winner, score=score, rounds=rounds):
+            who = "знатоки" if winner is Side.TEAM else opponent
+            return f"Игра окончена: победили {who}, счёт {score_text(score, opponent)}, раундов {rounds}"
+        case GameRecord(table_points=points, wrong_answers=wrong):
+            return (f"Протокол игры готов: верных ответов за столом на {points} очк., "
+                    f"неверных ответов {wrong}")
+        case TableCommandRefused(message=message, details=details):
+            return _refused(details, message)
+    return None
+
+
+def _sector_chosen(e: SectorChosen) -> str:
+    source = SOURCES.get(e.source.value, e.source.value)
+    text = f"Раунд {e.round}: сектор {e.played_sector} ({source})"
+    if e.played_sector != e.picked:
+        text += f"; выпал {e.picked}, он сыгран — играет следующий по часовой"
+    if e.fortochka_skipped:
+        text += f"; форточку на секторе {e.fortochka_skipped} пропускаем"
+    if e.played_as == "fortochka" or e.seconds is None:
         return f"{text} — форточка!"
-    parts = int(e["parts"])
-    length = f"{parts} вопроса по {seconds(e['seconds'])} с" if parts > 1 else f"{seconds(e['seconds'])} с"
+    kind = KINDS.get(e.played_as.value, e.title)
+    length = f"{e.parts} вопроса по {seconds(e.seconds)} с" if e.parts > 1 else f"{seconds(e.seconds)} с"
     text += f" — {kind}, {length}"
-    if e.get("decisive"):
-        text += f", решающий раунд на {e['value']} очков"
-    elif e.get("final_round"):
+    if e.decisive:
+        text += f", решающий раунд на {e.value} очков"
+    elif e.final_round:
         text += ", раунд может стать последним"
     return text
 
 
-def _question_drawn(e: Mapping[str, Any], _: str) -> str:
-    question = " ".join(str(e.get("text", "")).split())
-    answer = " ".join(str(e.get("answer", "")).split()).rstrip(".")
-    return f"Вопрос из базы: {question} Ответ: {answer}. Источник: {e.get('source')}"
-
-
-def _fortochka_played(e: Mapping[str, Any], opponent: str) -> str:
-    why = {"previous_correct": "предыдущий ответ был верным",
-           "previous_wrong": "предыдущий ответ был неверным",
-           "no_previous_round": "раунд первый, предыдущего ответа нет"}.get(str(e.get("reason")), "")
-    return f"Форточка! Очко {side_text(e.get('to'), opponent)}: {why}"
-
-
-def _game_started(e: Mapping[str, Any], _: str) -> str:
-    team = e.get("team")
-    who = f"играет команда «{team['name']}»" if team else "команда не выбрана (лототрон)"
-    return (f"Новая игра: {who}, {STAGES.get(str(e['stage']), e['stage'])} до {e['target']} очков, "
-            f"за столом {players_text(int(e['players_at_table']))}")
-
-
-def _timer_started(e: Mapping[str, Any], _: str) -> str:
-    part = f" (вопрос {e['part']} из {e['parts']})" if int(e.get("parts", 1)) > 1 else ""
-    return f"«Время!» Обсуждение {seconds(e['seconds'])} с{part}"
-
-
-def _answer_judged(e: Mapping[str, Any], _: str) -> str:
-    verdict = "верный" if e["correct"] else "неверный"
-    part = f" на вопрос {e['part']} из {e['parts']}" if int(e.get("parts", 1)) > 1 else ""
-    early = " досрочный" if e.get("early") else ""
-    return f"Ответ{early}{part}: {verdict}"
-
-
-def _help_used(e: Mapping[str, Any], _: str) -> str:
+def _help_used(e: HelpUsed) -> str:
     how = {"added_to_count": "добавится к обсуждению", "extended": "обсуждение продлено",
-           "new_count": "новый отсчёт"}.get(str(e.get("applied")), "")
-    title = e.get("title") or HELPS.get(str(e.get("help")), e.get("help"))
-    return f"{title}: +{seconds(e['seconds'])} с, {how}"
-
-
-def _round_ended(e: Mapping[str, Any], opponent: str) -> str:
-    reason = END_REASONS.get(str(e.get("reason")), str(e.get("reason")))
-    won = e.get("result")
-    points = f"очко {side_text(won, opponent)}" if won else "очко никому"
-    return f"Раунд {e['round']} окончен ({reason}): {points}; счёт {score_text(e['score'], opponent)}"
-
-
-def _game_over(e: Mapping[str, Any], opponent: str) -> str:
-    winner = "знатоки" if e.get("winner") == "team" else opponent
-    return (f"Игра окончена: победили {winner}, счёт {score_text(e['score'], opponent)}, "
-            f"раундов {e['rounds']}")
-
-
-def _game_record(e: Mapping[str, Any], _: str) -> str:
-    return (f"Протокол игры готов: верных ответов за столом на {e['table_points']} очк., "
-            f"неверных ответов {e['wrong_answers']}")
+           "new_count": "новый отсчёт"}.get(e.applied, "")
+    title = e.title or HELPS.get(e.help, e.help)
+    return f"{title}: +{seconds(e.seconds)} с, {how}"
 
 
 def _error(e: Mapping[str, Any], _: str) -> str:
-    details = e.get("details") or {}
+    """An error from the runtime or a driver (the referee's refusals are `_refused`)."""
+    details = e.get("details")
+    if isinstance(details, Mapping) and details.get("action") is not None:
+        return _refused(details, str(e.get("message", "")))
+    source = e.get("source")
+    return f"Ошибка{f' ({source})' if source else ''}: {e.get('message')}"
+
+
+def _refused(details: Mapping[str, Any], message: str) -> str:
     action = details.get("action")
-    if action is None:  # from the runtime or a driver, not a refused action
-        source = e.get("source")
-        return f"Ошибка{f' ({source})' if source else ''}: {e.get('message')}"
     what = "выбор сектора" if action == "pick" else f"«{_action_title(action)}»"
-    return f"Нельзя: {what} — {_refusal(str(action), details, str(e.get('message', '')))}"
+    return f"Нельзя: {what} — {_refusal(str(action), details, message)}"
 
 
 def _action_title(action: object) -> str:
@@ -288,43 +365,9 @@ _TEXTS: dict[str, Callable[[Mapping[str, Any], str], str]] = {
     "sensor_silent": _fixed("Датчик угла молчит — выберите сектор вручную"),
     # the table engine (console/engine/table.py)
     "sector_unsure": _sector_unsure,
-    # the referee (console/engine/chgk.py)
-    "sector_chosen": _sector_chosen,
-    "question_needed": _fixed("12-й сектор: нужен случайный вопрос из базы"),
-    "fortochka_played": _fortochka_played,
-    "fortochka_placed": lambda e, _: f"Форточка спрятана в секторе {e['sector']} (знает только ведущий)",
-    "fortochka_moved": lambda e, _: f"Форточка теперь в секторе {e['sector']}",
-    "game_started": _game_started,
-    "lototron_drawn": lambda e, _: f"Лототрон: играет команда «{e['name']}» (№ {e['number']})",
-    "timer_started": _timer_started,
-    "timer_warning": lambda e, _: f"Осталось {seconds(round(float(e['remaining_s'])))} секунд!",
-    "time_up": _fixed("Время вышло — ответ!"),
-    "timer_extended": lambda e, _: f"Обсуждение продлено: всего {seconds(e['seconds'])} с",
-    "early_answer": lambda e, _: "Досрочный ответ" + (" (верный сбережёт минуту)" if e.get("saves_minute")
-                                                      else ""),
-    "player_left": lambda e, _: (f"Игрок покинул стол: осталось {players_text(int(e['players_at_table']))}, "
-                                 f"на обсуждение {seconds(e['seconds'])} с"),
-    "answer_judged": _answer_judged,
-    "minute_saved": lambda e, _: f"Минута сбережена (всего {e['saved_minutes']})",
-    "next_part": lambda e, _: f"Следующий вопрос: {e['part']} из {e['parts']}, {seconds(e['seconds'])} с",
-    "help_used": _help_used,
-    "question_moved": lambda e, _: (f"Конверт перенесён с сектора {e['from_sector']} "
-                                    f"на сектор {e['to_sector']}"),
-    "hint_from_hall": lambda e, _: (f"Подсказка из зала: раунд {e['round']} проигран, "
-                                    f"за столом осталось {players_text(int(e['players_at_table']))}"),
-    "hall_answer_recorded": lambda e, _: (f"Зал: команда «{e['name']}» верно ответила на вопрос {e['part']} "
-                                          f"раунда {e['round']} (очков в зале: {e['hall_points']})"),
-    "sector_refilled": lambda e, _: f"На сектор {e['sector']} положен новый конверт № {e['envelope']}",
-    "decisive_round": lambda e, _: (f"Решающий раунд: счёт обнулён, за столом один игрок, "
-                                    f"на кону {e['points']} очков"),
-    "round_cancelled": lambda e, _: f"Раунд {e['round']} снят: сектор {e['sector']} снова в игре",
-    "round_ended": _round_ended,
-    "game_over": _game_over,
-    "game_record": _game_record,
+    # the referee (console/engine/chgk.py) is described by class: `_referee_line`
     "error": _error,
     # the runtime (console/runtime.py)
-    "question_drawn": _question_drawn,
-    "question_source": lambda e, _: f"Вопрос из базы, источник: {e.get('source')}",
     "source_status": lambda e, _: describe_svoya(e, {}),
 }
-DESCRIBED = frozenset(_TEXTS)
+DESCRIBED = frozenset(_TEXTS) | {cls.TYPE for cls in TABLE_EVENTS}

@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,13 @@ from jsonschema import Draft202012Validator, ValidationError
 from console.commands import PICK_SECTOR, parse_command
 from console.config import Config, load_config
 from console.engine.chgk import Phase
+from console.engine.chgk_events import (
+    TABLE_EVENTS,
+    HostCommandRefused,
+    RoundRecord,
+    TableCommandRefused,
+    event_from_json,
+)
 from console.engine.chgk_rules import ChgkAction, HelpKind, PickSource, SectorKind, Stage
 from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin import AngleSample, SpinPhase, fault_flags
@@ -37,8 +44,8 @@ from console.mqtt_link import Topics
 from console.replay import replay_lines
 from console.runtime import Console
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
-from console.texts_table import DESCRIBED
-from console.wire import events_json
+from console.texts_table import DESCRIBED, describe_table
+from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -583,6 +590,36 @@ def test_schema_enums_match_the_code() -> None:
     assert enum_of(sports_details, "properties", "phase") == [p.value for p in SportsPhase]
     flags = {flag for status in range(8) for flag in fault_flags(status)}
     assert set(enum_of(props("sensor_fault"), "flags", "items")) == flags
+
+
+def test_the_referees_event_classes_are_its_schema_definitions() -> None:
+    """Each event class of console/engine/chgk_events.py writes exactly its schema's keys, all of
+    them always (none is left out while None), and the host-only ones are the marked ones."""
+    for cls in TABLE_EVENTS:
+        audience = ["audience"] if cls.AUDIENCE else []
+        keys = ["type", "t_ns", *audience, *(f.name for f in fields(cls) if f.name != "t_ns")]
+        assert set(props(cls.TYPE)) == {*keys, "seq"}, cls.__name__
+        assert set(EVENT_DEFS[cls.TYPE]["required"]) == {*keys, "seq"}, cls.__name__
+        assert (cls.AUDIENCE == "host") == (cls.TYPE in HOST_ONLY), cls.__name__
+    record = [f.name for f in fields(RoundRecord)]
+    assert list(EVENT_DEFS["round_record"]["properties"]) == record
+    refusal = {f.name for f in fields(HostCommandRefused)} - {"t_ns"}
+    assert {"type", "t_ns", "seq", *refusal} <= set(props("error"))  # the runtime's errors add "source"
+
+
+def test_published_referee_events_read_back_into_their_classes() -> None:
+    """What a screen receives as JSON is the typed event again, and is described the same way."""
+    seen = set()
+    for e in corpus():
+        wire = {k: v for k, v in e.items() if k != "seq"}
+        typed = event_from_json(wire)
+        if typed is None:
+            assert e["type"] not in {cls.TYPE for cls in TABLE_EVENTS}, e
+            continue
+        seen.add(type(typed))
+        assert event_json(typed) == wire
+        assert describe_table(typed) == describe_table(e) != e["type"]
+    assert seen >= {*TABLE_EVENTS, TableCommandRefused, HostCommandRefused}
 
 
 SPORTS_TYPES = {"sports_timer_started", "sports_timer_warning", "sports_time_up", "answers_closed",
