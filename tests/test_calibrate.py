@@ -403,7 +403,8 @@ def test_an_inline_table_gets_the_keys_inline(tmp_path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     first, after = text.split("\n", 1)
     assert first.startswith("table = {") and after == rest
-    assert tomllib.loads(text)["table"] == {"rules": "tto", "zero_offset_deg": 10.0, "clockwise_increases": True}
+    assert tomllib.loads(text)["table"] == {
+        "rules": "tto", "zero_offset_deg": 10.0, "clockwise_increases": True}
 
 
 def test_a_table_that_is_not_a_table_is_refused_and_left_alone(tmp_path: Path) -> None:
@@ -411,7 +412,8 @@ def test_a_table_that_is_not_a_table_is_refused_and_left_alone(tmp_path: Path) -
     path.write_text('table = 5\n[game]\nkind = "chgk"\n[sources.a]\nkind = "simulated_mcu"\n',
                     encoding="utf-8")
     original = path.read_bytes()
-    with pytest.raises(StoreError, match=r"вручную в таблицу table zero_offset_deg = 10\.00 и clockwise_increases = true"):
+    with pytest.raises(StoreError,
+                       match=r"в таблицу table zero_offset_deg = 10\.00 и clockwise_increases = true"):
         store_calibration(str(path), Calibration(10.0, True))
     assert_untouched(path, original)
 
