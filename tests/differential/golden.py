@@ -49,13 +49,19 @@ def current() -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--write", action="store_true", help="record the current outputs")
+    parser.add_argument("--only", metavar="PREFIX", default="",
+                        help='with --write: re-record only the keys starting with PREFIX ("svoya:", '
+                             '"example:chgk"), keeping the other recordings as they are')
     args = parser.parse_args()
     now = current()
-    if args.write:
-        GOLDEN.write_text(json.dumps(now, indent=0, sort_keys=True) + "\n", encoding="utf-8")
-        print(f"recorded {len(now)} outputs in {GOLDEN}")
-        return
     recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
+    if args.write:
+        kept = {k: v for k, v in recorded.items() if not k.startswith(args.only)} if args.only else {}
+        new = {k: v for k, v in now.items() if k.startswith(args.only)}
+        GOLDEN.write_text(json.dumps({**kept, **new}, indent=0, sort_keys=True) + "\n", encoding="utf-8")
+        changed = sorted(k for k in new if recorded.get(k) != new[k])
+        print(f"recorded {len(new)} outputs in {GOLDEN}; {len(changed)} changed: {changed[:50]}")
+        return
     changed = sorted(k for k in recorded if now.get(k) != recorded[k])
     print(f"{len(changed)} of {len(recorded)} changed: {changed[:50]}")
 
