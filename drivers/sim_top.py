@@ -40,12 +40,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from drivers.sim_mcu import SimulatedMcu
+from firmware_proto import RAW_PER_TURN, AngleStatus
 
 __all__ = ["LiveTopFeed", "SimTop", "SpinTruth"]
 
-RAW_PER_TURN = 4096
 _NS_PER_S = 1_000_000_000
-STATUS_OK = 0x01  # MAGNET_DETECTED
+STATUS_OK = int(AngleStatus.MAGNET_DETECTED)
 # Random spins: a hand gives a ЧГК top 2-5 turns per second.
 _OMEGA0_DPS = (720.0, 1800.0)
 _DURATION_S = (3.0, 10.0)

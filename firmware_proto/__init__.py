@@ -17,12 +17,14 @@ from .codec import (
 )
 from .framing import cobs_decode, cobs_encode, crc16
 from .messages import (
+    ANGLE_STATUS_MASK,
     MAX_FIRMWARE_BYTES,
     MAX_HEARTBEAT_INTERVAL_US,
     MAX_PADS,
     MAX_RAW_ANGLE,
     PING_ID_MODULUS,
     PROTOCOL_VERSION,
+    RAW_PER_TURN,
     SEQ_MODULUS,
     Angle,
     AngleStatus,
@@ -43,6 +45,7 @@ from .messages import (
 from .timebase import STAMP_MODULUS, TimestampUnwrapper
 
 __all__ = [
+    "ANGLE_STATUS_MASK",
     "DELIMITER",
     "MAX_BODY",
     "MAX_ENCODED",
@@ -53,6 +56,7 @@ __all__ = [
     "MIN_BODY",
     "PING_ID_MODULUS",
     "PROTOCOL_VERSION",
+    "RAW_PER_TURN",
     "SEQ_MODULUS",
     "STAMP_MODULUS",
     "Angle",

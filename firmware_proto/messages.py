@@ -13,12 +13,14 @@ from enum import IntEnum, IntFlag
 from typing import TypeAlias
 
 __all__ = [
+    "ANGLE_STATUS_MASK",
     "MAX_FIRMWARE_BYTES",
     "MAX_HEARTBEAT_INTERVAL_US",
     "MAX_PADS",
     "MAX_RAW_ANGLE",
     "PING_ID_MODULUS",
     "PROTOCOL_VERSION",
+    "RAW_PER_TURN",
     "SEQ_MODULUS",
     "Angle",
     "AngleStatus",
@@ -44,8 +46,10 @@ MAX_PADS = 16
 # The firmware string is informational (logs, the operator's "about" screen); 32 bytes fit
 # "name 1.2.3+gabcdef0" comfortably and keep HELLO, the longest message, well under MAX_BODY.
 MAX_FIRMWARE_BYTES = 32
-# The angle sensor is 12-bit (0..4095 per revolution).
-MAX_RAW_ANGLE = 4095
+# The angle sensor is 12-bit: RAW_PER_TURN readings per revolution, 0..MAX_RAW_ANGLE. The
+# console's angle code (sectors, the spin detector, the simulated top) takes its scale from here.
+RAW_PER_TURN = 4096
+MAX_RAW_ANGLE = RAW_PER_TURN - 1
 # PRESS, RELEASE, HEARTBEAT and ANGLE share one u16 sequence counter that wraps 65535 -> 0
 # (PROTOCOL.md 5.3); a PING's u16 id wraps the same way (4.9).
 SEQ_MODULUS = 1 << 16
@@ -78,7 +82,8 @@ class AngleStatus(IntFlag):
     MAGNET_TOO_STRONG = 0x04
 
 
-_ANGLE_STATUS_MASK = int(
+# Every defined status bit; the others are reserved and must be zero.
+ANGLE_STATUS_MASK = int(
     AngleStatus.MAGNET_DETECTED | AngleStatus.MAGNET_TOO_WEAK | AngleStatus.MAGNET_TOO_STRONG
 )
 
@@ -232,13 +237,13 @@ class Angle:
         if (type(self.seq) is int and type(self.timestamp_us) is int and type(self.raw_angle) is int
                 and type(self.status) is int and 0 <= self.seq <= 0xFFFF
                 and 0 <= self.timestamp_us <= 0xFFFF_FFFF and 0 <= self.raw_angle <= MAX_RAW_ANGLE
-                and self.status >= 0 and not self.status & ~_ANGLE_STATUS_MASK):
+                and self.status >= 0 and not self.status & ~ANGLE_STATUS_MASK):
             return
         _check_uint("seq", self.seq, 16)
         _check_uint("timestamp_us", self.timestamp_us, 32)
         _check_range("raw_angle", self.raw_angle, 0, MAX_RAW_ANGLE, "12-bit sensor")
         _check_uint("status", self.status, 8)
-        if self.status & ~_ANGLE_STATUS_MASK:
+        if self.status & ~ANGLE_STATUS_MASK:
             raise ValueError(f"status must use only bits 0..2 (3..7 are reserved), got {self.status:#04x}")
 
     @property

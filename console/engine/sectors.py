@@ -26,6 +26,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+# The 12-bit sensor's scale (AS5600 class) is the protocol's: readings 0..RAW_PER_TURN - 1.
+from firmware_proto import RAW_PER_TURN
+
 __all__ = [
     "RAW_PER_TURN",
     "SECTOR_COUNTS",
@@ -37,7 +40,6 @@ __all__ = [
     "raw_to_deg",
 ]
 
-RAW_PER_TURN = 4096  # 12-bit magnetic angle sensor (AS5600 class)
 SECTOR_COUNTS = (12, 13)  # seed 000, 3.8.1 (12 sectors); seed 003, 6.2 (13 sectors)
 # Widths must add up to a full turn; the slack only absorbs decimal fractions in config.
 _WIDTH_SUM_TOLERANCE_DEG = 1e-6
