@@ -48,13 +48,14 @@ from typing import Any
 from gpiozero import RotaryEncoder
 
 from drivers.gpio_buttons import GpioButtons, GpioError, _check_factory_clock, _PadInput, resolve_pin_factory
+from firmware_proto import RAW_PER_TURN, AngleStatus
 
 __all__ = ["EncoderAngle", "EncoderReading", "GpioEncoder"]
 
 log = logging.getLogger(__name__)
 
-RAW_PER_TURN = 4096  # the magnetic sensor's scale, shared by both angle sources
-STATUS_OK = 0x01  # AngleStatus.MAGNET_DETECTED: "the sensor is healthy"; an encoder has no field
+# RAW_PER_TURN: the magnetic sensor's scale (the protocol's), shared by both angle sources.
+STATUS_OK = int(AngleStatus.MAGNET_DETECTED)  # "the sensor is healthy"; an encoder has no field
 _KEEPALIVE_LAG_NS = 10_000_000
 # As in gpio_buttons: an edge stamped later than this after "now" was stamped on another clock.
 _FUTURE_SLACK_NS = 1_000_000
