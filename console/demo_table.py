@@ -30,14 +30,9 @@ from typing import Any, TextIO
 
 from console.config import Config, ConfigError, load_config
 from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
-from console.engine.chgk_events import (
-    QuestionDrawn,
-    RoundCancelled,
-    RoundEnded,
-    TableGameStarted,
-    event_from_json,
-)
+from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
 from console.runtime import Console
 from console.sound import open_player
@@ -51,6 +46,7 @@ from console.texts_table import (
     TOP_PHASES,
     describe_table,
     players_text,
+    read_table_event,
     seconds,
 )
 from drivers.sim_mcu import SimulatedMcu
@@ -100,19 +96,18 @@ class TableView:
         self.interactive, self.broker = interactive, broker
         self.opponent = self.table.setup.rules.opponent
         self.recent: deque[str] = deque(maxlen=RECENT)
-        self.angle: dict[str, Any] | None = None  # the latest spin_angle of the spin in progress
+        self.angle: SpinAngle | None = None  # the latest spin_angle of the spin in progress
         self.question: QuestionDrawn | None = None  # the 12th sector's question of this round
         self._started = time.monotonic()
 
     def on_event(self, event: dict[str, Any]) -> None:
-        kind = event["type"]
-        if kind == "spin_angle":
-            self.angle = event  # on screen at the next redraw; far too many for lines
-            return
-        if kind == "spin_started":
-            self.angle = None
-        typed = event_from_json(event)  # the referee's events, told apart by class
+        typed = read_table_event(event)  # the engines' events, told apart by class
         match typed:
+            case SpinAngle():
+                self.angle = typed  # on screen at the next redraw; far too many for lines
+                return
+            case SpinStarted():
+                self.angle = None
             case QuestionDrawn():
                 self.question = typed
             case RoundEnded() | RoundCancelled() | TableGameStarted():
@@ -135,7 +130,7 @@ class TableView:
     def draw(self) -> None:
         if not self.interactive:
             return
-        s = self.table.host_snapshot(self.console.clock())
+        s: dict[str, Any] = self.table.host_snapshot(self.console.clock())  # read as JSON
         lines = ["«Что? Где? Когда?» — демо-стол, экран ведущего", f"MQTT: {self.broker}", ""]
         team = f"«{s['team']['name']}»" if s["team"] else "команда не выбрана (l — лототрон)"
         score = s["score"]
@@ -181,10 +176,10 @@ class TableView:
             a = self.angle
             if a is None:
                 return TOP_PHASES[top["phase"]]
-            sector = self.table.setup.sectors.sector_at(float(a["angle_deg"]))
-            speed = "" if a["speed_dps"] is None else f", {abs(float(a['speed_dps'])):.0f} °/с"
-            return (f"{TOP_PHASES[top['phase']]} — {float(a['angle_deg']):5.1f}° (сектор {sector}), "
-                    f"{abs(float(a['turns'])):.1f} об.{speed}")
+            sector = self.table.setup.sectors.sector_at(a.angle_deg)
+            speed = "" if a.speed_dps is None else f", {abs(a.speed_dps):.0f} °/с"
+            return (f"{TOP_PHASES[top['phase']]} — {a.angle_deg:5.1f}° (сектор {sector}), "
+                    f"{abs(a.turns):.1f} об.{speed}")
         if top["unsure"]:
             a, b = sorted({top["unsure"]["sector"], top["unsure"]["neighbour"]})
             return f"остановился на границе секторов {a} и {b} — выберите сектор клавишей"
@@ -216,7 +211,7 @@ class TableView:
 
     def _arrow_sector(self, top: dict[str, Any]) -> int | None:
         if top["phase"] != "rest" and self.angle is not None:
-            return self.table.setup.sectors.sector_at(float(self.angle["angle_deg"]))
+            return self.table.setup.sectors.sector_at(self.angle.angle_deg)
         stop = top["last_stop"]
         return None if stop is None else int(stop["sector"])
 

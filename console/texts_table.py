@@ -3,9 +3,10 @@
 Contract: `describe_table(event, opponent)` gives one Russian line for any event the table
 console publishes (the top's watcher, the table engine, the referee, the runtime), typed or as
 its published JSON; every type is in `DESCRIBED`, and an unknown type comes back as its bare
-name rather than raising, so a newer engine never breaks an older screen. The referee's events
-(`console.engine.chgk_events`) are told apart by class (`match`); published JSON of them is
-read back into its class first (`event_from_json`). `opponent` names the side that scores on a wrong
+name rather than raising, so a newer engine never breaks an older screen. The engines' events
+(`console.engine.chgk_events`, `console.engine.spin_events`) are told apart by class (`match`);
+published JSON of them is read back into its class first (`read_table_event`); only the
+runtime's own events are described from their JSON. `opponent` names the side that scores on a wrong
 answer («Ведущий» or «Зрители»). The engine's own refusal reasons are English; the common
 ones a newcomer meets get a Russian hint instead (see `_refusal`).
 """
@@ -51,6 +52,20 @@ from console.engine.chgk_events import (
 )
 from console.engine.chgk_rules import HELP_TITLES, ChgkAction, Side
 from console.engine.events import Event
+from console.engine.spin_events import (
+    TOP_EVENTS,
+    Direction,
+    SectorUnsure,
+    SensorFault,
+    SensorOk,
+    SensorSilent,
+    SpinAngle,
+    SpinInvalid,
+    SpinNudged,
+    SpinStarted,
+    SpinStopped,
+)
+from console.engine.spin_events import event_from_json as top_event_from_json
 from console.texts import describe as describe_svoya
 from console.wire import event_json
 
@@ -149,11 +164,17 @@ def side_text(side: object, opponent: str) -> str:
     return {"team": "знатокам", "club": _DATIVE.get(opponent, opponent)}.get(str(side), "никому")
 
 
+def read_table_event(obj: Mapping[str, object]) -> Event | None:
+    """The typed event a published object of the table was written from: the referee's or the
+    top's; None for the runtime's own events (and unknown or ill-fitting objects)."""
+    return event_from_json(obj) or top_event_from_json(obj)
+
+
 def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущий") -> str:
     """One Russian line for a table event, typed or published (see the module docstring)."""
-    typed = event if isinstance(event, Event) else event_from_json(event)
+    typed = event if isinstance(event, Event) else read_table_event(event)
     if typed is not None:
-        line = _referee_line(typed, opponent)
+        line = _top_line(typed) or _referee_line(typed, opponent)
         if line is not None:
             return line
     wire = event_json(event) if isinstance(event, Event) else event
@@ -162,43 +183,41 @@ def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущ
     return text(wire, opponent) if text else kind
 
 
-def _spin_started(e: Mapping[str, Any], _: str) -> str:
-    way = "по часовой стрелке" if e.get("direction") == "cw" else "против часовой стрелки"
-    return f"Волчок закручен {way}"
+def _top_line(e: Event) -> str | None:
+    """The top's events (the watcher's and the table's) by class; None for another engine's."""
+    match e:
+        case SpinStarted(direction=direction):
+            way = "по часовой стрелке" if direction is Direction.CW else "против часовой стрелки"
+            return f"Волчок закручен {way}"
+        case SpinAngle(angle_deg=angle, turns=turns, speed_dps=speed):
+            shown = "" if speed is None else f", {abs(speed):.0f} °/с"
+            return f"Волчок: {angle:5.1f}°, {abs(turns):.1f} об.{shown}"
+        case SpinStopped():
+            return _spin_stopped(e)
+        case SpinInvalid(turns=turns):
+            return f"Волчок не сделал полного оборота ({turns:.2f} об.) — не считается, крутите ещё раз"
+        case SpinNudged(moved_deg=moved):
+            return f"Стрелку сдвинули на {moved:.1f}° после остановки — результат прежний"
+        case SensorFault(flags=flags):
+            names = ", ".join(FAULTS.get(flag.value, flag.value) for flag in flags)
+            return f"Датчик угла неисправен: {names} — при сбое выберите сектор вручную"
+        case SensorOk():
+            return "Датчик угла снова в порядке"
+        case SensorSilent():
+            return "Датчик угла молчит — выберите сектор вручную"
+        case SectorUnsure(candidates=(a, b)):
+            return f"Стрелка на границе секторов {a} и {b}: ведущий, выберите сектор клавишей"
+    return None
 
 
-def _spin_angle(e: Mapping[str, Any], _: str) -> str:
-    speed = e.get("speed_dps")
-    shown = "" if speed is None else f", {abs(float(speed)):.0f} °/с"
-    return f"Волчок: {float(e['angle_deg']):5.1f}°, {abs(float(e['turns'])):.1f} об.{shown}"
-
-
-def _spin_stopped(e: Mapping[str, Any], _: str) -> str:
-    where = f" на секторе {e['sector']}" if "sector" in e else ""
-    text = f"Волчок остановился{where} ({float(e['angle_deg']):.1f}°, {float(e['turns']):.1f} об.)"
-    if e.get("near_boundary"):
+def _spin_stopped(e: SpinStopped) -> str:
+    where = "" if e.sector is None else f" на секторе {e.sector}"
+    text = f"Волчок остановился{where} ({e.angle_deg:.1f}°, {e.turns:.1f} об.)"
+    if e.near_boundary:
         text += " — у самой границы сектора"
-    if e.get("degraded"):
+    if e.degraded:
         text += "; датчик сбоил во время вращения"
     return text
-
-
-def _spin_invalid(e: Mapping[str, Any], _: str) -> str:
-    return f"Волчок не сделал полного оборота ({float(e['turns']):.2f} об.) — не считается, крутите ещё раз"
-
-
-def _spin_nudged(e: Mapping[str, Any], _: str) -> str:
-    return f"Стрелку сдвинули на {float(e['moved_deg']):.1f}° после остановки — результат прежний"
-
-
-def _sensor_fault(e: Mapping[str, Any], _: str) -> str:
-    flags = ", ".join(FAULTS.get(str(f), str(f)) for f in e.get("flags", []))
-    return f"Датчик угла неисправен: {flags} — при сбое выберите сектор вручную"
-
-
-def _sector_unsure(e: Mapping[str, Any], _: str) -> str:
-    a, b = e["candidates"]
-    return f"Стрелка на границе секторов {a} и {b}: ведущий, выберите сектор клавишей"
 
 
 def _referee_line(e: Event, opponent: str) -> str | None:
@@ -349,25 +368,11 @@ def _refusal(action: str, details: Mapping[str, Any], message: str) -> str:
     return f"правила не позволяют ({reason or message})"
 
 
-def _fixed(text: str) -> Callable[[Mapping[str, Any], str], str]:
-    return lambda _e, _o: text
-
-
 _TEXTS: dict[str, Callable[[Mapping[str, Any], str], str]] = {
-    # the top's watcher (console/engine/spin.py)
-    "spin_started": _spin_started,
-    "spin_angle": _spin_angle,
-    "spin_stopped": _spin_stopped,
-    "spin_invalid": _spin_invalid,
-    "spin_nudged": _spin_nudged,
-    "sensor_fault": _sensor_fault,
-    "sensor_ok": _fixed("Датчик угла снова в порядке"),
-    "sensor_silent": _fixed("Датчик угла молчит — выберите сектор вручную"),
-    # the table engine (console/engine/table.py)
-    "sector_unsure": _sector_unsure,
-    # the referee (console/engine/chgk.py) is described by class: `_referee_line`
+    # the top's watcher and the table engine (console/engine/spin.py, table.py) are described
+    # by class: `_top_line`; the referee (console/engine/chgk.py) too: `_referee_line`
     "error": _error,
     # the runtime (console/runtime.py)
     "source_status": lambda e, _: describe_svoya(e, {}),
 }
-DESCRIBED = frozenset(_TEXTS) | {cls.TYPE for cls in TABLE_EVENTS}
+DESCRIBED = frozenset(_TEXTS) | {cls.TYPE for cls in (*TABLE_EVENTS, *TOP_EVENTS)}

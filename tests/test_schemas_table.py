@@ -34,17 +34,18 @@ from console.engine.chgk_events import (
     HostCommandRefused,
     RoundRecord,
     TableCommandRefused,
-    event_from_json,
 )
 from console.engine.chgk_rules import ChgkAction, HelpKind, PickSource, SectorKind, Stage
+from console.engine.events import OMIT_IF_NONE
 from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin import AngleSample, SpinPhase, fault_flags
+from console.engine.spin_events import TOP_EVENTS, Direction, InvalidReason, SensorFlag, SpinStopped
 from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.mqtt_link import Topics
 from console.replay import replay_lines
 from console.runtime import Console
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
-from console.texts_table import DESCRIBED, describe_table
+from console.texts_table import DESCRIBED, describe_table, read_table_event
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
 
@@ -590,6 +591,9 @@ def test_schema_enums_match_the_code() -> None:
     assert enum_of(sports_details, "properties", "phase") == [p.value for p in SportsPhase]
     flags = {flag for status in range(8) for flag in fault_flags(status)}
     assert set(enum_of(props("sensor_fault"), "flags", "items")) == flags
+    assert enum_of(props("sensor_fault"), "flags", "items") == [f.value for f in SensorFlag]
+    assert enum_of(EVENT_DEFS, "direction") == [d.value for d in Direction]
+    assert enum_of(props("spin_invalid"), "reason") == [r.value for r in InvalidReason]
 
 
 def test_the_referees_event_classes_are_its_schema_definitions() -> None:
@@ -607,19 +611,34 @@ def test_the_referees_event_classes_are_its_schema_definitions() -> None:
     assert {"type", "t_ns", "seq", *refusal} <= set(props("error"))  # the runtime's errors add "source"
 
 
+def test_the_tops_event_classes_are_their_schema_definitions() -> None:
+    """Each event class of console/engine/spin_events.py (the top's watcher and the table's
+    `sector_unsure`) writes its schema's keys in the schema's order, all of them required. Only
+    `spin_stopped`'s sector fields are left out while None: a detector without a sector map
+    knows no sectors, and the table always has one."""
+    for cls in TOP_EVENTS:
+        keys = ["type", "t_ns", *(f.name for f in fields(cls) if f.name != "t_ns")]
+        assert list(props(cls.TYPE)) == [*keys, "seq"], cls.__name__
+        assert set(EVENT_DEFS[cls.TYPE]["required"]) == {*keys, "seq"}, cls.__name__
+        assert cls.AUDIENCE is None and cls.TYPE not in HOST_ONLY, cls.__name__
+        omitted = {f.name for f in fields(cls) if f.metadata.get(OMIT_IF_NONE)}
+        assert omitted == ({"sector", "near_boundary"} if cls is SpinStopped else set()), cls.__name__
+
+
 def test_published_referee_events_read_back_into_their_classes() -> None:
-    """What a screen receives as JSON is the typed event again, and is described the same way."""
+    """What a screen receives as JSON is the typed event again (the referee's and the top's),
+    and is described the same way."""
     seen = set()
     for e in corpus():
         wire = {k: v for k, v in e.items() if k != "seq"}
-        typed = event_from_json(wire)
+        typed = read_table_event(wire)
         if typed is None:
-            assert e["type"] not in {cls.TYPE for cls in TABLE_EVENTS}, e
+            assert e["type"] not in {cls.TYPE for cls in (*TABLE_EVENTS, *TOP_EVENTS)}, e
             continue
         seen.add(type(typed))
         assert event_json(typed) == wire
         assert describe_table(typed) == describe_table(e) != e["type"]
-    assert seen >= {*TABLE_EVENTS, TableCommandRefused, HostCommandRefused}
+    assert seen >= {*TABLE_EVENTS, *TOP_EVENTS, TableCommandRefused, HostCommandRefused}
 
 
 SPORTS_TYPES = {"sports_timer_started", "sports_timer_warning", "sports_time_up", "answers_closed",

@@ -43,10 +43,24 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from console.engine.model import NS_PER_MS, NS_PER_S, Emit, Output
-from console.engine.sectors import RAW_PER_TURN, SectorMap, raw_to_deg
+from console.engine.model import NS_PER_MS, NS_PER_S, Output
+from console.engine.sectors import SectorMap, raw_to_deg
+from console.engine.spin_events import (
+    Direction,
+    InvalidReason,
+    SensorFault,
+    SensorFlag,
+    SensorOk,
+    SensorSilent,
+    SpinAngle,
+    SpinInvalid,
+    SpinNudged,
+    SpinResult,
+    SpinStarted,
+    SpinStopped,
+)
+from firmware_proto import ANGLE_STATUS_MASK, RAW_PER_TURN, AngleStatus
 
 __all__ = [
     "STATUS_MAGNET_DETECTED",
@@ -60,11 +74,11 @@ __all__ = [
     "fault_flags",
 ]
 
-# Bits of the sensor status, as on the wire (firmware_proto.AngleStatus, AS5600 STATUS).
-STATUS_MAGNET_DETECTED = 0x01
-STATUS_MAGNET_TOO_WEAK = 0x02
-STATUS_MAGNET_TOO_STRONG = 0x04
-_STATUS_MASK = 0x07
+# Bits of the sensor status, as on the wire (AS5600 STATUS): the protocol owns them; plain ints
+# here, the names the scenarios and the detector's callers use.
+STATUS_MAGNET_DETECTED = int(AngleStatus.MAGNET_DETECTED)
+STATUS_MAGNET_TOO_WEAK = int(AngleStatus.MAGNET_TOO_WEAK)
+STATUS_MAGNET_TOO_STRONG = int(AngleStatus.MAGNET_TOO_STRONG)
 
 _HALF_TURN = RAW_PER_TURN // 2
 _COUNTS_PER_DEG = RAW_PER_TURN / 360.0
@@ -77,16 +91,16 @@ _SMOOTH_NS = 20 * NS_PER_MS
 _REST_TOLERANCE_COUNTS = 0.5
 
 
-def fault_flags(status: int) -> list[str]:
-    """Names of the problems a status reports ([] for a healthy sensor), in a fixed order."""
-    flags: list[str] = []
+def fault_flags(status: int) -> tuple[SensorFlag, ...]:
+    """The problems a status reports (() for a healthy sensor), in a fixed order."""
+    flags: list[SensorFlag] = []
     if not status & STATUS_MAGNET_DETECTED:
-        flags.append("magnet_missing")
+        flags.append(SensorFlag.MAGNET_MISSING)
     if status & STATUS_MAGNET_TOO_WEAK:
-        flags.append("magnet_too_weak")
+        flags.append(SensorFlag.MAGNET_TOO_WEAK)
     if status & STATUS_MAGNET_TOO_STRONG:
-        flags.append("magnet_too_strong")
-    return flags
+        flags.append(SensorFlag.MAGNET_TOO_STRONG)
+    return tuple(flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +115,7 @@ class AngleSample:
     def __post_init__(self) -> None:
         if not 0 <= self.raw < RAW_PER_TURN:
             raise ValueError(f"raw must be 0..{RAW_PER_TURN - 1}, got {self.raw}")
-        if self.status & ~_STATUS_MASK:
+        if self.status & ~ANGLE_STATUS_MASK:
             raise ValueError(f"status must use only bits 0..2, got {self.status:#04x}")
 
 
@@ -253,24 +267,24 @@ class SpinDetector:
     starts the silence watchdog before the first sample (a sensor that never speaks is
     then reported); without it the watchdog starts with the first sample.
 
-    Events (``Emit`` outputs; every dict has ``type`` and ``t_ns``, the ``now`` of the call):
+    Events (typed, from `console.engine.spin_events`; ``t_ns`` is the ``now`` of the call):
 
-    * ``spin_started``: ``started_at_ns`` (first sample over the start speed), ``direction``
-      ("cw"/"ccw" as seen from above; "cw" means "raw increasing" without ``sectors``),
+    * `SpinStarted`: ``started_at_ns`` (first sample over the start speed), ``direction``
+      (cw/ccw as seen from above; cw means "raw increasing" without ``sectors``),
       ``angle_deg``, ``raw``.
-    * ``spin_angle`` (at most ``live_rate_hz`` per second while spinning): ``at_ns``,
+    * `SpinAngle` (at most ``live_rate_hz`` per second while spinning): ``at_ns``,
       ``angle_deg``, ``raw``, ``turns`` (signed, since the start), ``speed_dps``.
-    * ``spin_stopped``: ``stopped_at_ns`` (when it came to rest, by the samples),
+    * `SpinStopped`: ``stopped_at_ns`` (when it came to rest, by the samples),
       ``started_at_ns``, ``latency_ms`` (``t_ns - stopped_at_ns``), ``angle_deg``, ``raw``
       (both of the mean resting angle), ``turns`` (unsigned), ``direction``, ``degraded``;
       with ``sectors`` also ``sector`` and ``near_boundary``.
-    * ``spin_invalid``: ``reason`` ("too_short"), ``stopped_at_ns``, ``angle_deg``, ``raw``,
+    * `SpinInvalid`: ``reason`` (too_short), ``stopped_at_ns``, ``angle_deg``, ``raw``,
       ``turns``.
-    * ``spin_nudged``: ``at_ns``, ``angle_deg`` (now), ``raw``, ``moved_deg`` (from the
+    * `SpinNudged`: ``at_ns``, ``angle_deg`` (now), ``raw``, ``moved_deg`` (from the
       result's resting angle, unsigned), ``result_angle_deg``.
-    * ``sensor_fault``: ``at_ns``, ``status``, ``flags`` (see :func:`fault_flags`).
-    * ``sensor_ok``: ``at_ns``.
-    * ``sensor_silent``: ``last_sample_ns`` (None if none ever came).
+    * `SensorFault`: ``at_ns``, ``status``, ``flags`` (see :func:`fault_flags`).
+    * `SensorOk`: ``at_ns``.
+    * `SensorSilent`: ``last_sample_ns`` (None if none ever came).
     """
 
     def __init__(
@@ -322,7 +336,7 @@ class SpinDetector:
         self._last_live_ns: int | None = None
         # rest: the settled angle (None while disturbed or before the first settle)
         self._rest: float | None = None
-        self._result: dict[str, Any] | None = None
+        self._result: SpinResult | None = None
         self._result_theta = 0.0  # unwrapped resting angle of the result
 
     # ------------------------------------------------------------------ public API
@@ -337,10 +351,10 @@ class SpinDetector:
         return self._health
 
     @property
-    def result(self) -> dict[str, Any] | None:
-        """The standing ``spin_stopped`` event (None before one, after a new start or an
-        invalid spin)."""
-        return None if self._result is None else dict(self._result)
+    def result(self) -> SpinResult | None:
+        """The standing result, as `SpinStopped` reported it (None before one, after a new
+        start or an invalid spin)."""
+        return self._result
 
     @property
     def speed_dps(self) -> float | None:
@@ -440,16 +454,13 @@ class SpinDetector:
         """The arrow left its resting place: a nudge, if a result stands and it was settled."""
         if self._rest is not None and self._result is not None:
             out.append(
-                Emit(
-                    {
-                        "type": "spin_nudged",
-                        "t_ns": now,
-                        "at_ns": t,
-                        "angle_deg": self._angle(theta),
-                        "raw": theta % RAW_PER_TURN,
-                        "moved_deg": round(abs(theta - self._result_theta) / _COUNTS_PER_DEG, 2),
-                        "result_angle_deg": self._result["angle_deg"],
-                    }
+                SpinNudged(
+                    t_ns=now,
+                    at_ns=t,
+                    angle_deg=self._angle(theta),
+                    raw=theta % RAW_PER_TURN,
+                    moved_deg=round(abs(theta - self._result_theta) / _COUNTS_PER_DEG, 2),
+                    result_angle_deg=self._result.angle_deg,
                 )
             )
         self._rest = None
@@ -463,15 +474,12 @@ class SpinDetector:
             self._result = None  # a new spin supersedes the standing result
             self._last_live_ns = None
             out.append(
-                Emit(
-                    {
-                        "type": "spin_started",
-                        "t_ns": now,
-                        "started_at_ns": self._started_at_ns,
-                        "direction": self._direction(theta - self._origin),
-                        "angle_deg": self._angle(self._origin),
-                        "raw": self._origin % RAW_PER_TURN,
-                    }
+                SpinStarted(
+                    t_ns=now,
+                    started_at_ns=self._started_at_ns,
+                    direction=self._direction(theta - self._origin),
+                    angle_deg=self._angle(self._origin),
+                    raw=self._origin % RAW_PER_TURN,
                 )
             )
 
@@ -481,16 +489,13 @@ class SpinDetector:
             return  # the displays cannot use more; dropping keeps MQTT quiet
         self._last_live_ns = now
         out.append(
-            Emit(
-                {
-                    "type": "spin_angle",
-                    "t_ns": now,
-                    "at_ns": t,
-                    "angle_deg": self._angle(theta),
-                    "raw": theta % RAW_PER_TURN,
-                    "turns": round((theta - self._origin) / RAW_PER_TURN, 3),
-                    "speed_dps": None if speed is None else round(self._table_sign() * speed, 1),
-                }
+            SpinAngle(
+                t_ns=now,
+                at_ns=t,
+                angle_deg=self._angle(theta),
+                raw=theta % RAW_PER_TURN,
+                turns=round((theta - self._origin) / RAW_PER_TURN, 3),
+                speed_dps=None if speed is None else round(self._table_sign() * speed, 1),
             )
         )
 
@@ -509,7 +514,7 @@ class SpinDetector:
             self._health = "silent"
             if self._phase is not SpinPhase.REST:
                 self._degraded = True
-            out.append(Emit({"type": "sensor_silent", "t_ns": now, "last_sample_ns": self._last_at_ns}))
+            out.append(SensorSilent(t_ns=now, last_sample_ns=self._last_at_ns))
 
     def _check_still(self, now: int, out: list[Output]) -> None:
         """Act on a still run that has lasted the hold time, by the samples or by the clock."""
@@ -529,16 +534,13 @@ class SpinDetector:
         elif self._phase is SpinPhase.MOVING and self._max_rotation >= self._attempt_counts:
             self._result = None
             out.append(
-                Emit(
-                    {
-                        "type": "spin_invalid",
-                        "t_ns": now,
-                        "reason": "too_short",
-                        "stopped_at_ns": start,
-                        "angle_deg": self._angle(theta),
-                        "raw": round(theta) % RAW_PER_TURN,
-                        "turns": round(abs(theta - self._origin) / RAW_PER_TURN, 3),
-                    }
+                SpinInvalid(
+                    t_ns=now,
+                    reason=InvalidReason.TOO_SHORT,
+                    stopped_at_ns=start,
+                    angle_deg=self._angle(theta),
+                    raw=round(theta) % RAW_PER_TURN,
+                    turns=round(abs(theta - self._origin) / RAW_PER_TURN, 3),
                 )
             )
         # Otherwise a touch of the arrow (or the first settle): a standing result stays.
@@ -549,23 +551,20 @@ class SpinDetector:
     def _stopped(self, start: int, theta: float, now: int, out: list[Output]) -> None:
         cfg = self.config
         angle = self._angle(theta)
-        event: dict[str, Any] = {
-            "type": "spin_stopped",
-            "t_ns": now,
-            "stopped_at_ns": start,
-            "started_at_ns": self._started_at_ns,
-            "latency_ms": round((now - start) / NS_PER_MS, 3),
-            "angle_deg": angle,
-            "raw": round(theta) % RAW_PER_TURN,
-            "turns": round(abs(theta - self._origin) / RAW_PER_TURN, 3),
-            "direction": self._direction(theta - self._origin),
-            "degraded": self._degraded,
-        }
-        if self.sectors is not None:
-            event["sector"] = self.sectors.sector_at(angle)
-            event["near_boundary"] = self.sectors.near_boundary(angle, cfg.boundary_margin_deg)
-        out.append(Emit(event))
-        self._result = event
+        sectors = self.sectors
+        result = SpinResult(
+            stopped_at_ns=start,
+            started_at_ns=self._started_at_ns,
+            angle_deg=angle,
+            raw=round(theta) % RAW_PER_TURN,
+            turns=round(abs(theta - self._origin) / RAW_PER_TURN, 3),
+            direction=self._direction(theta - self._origin),
+            degraded=self._degraded,
+            sector=None if sectors is None else sectors.sector_at(angle),
+            near_boundary=None if sectors is None else sectors.near_boundary(angle, cfg.boundary_margin_deg),
+        )
+        out.append(SpinStopped.of(result, t_ns=now, latency_ms=round((now - start) / NS_PER_MS, 3)))
+        self._result = result
         self._result_theta = theta
 
     # ------------------------------------------------------------------ speed
@@ -617,19 +616,9 @@ class SpinDetector:
         status = sample.status
         if status == STATUS_MAGNET_DETECTED:
             if self._health != "ok":
-                out.append(Emit({"type": "sensor_ok", "t_ns": now, "at_ns": sample.at_ns}))
+                out.append(SensorOk(t_ns=now, at_ns=sample.at_ns))
         elif self._health != "fault" or status != self._status:
-            out.append(
-                Emit(
-                    {
-                        "type": "sensor_fault",
-                        "t_ns": now,
-                        "at_ns": sample.at_ns,
-                        "status": status,
-                        "flags": fault_flags(status),
-                    }
-                )
-            )
+            out.append(SensorFault(t_ns=now, at_ns=sample.at_ns, status=status, flags=fault_flags(status)))
         self._health = "ok" if status == STATUS_MAGNET_DETECTED else "fault"
         self._status = status
 
@@ -643,5 +632,5 @@ class SpinDetector:
     def _table_sign(self) -> int:
         return 1 if self.sectors is None or self.sectors.clockwise_increases else -1
 
-    def _direction(self, delta: float) -> str:
-        return "cw" if delta * self._table_sign() >= 0 else "ccw"
+    def _direction(self, delta: float) -> Direction:
+        return Direction.CW if delta * self._table_sign() >= 0 else Direction.CCW

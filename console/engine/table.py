@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from console.engine.chgk import ChgkReferee
 from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked
-from console.engine.model import Emit, Output
+from console.engine.model import Json, Output
 from console.engine.sectors import SectorMap
 from console.engine.spin import AngleSample, SpinConfig, SpinDetector
+from console.engine.spin_events import SectorUnsure, SpinStopped
 
 TableInput = AngleSample | SectorPicked | ChgkHost
 
@@ -36,6 +36,15 @@ class TableSetup:
     started_at_ns: int | None = None  # starts the sensor-silence watchdog
 
 
+@dataclass(frozen=True, slots=True)
+class _Unsure:
+    """A stop on a boundary, awaiting the host: the sector under the arrow and its neighbour."""
+
+    sector: int
+    neighbour: int
+    angle_deg: float
+
+
 class TableGame:
     """See the module docstring."""
 
@@ -46,7 +55,7 @@ class TableGame:
         self.setup = setup
         self.referee = ChgkReferee(setup.rules)
         self.spin = SpinDetector(setup.spin, sectors=setup.sectors, started_at_ns=setup.started_at_ns)
-        self._unsure: dict[str, Any] | None = None  # a stop on a boundary, awaiting the host
+        self._unsure: _Unsure | None = None
 
     def handle(self, inp: TableInput, now: int) -> list[Output]:
         return self.handle_all((inp,), now)
@@ -77,48 +86,46 @@ class TableGame:
     def running_timer(self) -> tuple[str, int] | None:
         return self.referee.running_timer()
 
-    def snapshot(self, now: int) -> dict[str, Any]:
+    def snapshot(self, now: int) -> dict[str, Json]:
         return {**self.referee.snapshot(now), "top": self._top_view()}
 
-    def host_snapshot(self, now: int) -> dict[str, Any]:
+    def host_snapshot(self, now: int) -> dict[str, Json]:
         return {**self.referee.host_snapshot(now), "top": self._top_view()}
 
-    def _top_view(self) -> dict[str, Any]:
+    def _top_view(self) -> dict[str, Json]:
         result = self.spin.result
+        unsure = self._unsure
         return {
             "phase": self.spin.phase.value,
             "sensor": self.spin.health,
             # Sector widths, so a display that joins late can draw a table of unequal sectors.
-            "widths_deg": list(self.setup.sectors.widths),
+            "widths_deg": list[Json](self.setup.sectors.widths),
             "speed_dps": self.spin.speed_dps,
             "last_stop": None if result is None else {
-                k: result.get(k) for k in ("angle_deg", "sector", "near_boundary", "stopped_at_ns")},
-            "unsure": self._unsure,
+                "angle_deg": result.angle_deg, "sector": result.sector,
+                "near_boundary": result.near_boundary, "stopped_at_ns": result.stopped_at_ns},
+            "unsure": None if unsure is None else {
+                "sector": unsure.sector, "neighbour": unsure.neighbour, "angle_deg": unsure.angle_deg},
         }
 
     def _after_spin(self, outputs: list[Output], now: int, out: list[Output]) -> None:
         """Pass the spin events on; a clean stop picks its sector, a boundary stop asks the host."""
         out += outputs
         for o in outputs:
-            if not isinstance(o, Emit) or o.event["type"] != "spin_stopped":
-                continue
-            stop = o.event
-            if stop["near_boundary"]:
-                sector = int(stop["sector"])
-                count = self.setup.sectors.count
-                neighbour = self._neighbour(float(stop["angle_deg"]), sector, count)
-                self._unsure = {"sector": sector, "neighbour": neighbour, "angle_deg": stop["angle_deg"]}
-                out.append(Emit({
-                    "type": "sector_unsure",
-                    "t_ns": now,
-                    "angle_deg": stop["angle_deg"],
-                    "candidates": sorted({sector, neighbour}),
-                    "message": f"стрелка на границе секторов {sector} и {neighbour}: подтвердите сектор",
-                }))
-            else:
-                self._unsure = None
-                out += self.referee.handle(
-                    SectorPicked(int(stop["sector"]), int(stop["stopped_at_ns"]), PickSource.TOP), now)
+            match o:
+                # The detector is built with the sector map, so its stops always name a sector.
+                case SpinStopped(sector=int() as sector, near_boundary=True, angle_deg=angle):
+                    neighbour = self._neighbour(angle, sector, self.setup.sectors.count)
+                    self._unsure = _Unsure(sector, neighbour, angle)
+                    out.append(SectorUnsure(
+                        t_ns=now,
+                        angle_deg=angle,
+                        candidates=tuple(sorted({sector, neighbour})),
+                        message=f"стрелка на границе секторов {sector} и {neighbour}: подтвердите сектор",
+                    ))
+                case SpinStopped(sector=int() as sector, stopped_at_ns=stopped_at):
+                    self._unsure = None
+                    out += self.referee.handle(SectorPicked(sector, stopped_at, PickSource.TOP), now)
 
     def _neighbour(self, angle_deg: float, sector: int, count: int) -> int:
         """The sector on the other side of the nearer boundary."""
