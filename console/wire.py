@@ -16,7 +16,6 @@ from enum import Enum
 from typing import Any
 
 from console.engine.events import OMIT_IF_NONE, Event
-from console.engine.model import Emit
 
 # Per class: its field names and which of them are left out while None. Built once per
 # class: an event on the press path is written without looking at its class again.
@@ -71,10 +70,4 @@ def to_json(value: Any) -> Any:
 
 def events_json(outputs: Iterable[object]) -> list[dict[str, Any]]:
     """The wire objects of the events among an engine's outputs, in order."""
-    out: list[dict[str, Any]] = []
-    for o in outputs:
-        if isinstance(o, Event):
-            out.append(event_json(o))
-        elif isinstance(o, Emit):  # TRANSITION: engines not yet typed
-            out.append(o.event)
-    return out
+    return [event_json(o) for o in outputs if isinstance(o, Event)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from console.engine.events import Event
 
@@ -80,13 +80,6 @@ class Cue(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Emit:
-    """Publish an event (the same JSON goes to MQTT, the journal and replay output)."""
-
-    event: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class SetLamps:
     """Set every pad's lamp; pads not listed are off."""
 
@@ -98,7 +91,8 @@ class PlayCue:
     cue: Cue
 
 
-Output = Emit | Event | SetLamps | PlayCue
+# An engine's event is published (the same JSON goes to MQTT, the journal and replay output).
+Output = Event | SetLamps | PlayCue
 
 
 def ns_to_ms(ns: int) -> float:
