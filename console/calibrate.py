@@ -40,7 +40,7 @@ from console.calibration_store import (
     signals_held,
     store_calibration,
 )
-from console.config import Config, ConfigError, SourceSection, load_config
+from console.config import Config, ConfigError, SourceSection
 from console.engine.sectors import (
     MIN_DIRECTION_TURN_DEG,
     RAW_PER_TURN,
@@ -50,6 +50,7 @@ from console.engine.sectors import (
     circular_mean_raw,
     raw_to_deg,
 )
+from console.games import load_config
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 from firmware_proto import AngleStatus
 

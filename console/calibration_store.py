@@ -36,8 +36,9 @@ import tomlkit
 import tomlkit.exceptions
 from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
 
-from console.config import ConfigError, load_config
+from console.config import ConfigError
 from console.engine.sectors import Calibration
+from console.games import load_config
 
 __all__ = [
     "KEY_COMMENTS",

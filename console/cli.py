@@ -11,7 +11,8 @@ from collections.abc import Coroutine
 from importlib import resources
 from typing import Any
 
-from console.config import ConfigError, load_config
+from console.config import ConfigError
+from console.games import load_config
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,14 @@
 """The console's configuration: a TOML file read into frozen dataclasses.
 
-Contract: `load_config(path)` returns a `Config` or raises `ConfigError` whose message names
-the file, the key and what is wrong with it. Unknown keys are errors (a typo must not be
-silently ignored on game day). Every key has a default; the shipped `config/console.toml`
-documents each one.
+Contract: `read_config(path)` / `parse_config(data, source)` return a `Config` whose every
+key has the right type and range and whose sources and players fit together, or raise
+`ConfigError` whose message names the file, the key and what is wrong with it. Unknown keys
+are errors (a typo must not be silently ignored on game day). Every key has a default; the
+shipped `config/console.toml` documents each one.
+
+What a game's own rules make of the config (the number of players, special sectors, ...) is
+the game's to check: `console.games.load_config` is what the console reads configs with.
+This module knows no game, so the games may import it.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from console.engine.arbiter import SourceTiming
-from console.engine.model import NS_PER_MS, NS_PER_S, HostAction
-from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+from console.engine.model import HostAction
+from console.engine.rules import AnswerClock, FalseStartPolicy, TiePolicy
+from console.sources import kinds as source_kinds
+from console.sources import source_kind
 
 
 class ConfigError(ValueError):
@@ -132,6 +138,17 @@ class SpinSection:
 
 
 @dataclass(frozen=True)
+class SportsSection:
+    """The sports «Что? Где? Когда?» timer (game.kind = "sports"; seed 003 5.2-5.3)."""
+
+    count_s: float = 60.0  # the discussion after «Время!»
+    warning_at_s: float = 50.0  # «Осталось 10 секунд»
+    collection_s: float = 10.0  # handing in the answers after the count
+    tours: int = 3
+    questions_per_tour: int = 12
+
+
+@dataclass(frozen=True)
 class TeamSection:
     id: str
     name: str
@@ -164,59 +181,29 @@ class Config:
     display: DisplaySection = field(default_factory=DisplaySection)
     table: TableSection = field(default_factory=TableSection)
     spin: SpinSection = field(default_factory=SpinSection)
+    sports: SportsSection = field(default_factory=SportsSection)
     teams: tuple[TeamSection, ...] = ()
-
-    def svoya_rules(self, seed: int | None = None) -> SvoyaRules:
-        """The referee's parameters; raises ConfigError naming the key on a rule violation."""
-        g = self.game
-        timings = {
-            name: SourceTiming(
-                resolution_ns=s.resolution_us * 1000,
-                max_delay_ns=int(s.max_delay_ms * NS_PER_MS),
-                # The MCU reports each scan whole and in time order; GPIO edges promise neither.
-                ordered=s.kind in ("serial_mcu", "simulated_mcu"),
-            )
-            for name, s in self.sources.items()
-        }
-        try:
-            return SvoyaRules(
-                players=tuple(Player(p.id, p.name, p.pad) for p in self.players),
-                sources=timings,
-                values=g.values,
-                themes=g.themes or None,
-                signal_window_ns=int(g.signal_window_s * NS_PER_S),
-                answer_window_ns=int(g.answer_window_s * NS_PER_S),
-                answer_clock=AnswerClock(g.answer_clock),
-                false_start=FalseStartPolicy(g.false_start),
-                false_start_lockout_ns=int(g.false_start_lockout_s * NS_PER_S),
-                tie_policy=TiePolicy(g.tie_policy),
-                tie_window_ns=g.tie_window_us * 1000 or None,
-                host_max_delay_ns=int(self.host.max_delay_ms * NS_PER_MS),
-                seed=g.seed if seed is None else seed,
-            )
-        except ValueError as exc:
-            raise ConfigError(self.source, "players", str(exc)) from exc
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "game.kind": ("svoya", "chgk", "sports"),
     "table.rules": ("tto", "belgorod"),
     "table.stage": ("qualifier", "semifinal", "final"),
     "game.answer_clock": tuple(c.value for c in AnswerClock),
     "game.false_start": tuple(c.value for c in FalseStartPolicy),
     "game.tie_policy": tuple(c.value for c in TiePolicy),
-    "sources.kind": ("serial_mcu", "simulated_mcu", "gpio", "gpio_encoder"),
+    "sources.kind": source_kinds(),
     "console.log_level": ("debug", "info", "warning", "error"),
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
 _MAY_BE_NEGATIVE = {"pedal_pin", "zero_offset_deg"}  # pedal_pin -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
-             "resolution_us", "port", "ws_port"}
+             "resolution_us", "port", "ws_port", "count_s", "warning_at_s", "collection_s", "tours",
+             "questions_per_tour"}
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and validate a TOML config file."""
+def read_config(path: str | Path) -> Config:
+    """Read a TOML config file and check it (see the module docstring)."""
     source = str(path)
     try:
         with open(path, "rb") as f:
@@ -232,13 +219,13 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(source, "-", "not valid TOML (arrays or tables nested too deeply)") from exc
     except OSError as exc:  # a directory, no permission, an unreadable card
         raise ConfigError(source, "-", f"cannot read it ({exc.strerror or exc})") from exc
-    return config_from_dict(data, source)
+    return parse_config(data, source)
 
 
-def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
-    """Validate an already-parsed config (the TOML file, or a replay scenario's header)."""
+def parse_config(data: Mapping[str, Any], source: str) -> Config:
+    """Check an already-parsed config (the TOML file's, or a replay scenario's header)."""
     known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", "table",
-             "spin", "teams"}
+             "spin", "sports", "teams"}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -262,16 +249,11 @@ def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
         display=_section(DisplaySection, data.get("display", {}), "display", source),
         table=_section(TableSection, data.get("table", {}), "table", source),
         spin=_section(SpinSection, data.get("spin", {}), "spin", source),
+        sports=_section(SportsSection, data.get("sports", {}), "sports", source),
         teams=tuple(_section(TeamSection, t, f"teams[{i}]", source)
                     for i, t in enumerate(_array(data, "teams", source))),
     )
     _check_cross_references(config)
-    if config.game.kind == "svoya":
-        config.svoya_rules()  # the rules' own checks (2-4 players, ascending values, pads)
-    elif config.game.kind == "chgk":
-        from console.table_setup import table_setup  # the table's own checks
-
-        table_setup(config)
     return config
 
 
@@ -353,31 +335,20 @@ _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite 
                "tuple[float, ...]": "an array of finite numbers"}
 
 
-# The games a kind of source can serve (kinds not named here serve every game).
-_SOURCE_GAMES = {"gpio": ("svoya",), "gpio_encoder": ("chgk",)}
-
-
 def _check_cross_references(config: Config) -> None:
     src = config.source
-    if not config.sources and config.game.kind != "sports":  # the sports timer needs no hardware
-        raise ConfigError(src, "sources", "at least one source is needed ([sources.NAME])")
+    pedal = config.host.pedal_pin
+    if pedal >= 0 and "pedal" in config.sources:
+        raise ConfigError(src, "sources.pedal", "the name 'pedal' is the host's foot pedal's "
+                                                "(host.pedal_pin): give this source another name")
     for name, s in config.sources.items():
-        if s.kind == "serial_mcu" and not s.port:
-            raise ConfigError(src, f"sources.{name}.port", "a serial_mcu source needs a port")
-        if s.kind == "gpio" and not s.pins:
-            raise ConfigError(src, f"sources.{name}.pins", "a gpio source needs its pins")
-        if s.kind == "gpio_encoder" and (len(s.pins) not in (2, 3) or s.counts_per_turn < 4):
-            raise ConfigError(src, f"sources.{name}", "a gpio_encoder needs pins = [A, B] or [A, B, index] "
-                                                       "and counts_per_turn (at least 4)")
-        # Each game reads its own kind of input: anything else would reach a referee that
-        # cannot take it (the table has no buttons, «Своя игра» no top).
-        if s.kind in _SOURCE_GAMES and config.game.kind not in _SOURCE_GAMES[s.kind]:
-            raise ConfigError(src, f"sources.{name}.kind",
-                              f"a {s.kind} source does not play in game.kind = {config.game.kind!r} "
-                              f"(only in {', '.join(_SOURCE_GAMES[s.kind])})")
-    if config.host.pedal_pin >= 0 and config.game.kind != "svoya":
-        raise ConfigError(src, "host.pedal_pin", "the foot pedal plays only in game.kind = 'svoya' "
-                                                 "(its actions are the «Своя игра» host's)")
+        problem = source_kind(s.kind).problem(s)
+        if problem is not None:
+            key, what = problem
+            raise ConfigError(src, f"sources.{name}{'.' + key if key else ''}", what)
+        if pedal >= 0 and pedal in s.pins:
+            raise ConfigError(src, "host.pedal_pin", f"pin {pedal} is already sources.{name}'s: a pin "
+                                                     "is either a player's or the host's pedal")
     for i, p in enumerate(config.players):
         source, _, index = p.pad.partition(":")
         if source not in config.sources:
@@ -386,7 +357,7 @@ def _check_cross_references(config: Config) -> None:
         if not index.isdigit():
             raise ConfigError(src, f"players[{i}].pad", f"{p.pad!r} should look like '{source}:0'")
         s = config.sources[source]
-        limit = len(s.pins) if s.kind == "gpio" else s.pads if s.kind == "simulated_mcu" else 16
+        limit = source_kind(s.kind).pads(s)
         if int(index) >= limit:
             raise ConfigError(src, f"players[{i}].pad",
                               f"{p.pad!r}: source {source!r} has pads 0..{limit - 1}")

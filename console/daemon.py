@@ -20,13 +20,14 @@ from typing import TextIO
 
 from console import sdnotify
 from console.broker import BrokerUnavailable, EmbeddedBroker
-from console.config import Config, ConfigError, load_config
+from console.config import Config, ConfigError
 from console.display_server import DisplayServer
 from console.engine.model import HostAction
 from console.files import create_new
+from console.games import load_config
 from console.runtime import Console
 from console.sound import open_player
-from drivers.sim_mcu import SimulatedMcu
+from console.sources import Stop, source_kind
 
 log = logging.getLogger("chgk.daemon")
 
@@ -35,19 +36,11 @@ async def run_daemon(config: Config, config_path: str) -> int:
     journal = _open_journal(config.console.journal)
     player = open_player(config.sound.device or None, config.sound.enabled, log)
     console = Console(config, cue_player=player, journal=journal)
-    sims: list[SimulatedMcu] = []
+    stops: list[Stop] = []
     for name, source in config.sources.items():
-        if source.kind == "serial_mcu":
-            console.add_mcu(name, source.port, source.baudrate)
-        elif source.kind == "simulated_mcu":
-            sim = SimulatedMcu(pads=source.pads)
-            sim.start()
-            sims.append(sim)
-            console.add_mcu(name, sim.port, source.baudrate)
-        elif source.kind == "gpio_encoder":
-            console.add_encoder(name, source.pins, source.counts_per_turn, pin_factory=source.pin_factory)
-        else:
-            console.add_gpio(name, source.pins, pull_up=source.pull_up, pin_factory=source.pin_factory)
+        stop_source = source_kind(source.kind).attach(console, name, source)
+        if stop_source is not None:
+            stops.append(stop_source)
 
     if config.host.pedal_pin >= 0:
         console.add_pedal(config.host.pedal_pin, HostAction(config.host.pedal_action),
@@ -77,7 +70,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
     broker = (EmbeddedBroker(config.mqtt.port, config.mqtt.ws_port) if embedded
               else contextlib.nullcontext())
     display = DisplayServer(config.display.bind, config.display.http_port, ws_port=config.mqtt.ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
+                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),
@@ -103,8 +96,8 @@ async def run_daemon(config: Config, config_path: str) -> int:
         return 1
     finally:
         player.close()
-        for sim in sims:
-            sim.stop()
+        for stop_source in stops:
+            stop_source()
         if journal is not None:
             journal.close()
     return 0

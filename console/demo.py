@@ -74,7 +74,7 @@ class TerminalView:
 
     def __init__(self, console: Console, out: TextIO, *, interactive: bool, broker: str) -> None:
         self.console, self.out, self.interactive, self.broker = console, out, interactive, broker
-        self.names = {p.id: p.name for p in console.rules.players}
+        self.names = {p.id: p.name for p in console.config.players}
         self.recent: deque[str] = deque(maxlen=8)
         self._started = time.monotonic()
 
@@ -197,7 +197,7 @@ async def demo_services(config: Config, console: Console, net: DemoNetwork) -> A
     demo's lifetime; yields a line saying where to connect."""
     broker = EmbeddedBroker(net.port, net.ws_port) if net.embedded else contextlib.nullcontext()
     display = DisplayServer("127.0.0.1", net.http_port, ws_port=net.ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", game=config.game.kind)
+                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board)
     async with broker, asyncio.TaskGroup() as tasks:
         daemon = tasks.create_task(console.run(net.host, net.port), name="console")
         where = net.where
@@ -225,7 +225,7 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     for name, sim in sims.items():
         console.add_mcu(name, sim.port, config.sources[name].baudrate)
     buttons = []
-    for p in console.rules.players:
+    for p in console.config.players:
         source, _, index = p.pad.partition(":")
         if source in sims:
             buttons.append((sims[source], int(index)))

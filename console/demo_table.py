@@ -28,12 +28,13 @@ from collections import deque
 from importlib import resources
 from typing import Any, TextIO
 
-from console.config import Config, ConfigError, load_config
+from console.config import Config, ConfigError
 from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
 from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
+from console.games import load_config
 from console.runtime import Console
 from console.sound import open_player
 from console.texts_table import (

@@ -1,8 +1,8 @@
 """Serves the display pages to the hall's screens and tablets, over HTTP.
 
-Contract: `DisplayServer(bind, port, ws_port=..., base=..., game=...)` answers `GET /` and
-`GET /scoreboard` with the hall's board of the game (the «Своя игра» scoreboard or the ChGK
-table), told where the broker's WebSocket listener is (the host the browser used to reach
+Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=...)` answers `GET /` and
+`GET /scoreboard` with the hall's board of the game (a page in console/data), told where the
+broker's WebSocket listener is (the host the browser used to reach
 this server, port `ws_port`) and which topics to read (`base`), and `GET /mqtt-ws.js` with
 the pages' MQTT client; anything else is a 404. A few small static files: a plain asyncio
 server, not a web framework.
@@ -31,10 +31,11 @@ _HOST_HEADER = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]
 
 
 class DisplayServer:
-    def __init__(self, bind: str, port: int, *, ws_port: int, base: str, game: str = "svoya") -> None:
+    def __init__(self, bind: str, port: int, *, ws_port: int, base: str,
+                 board: str = "scoreboard.html") -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
-        # The hall's board for the game played here: «Своя игра» scores or the ChGK table.
-        board = "table.html" if game == "chgk" else "scoreboard.html"
+        # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
+        # the ChGK table, the sports timer.
         self.pages = {"/": board, "/scoreboard": board}
         self._server: asyncio.Server | None = None
         self._connections = 0

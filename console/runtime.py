@@ -22,7 +22,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from console.commands import command_help, parse_command
 from console.config import Config
 from console.engine.game import Game
 from console.engine.model import (
@@ -35,18 +34,18 @@ from console.engine.model import (
     SetLamps,
     Watermark,
 )
-from console.engine.rules import Player
 from console.engine.spin import AngleSample
-from console.engine.sports_timer import SportsRules, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.files import create_new
+from console.games import game
+from console.games.kind import GameKind
 from console.mqtt_link import MqttLink, Topics, encode
 from console.questions import QuestionFileError, QuestionPicker, load_questions
 from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
-from console.table_setup import table_setup
+from console.sources import ANGLE, BUTTONS
 from console.wire import events_json
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.gpio_encoder import GpioEncoder
@@ -78,28 +77,16 @@ class Console:
         self.config = config
         self.clock = clock
         self.kind = config.game.kind
-        self.table: TableGame | None = None
-        self.referee: Game
-        self.players: tuple[Player, ...]
-        if self.kind == "sports":  # the sports ChGK timer in a hall (003 5.3): no table, no buttons
-            self.seed = 0
-            self.referee = SportsTimer(SportsRules())
-            self.players = ()
-        elif self.kind == "chgk":
-            self.seed = config.table.seed or random.SystemRandom().randrange(1, 2**31)
-            self.table = TableGame(table_setup(config, self.seed, started_at_ns=clock()))
-            self.referee = self.table
-            self.players = ()
-        else:
-            self.seed = config.game.seed or random.SystemRandom().randrange(1, 2**31)
-            self.rules = config.svoya_rules(self.seed)
-            self.referee = SvoyaReferee(self.rules)
-            self.players = self.rules.players
+        self.game: GameKind = game(self.kind)
+        self.seed = self.game.seed(config) or random.SystemRandom().randrange(1, 2**31)
+        self.referee: Game = self.game.engine(config, self.seed, clock())
+        self.table = self.referee if isinstance(self.referee, TableGame) else None
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
         self.links: dict[str, McuLink] = {}
         self.gpio: dict[str, GpioButtons] = {}
+        self.pedals: list[GpioButtons] = []  # the host's
         self.encoders: dict[str, GpioEncoder] = {}
         self.source_status: dict[str, str] = {}
         self.watchers: list[EventWatcher] = []
@@ -123,9 +110,9 @@ class Console:
         self._next_angle_ns = 0
         self._last_status = -1
         self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
-                           for p in self.players}
+                           for p in config.players}
         if journal is not None:
-            self._write_journal({"config": _journal_header(config, self.seed)})
+            self._write_journal({"config": self.game.journal_header(config, self.seed)})
         log.info("%s ready; draw seed %d", "table" if self.table else "referee", self.seed)
 
     @property
@@ -153,7 +140,7 @@ class Console:
         received = self.clock()
         if len(payload) > MAX_COMMAND_BYTES:  # not even parsed: a real command is tens of bytes
             self.report_error("mqtt", f"bad host command of {len(payload)} bytes: too large "
-                                      f"(at most {MAX_COMMAND_BYTES}) ({command_help(self.kind)})")
+                                      f"(at most {MAX_COMMAND_BYTES}) ({self.game.command_help})")
             return
         try:
             command = json.loads(payload)
@@ -163,7 +150,7 @@ class Console:
                 encode(command)
             except UnicodeEncodeError:
                 raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
-            inp = parse_command(self.kind, command, received)
+            inp = self.game.parse_command(command, received)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             if isinstance(exc, RecursionError):
                 reason = "too deeply nested"
@@ -171,7 +158,7 @@ class Console:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             shown = payload[:200].decode("utf-8", errors="replace")
             self.report_error("mqtt", f"bad host command {shown!r}: {_shortened(reason)} "
-                                      f"({command_help(self.kind)})")
+                                      f"({self.game.command_help})")
             return
         self.feed([inp])
 
@@ -449,18 +436,18 @@ class Console:
 
     def add_mcu(self, name: str, port: str, baudrate: int) -> McuLink:
         """An MCU on a serial port: its pads for «Своя игра», the top's angle at the table."""
-        table = self.table is not None
+        buttons, angle = BUTTONS in self.game.takes, ANGLE in self.game.takes
         link = McuLink(
             port,
             name=name,
             baudrate=baudrate,
             # At the table the MCU reads the top; pads (if any are wired) play no part there.
             # partial, not lambda: one Python frame less on the press path (docs/performance.md).
-            on_edge=(lambda edge: None) if table else partial(self.mcu_edge, name),
-            on_watermark=None if table else partial(self.mcu_watermark, name),
+            on_edge=partial(self.mcu_edge, name) if buttons else (lambda edge: None),
+            on_watermark=partial(self.mcu_watermark, name) if buttons else None,
             on_status=lambda state, detail: self.report_status(name, state, detail),
             on_error=lambda message: self.report_error(name, message),
-            on_angle=self.mcu_angle if table else None,
+            on_angle=self.mcu_angle if angle else None,
         )
         self.links[name] = link
         return link
@@ -487,7 +474,7 @@ class Console:
 
         pedal = GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory,
                             on_error=lambda message: self.report_error("pedal", message))
-        self.gpio["pedal"] = pedal
+        self.pedals.append(pedal)  # never among the sources: a source may not be called "pedal"
         return pedal
 
     def add_encoder(self, name: str, pins: Sequence[int], counts_per_turn: int, *,
@@ -505,7 +492,7 @@ class Console:
     def start_gpio(self) -> None:
         """Claim the GPIO pins of every GPIO source and the pedal (`run` does this)."""
         loop = asyncio.get_running_loop()
-        for name, buttons in self.gpio.items():
+        for name, buttons in [*self.gpio.items(), *(("pedal", pedal) for pedal in self.pedals)]:
             try:
                 buttons.start(loop)
             except GpioError as exc:
@@ -549,7 +536,7 @@ class Console:
             self.close_gpio()
 
     def close_gpio(self) -> None:
-        for buttons in self.gpio.values():
+        for buttons in [*self.gpio.values(), *self.pedals]:
             buttons.close()
         for encoder in self.encoders.values():
             encoder.close()
@@ -558,38 +545,3 @@ class Console:
 def _shortened(text: str, limit: int = 200) -> str:
     """`text`, cut to `limit` characters with a mark that says so (it may echo a client's input)."""
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"
-
-
-def _journal_header(config: Config, seed: int) -> dict[str, Any]:
-    """The config a replay needs to judge the journal's inputs the same way."""
-    if config.game.kind == "chgk":
-        return _table_header(config, seed)
-    g = config.game
-    return {
-        "auto_watermark": False,
-        "game": {**{k: getattr(g, k) for k in g.__dataclass_fields__}, "values": list(g.values),
-                 "seed": seed},
-        "players": [{"id": p.id, "name": p.name, "pad": p.pad} for p in config.players],
-        "sources": {
-            name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
-                   **({"port": s.port} if s.port else {}),
-                   **({"pins": list(s.pins)} if s.pins else {}),
-                   **({"pads": s.pads} if s.kind == "simulated_mcu" else {})}
-            for name, s in config.sources.items()
-        },
-        "host": {"max_delay_ms": config.host.max_delay_ms},
-    }
-
-
-def _table_header(config: Config, seed: int) -> dict[str, Any]:
-    def section(obj: Any) -> dict[str, Any]:
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(obj).items()}
-
-    return {
-        "game": {"kind": "chgk"},
-        "table": {**section(config.table), "seed": seed},
-        "spin": section(config.spin),
-        "teams": [section(t) for t in config.teams],
-        # A replay has no hardware: the sources only need to exist under their names.
-        "sources": {name: {"kind": "simulated_mcu"} for name in config.sources},
-    }

@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.config import finite_number
-from console.engine.chgk_rules import ChgkHost, PickSource, SectorPicked
-from console.engine.model import NS_PER_MS, Host, HostAction, Input, Press, Watermark
-from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample
-from console.engine.sports_timer import SportsAction, SportsHost
+from console.engine.chgk_rules import ChgkHost, SectorPicked
+from console.engine.model import NS_PER_MS, Press, Watermark
+from console.engine.spin import AngleSample
+from console.games.kind import GameInput, GameKind
 
-AnyInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost
+AnyInput = GameInput
 
 
 class ScenarioError(ValueError):
@@ -69,8 +69,8 @@ def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
     return line
 
 
-def parse_step(text: str, where: str, kind: str = "svoya") -> Step:
-    """Parse one scenario line of a `kind` game; `where` (e.g. "file.jsonl:7") names it in errors."""
+def parse_step(text: str, where: str, game: GameKind) -> Step:
+    """Parse one scenario line of a `game`; `where` (e.g. "file.jsonl:7") names it in errors."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -83,59 +83,38 @@ def parse_step(text: str, where: str, kind: str = "svoya") -> Step:
     arrive = _ms(obj, "arrive_ms", where) if "arrive_ms" in obj else at
     if arrive < at:
         raise ScenarioError(f"{where}: arrive_ms is before at_ms (an input cannot arrive before it happens)")
-    steps = _STEPS.get(kind, _STEPS["svoya"])
-    kinds = [k for k in steps if k in obj]
+    kinds = [k for k in game.steps if k in obj]
     if len(kinds) != 1:
-        raise ScenarioError(f"{where}: a step needs exactly one of {', '.join(steps)}")
-    allowed = {"at_ms", "arrive_ms", *kinds, *_ARGS.get((kind, kinds[0]), ())}
+        raise ScenarioError(f"{where}: a step needs exactly one of {', '.join(game.steps)}")
+    allowed = {"at_ms", "arrive_ms", *kinds, *game.step_args.get(kinds[0], ())}
     unknown = set(obj) - allowed
     if unknown:
         names = ", ".join(sorted(unknown))
         raise ScenarioError(f"{where}: unknown key(s) {names[:200]}{'…' if len(names) > 200 else ''}")
     try:
-        return Step(_input(kind, kinds[0], obj, at, where), arrive)
+        return Step(game.parse_step(kinds[0], obj, at), arrive)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "status": null
         raise ScenarioError(f"{where}: {exc}") from None
 
 
-# The steps each game takes (docs/scenarios.md).
-_STEPS = {"svoya": ("press", "host", "watermark"), "chgk": ("angle", "host", "pick"), "sports": ("host",)}
-
-
 _CHGK_ARGS = ("sector", "to_sector", "team", "round", "part")
-_ARGS = {("chgk", "host"): _CHGK_ARGS, ("chgk", "angle"): ("status",), ("chgk", "pick"): ("source",)}
 
 
-def _input(kind: str, step: str, obj: dict[str, Any], at: int, where: str) -> AnyInput:
-    value = obj[step]
-    if step == "angle":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError("angle must be an integer 0..4095")
-        return AngleSample(at, value, int(obj.get("status", STATUS_MAGNET_DETECTED)))
-    if step == "pick":
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError("pick must be a sector number")
-        return SectorPicked(value, at, PickSource(obj.get("source", "host")))
+def press_step(value: object, at: int) -> Press:
+    """``"press": "mcu:1"``: a press of pad 1 of source ``mcu`` at `at`."""
     if not isinstance(value, str):
-        raise ValueError(f"{step} must be a string")
-    if step == "press":
-        source, sep, _ = value.partition(":")
-        if not sep:
-            raise ValueError(f"press {value!r} should look like 'mcu:0'")
-        return Press(source, value, at)
-    if step == "watermark":
-        return Watermark(value, at)
-    if kind == "sports":
-        return SportsHost(SportsAction(value), at)
-    if kind == "chgk":
-        from console.commands import parse_command
+        raise ValueError("press must be a string")
+    source, sep, _ = value.partition(":")
+    if not sep:
+        raise ValueError(f"press {value!r} should look like 'mcu:0'")
+    return Press(source, value, at)
 
-        return parse_command("chgk", {"action": value, **{k: obj[k] for k in _CHGK_ARGS if k in obj}}, at)
-    try:
-        return Host(HostAction(value), at)
-    except ValueError:
-        allowed = ", ".join(a.value for a in HostAction)
-        raise ValueError(f"unknown host action {value!r} (one of {allowed})") from None
+
+def watermark_step(value: object, at: int) -> Watermark:
+    """``"watermark": "mcu"``: source ``mcu`` has reported everything up to `at`."""
+    if not isinstance(value, str):
+        raise ValueError("watermark must be a string")
+    return Watermark(value, at)
 
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:

@@ -32,8 +32,8 @@ from console.calibrate import (
     set_table_keys,
     store_calibration,
 )
-from console.config import load_config
 from console.engine.sectors import Calibration
+from console.games import load_config
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 

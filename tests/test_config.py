@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 
-from console.config import ConfigError, config_from_dict, load_config
+from console.config import ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.rules import AnswerClock
+from console.games import config_from_dict, load_config
+from console.games.svoya import svoya_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """
@@ -42,11 +44,11 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_shipped_configs_load() -> None:
     for path in (ROOT / "config" / "console.toml", ROOT / "console" / "data" / "demo.toml"):
         config = load_config(path)
-        assert len(config.svoya_rules().players) == 4
+        assert len(svoya_rules(config).players) == 4
 
 
 def test_values_reach_the_rules(tmp_path: Path) -> None:
-    rules = load_config(write(tmp_path, GOOD)).svoya_rules()
+    rules = svoya_rules(load_config(write(tmp_path, GOOD)))
     assert rules.answer_clock is AnswerClock.LAMP
     assert rules.signal_window_ns == 5 * NS_PER_S
     assert rules.sources["mcu"].ordered

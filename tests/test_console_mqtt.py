@@ -19,8 +19,9 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from console.config import Config, config_from_dict
+from console.config import Config
 from console.engine.model import HostAction
+from console.games import config_from_dict
 from console.runtime import Console
 from console.schemas import validate
 from drivers.sim_mcu import SimulatedMcu

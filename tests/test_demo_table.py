@@ -17,12 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from console.config import Config, load_config
+from console.config import Config
 from console.demo import free_port
 from console.demo_table import SPIN_SECONDS, TableView, run_table_demo
 from console.engine.chgk_events import TABLE_EVENTS
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.sectors import SectorMap
+from console.engine.spin_events import TOP_EVENTS
+from console.games import load_config
 from console.runtime import Console
 from console.texts_table import DESCRIBED, describe_table
 from drivers.sim_top import SimTop
@@ -152,6 +154,7 @@ def test_every_table_event_type_has_a_russian_line() -> None:
         emitted |= set(re.findall(r'"type": "([a-z_0-9]+)"', text))
         emitted |= set(re.findall(r'_secret\("([a-z_]+)"', text))  # the fortochka's host-only events
     emitted |= {cls.TYPE for cls in TABLE_EVENTS}  # the referee's typed events (engine/chgk_events.py)
+    emitted |= {cls.TYPE for cls in TOP_EVENTS}  # the top's typed events (engine/spin_events.py)
     assert len(emitted) > 30
     assert emitted <= DESCRIBED, f"no Russian line for {sorted(emitted - DESCRIBED)}"
     assert describe_table({"type": "something_new"}) == "something_new"  # a newer engine does not break it

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from console.config import config_from_dict
 from console.engine.model import Host, HostAction, Press, Watermark
+from console.games import config_from_dict
 from console.replay import replay_file, replay_lines
 from console.runtime import Console
 

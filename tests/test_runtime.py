@@ -10,8 +10,8 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from console.config import config_from_dict
 from console.engine.model import HostAction
+from console.games import config_from_dict
 from console.runtime import Console
 from console.sound import Cue, NullPlayer
 from tests.conftest import until

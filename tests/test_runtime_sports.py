@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from console.config import config_from_dict
 from console.engine.model import NS_PER_S, Host, HostAction
+from console.games import config_from_dict
 from console.runtime import Console
 from console.sound import Cue, NullPlayer
 

@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from console.config import load_config
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.games import load_config
 from console.runtime import Console
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,12 +29,13 @@ from jsonschema import Draft202012Validator, ValidationError
 
 import console.schemas as schemas
 from console import texts
-from console.config import Config, config_from_dict, load_config
+from console.config import Config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.engine.rules import TiePolicy
 from console.engine.svoya import Phase
 from console.engine.svoya_events import EndReason
-from console.replay import DEFAULT_SCENARIO_CONFIG, replay_lines
+from console.games import config_from_dict, game, load_config
+from console.replay import replay_lines
 from console.runtime import Console
 from console.schemas import KINDS, load_schema, validate
 from tests.conftest import Broker, until
@@ -291,8 +292,8 @@ def demo_config() -> Config:
     return load_config(DEMO_TOML)
 
 
-def small_config(**game: Any) -> Config:
-    return config_from_dict({**DEFAULT_SCENARIO_CONFIG, "game": game}, "test")
+def small_config(**game_section: Any) -> Config:
+    return config_from_dict({**game("svoya").scenario_defaults, "game": game_section}, "test")
 
 
 class Clock:

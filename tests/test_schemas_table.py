@@ -26,8 +26,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
-from console.commands import PICK_SECTOR, parse_command
-from console.config import Config, load_config
+from console.config import Config
 from console.engine.chgk import Phase
 from console.engine.chgk_events import (
     TABLE_EVENTS,
@@ -41,6 +40,9 @@ from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin import AngleSample, SpinPhase, fault_flags
 from console.engine.spin_events import TOP_EVENTS, Direction, InvalidReason, SensorFlag, SpinStopped
 from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, SportsTimer
+from console.games import load_config
+from console.games.chgk import PICK_SECTOR
+from console.games.chgk import parse_command as parse_chgk_command
 from console.mqtt_link import Topics
 from console.replay import replay_lines
 from console.runtime import Console
@@ -934,7 +936,7 @@ def test_conditional_fields_are_enforced() -> None:
 ], ids=repr)
 def test_command_schema_agrees_with_parse_command(command: Payload) -> None:
     try:
-        parse_command("chgk", command, 0)
+        parse_chgk_command(command, 0)
         parsed = True
     except ValueError:
         parsed = False
@@ -951,7 +953,7 @@ def test_an_integral_float_is_the_one_known_difference() -> None:
     command = {"action": "pick_sector", "sector": 3.0}
     validate("table_command", command)
     with pytest.raises(ValueError, match="sector must be an integer"):
-        parse_command("chgk", command, 0)
+        parse_chgk_command(command, 0)
 
 
 @pytest.mark.parametrize("text", [

@@ -89,13 +89,13 @@ def table_config(tmp_path: Path, port: int) -> Path:
 
 async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_path: Path) -> None:
     """The ChGK board: the sectors drawn, the score, the round and its countdown."""
-    from console.config import load_config
     from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+    from console.games import load_config
     from console.runtime import Console
 
     console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
     assert mosquitto_ws.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base="chgk/t1", game="chgk")
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base="chgk/t1", board="table.html")
     await server.start()
     task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
     try:

@@ -1,0 +1,174 @@
+"""The «Что? Где? Когда?» table (seeds 000 and 003): the top, the sectors, the rounds.
+
+Contract: `GAME` is this game's registry entry (console/games/kind.py). `table_setup(config,
+seed, started_at_ns)` returns the `TableSetup` the table engine is built from, or raises
+`ConfigError` naming the file, the key and the problem (a special sector that does not exist,
+two specials on one sector, widths that do not sum to 360°, ...). Host commands are
+``{"action": "<ChgkAction>", ...}`` with the arguments the action uses (``sector``,
+``to_sector``, ``team``, ``round``, ``part``), or ``{"action": "pick_sector", "sector": N}``:
+the host picks the sector (a stop on a boundary, a failed sensor, no top at all).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.config import Config, ConfigError
+from console.engine.chgk_rules import (
+    ChgkAction,
+    ChgkHost,
+    ChgkRules,
+    PickSource,
+    SectorKind,
+    SectorPicked,
+    Stage,
+    Team,
+)
+from console.engine.model import NS_PER_MS
+from console.engine.sectors import SectorMap
+from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
+from console.engine.table import TableGame, TableSetup
+from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
+
+PICK_SECTOR = "pick_sector"
+SPECIAL_KEYS = {
+    "blitz": SectorKind.BLITZ,
+    "superblitz": SectorKind.SUPERBLITZ,
+    "duplet": SectorKind.DUPLET,
+    "zeitnot": SectorKind.ZEITNOT,
+    "sector13": SectorKind.SECTOR13,
+    "sector12": SectorKind.SECTOR12,
+}
+_INT_ARGS = ("sector", "to_sector", "round", "part")
+HOST_ARGS = ("sector", "to_sector", "team", "round", "part")
+
+
+def table_setup(config: Config, seed: int | None = None, started_at_ns: int | None = None) -> TableSetup:
+    """The table engine's parameters (see the module docstring)."""
+    t = config.table
+    src = config.source
+    special: dict[int, SectorKind] = {}
+    for key, kind in SPECIAL_KEYS.items():
+        for sector in getattr(t, key):
+            if sector in special:
+                raise ConfigError(src, f"table.{key}", f"sector {sector} is already {special[sector].value}")
+            special[sector] = kind
+    teams = tuple(Team(team.id, team.name, team.main) for team in config.teams)
+    overrides: dict[str, object] = {
+        "special": special,
+        "fortochka_sector": t.fortochka or None,
+        "stage": Stage(t.stage),
+        "teams": teams,
+        "seed": t.seed if seed is None else seed,
+    }
+    if t.sectors:
+        overrides["sectors"] = t.sectors
+    if t.team:
+        overrides["table_team"] = t.team
+    try:
+        rules = ChgkRules.belgorod(**overrides) if t.rules == "belgorod" else ChgkRules.tto(**overrides)
+    except ValueError as exc:
+        raise ConfigError(src, "table", str(exc)) from exc
+    try:
+        sectors = SectorMap(rules.sectors, t.widths_deg or None, t.zero_offset_deg, t.clockwise_increases)
+    except ValueError as exc:
+        raise ConfigError(src, "table.widths_deg", str(exc)) from exc
+    s = config.spin
+    try:
+        spin = SpinConfig(
+            min_rotation_deg=s.min_rotation_deg,
+            start_speed_dps=s.start_speed_dps,
+            stop_speed_dps=s.stop_speed_dps,
+            still_window_deg=s.still_window_deg,
+            hold_ns=int(s.hold_ms * NS_PER_MS),
+            live_rate_hz=s.live_rate_hz,
+            nudge_deg=s.nudge_deg,
+            silence_ns=int(s.silence_ms * NS_PER_MS) or None,
+            boundary_margin_deg=t.boundary_margin_deg,
+        )
+    except ValueError as exc:
+        raise ConfigError(src, "spin", str(exc)) from exc
+    return TableSetup(rules=rules, sectors=sectors, spin=spin, started_at_ns=started_at_ns)
+
+
+def check(config: Config) -> None:
+    table_setup(config)
+
+
+def parse_command(command: JsonObject, at: int) -> GameInput:
+    """A table host command (see the module docstring); ValueError naming the problem."""
+    only_keys(command, ("action", *HOST_ARGS))
+    args: dict[str, Any] = {}
+    for key in _INT_ARGS:
+        if key in command:
+            value = command[key]
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{key} must be an integer, got {value!r}")
+            args[key] = value
+    if "team" in command:
+        if not isinstance(command["team"], str):
+            raise ValueError(f"team must be a string, got {command['team']!r}")
+        args["team"] = command["team"]
+    action = command.get("action")
+    if action == PICK_SECTOR:
+        if set(args) != {"sector"}:
+            raise ValueError("pick_sector takes exactly one argument: sector")
+        return SectorPicked(args["sector"], at, PickSource.HOST)
+    return ChgkHost(ChgkAction(str(action)), at, **args)
+
+
+def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
+    value = line[step]
+    if step == "angle":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("angle must be an integer 0..4095")
+        status = line.get("status", STATUS_MAGNET_DETECTED)
+        if isinstance(status, bool) or not isinstance(status, int):
+            raise ValueError(f"status must be an integer, got {status!r}")
+        return AngleSample(at, value, status)
+    if step == "pick":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("pick must be a sector number")
+        source = line.get("source", "host")
+        if not isinstance(source, str):
+            raise ValueError(f"{source!r} is not a valid PickSource")
+        return SectorPicked(value, at, PickSource(source))
+    if not isinstance(value, str):
+        raise ValueError(f"{step} must be a string")
+    return parse_command({"action": value, **{k: line[k] for k in HOST_ARGS if k in line}}, at)
+
+
+def journal_header(config: Config, seed: int) -> dict[str, Any]:
+    """The config a replay needs to judge the journal's inputs the same way."""
+
+    def section(obj: object) -> dict[str, Any]:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(obj).items()}
+
+    return {
+        "game": {"kind": "chgk"},
+        "table": {**section(config.table), "seed": seed},
+        "spin": section(config.spin),
+        "teams": [section(t) for t in config.teams],
+        # A replay has no hardware: the sources only need to exist under their names.
+        "sources": {name: {"kind": "simulated_mcu"} for name in config.sources},
+    }
+
+
+GAME = GameKind(
+    name="chgk",
+    title="«Что? Где? Когда?» за игровым столом",
+    takes=frozenset({ANGLE}),
+    host_pedal=False,
+    check=check,
+    seed=lambda config: config.table.seed,
+    engine=lambda config, seed, now: TableGame(table_setup(config, seed, started_at_ns=now)),
+    parse_command=parse_command,
+    command_help=('expected {"action": one of '
+                  f'{", ".join([PICK_SECTOR, *(a.value for a in ChgkAction)])}, and its arguments}}'),
+    steps=("angle", "host", "pick"),
+    step_args={"host": HOST_ARGS, "angle": ("status",), "pick": ("source",)},
+    parse_step=parse_step,
+    journal_header=journal_header,
+    scenario_defaults={"sources": {"top": {"kind": "simulated_mcu", "pads": 1}}},
+    board="table.html",
+)
