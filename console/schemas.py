@@ -22,7 +22,9 @@ KINDS = ("event", "state", "status", "command")
 #: ``/host/events``), its state (``/state``, ``/host/state``), its host commands, and the game
 #: record (``/record``, and the files in ``table.record_dir``). The status is the same as above.
 TABLE_KINDS = ("table_event", "table_state", "table_command", "record")
-ALL_KINDS = KINDS + TABLE_KINDS
+#: The sports timer's state (``/state``); its events are table events.
+SPORTS_KINDS = ("sports_state",)
+ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 

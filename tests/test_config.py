@@ -129,9 +129,48 @@ def test_unreadable_config_files_are_config_errors(tmp_path: Path, content: byte
         ({"game": {"kind": "chgk"}, "sources": {"top": {"kind": "gpio_encoder", "pins": [5, 6],
                                                         "counts_per_turn": 2}}},
          "sources.top", "counts_per_turn (at least 4)"),
+        # The sports timer takes no buttons: a button box there used to flood "not allowed now".
+        ({"game": {"kind": "sports"}, "sources": {"mcu": {"kind": "simulated_mcu"}}},
+         "sources.mcu.kind", "does not play in game.kind = 'sports'"),
+        ({"game": {"kind": "chgk"}, "sources": {"b": {"kind": "gpio", "pins": [5]}}},
+         "sources.b.kind", "does not play in game.kind = 'chgk'"),
+        ({"game": {"kind": "poker"}}, "game.kind", "is not one of svoya, chgk, sports"),
+        # The pedal and a players' source used to silently replace each other.
+        ({"sources": {"pedal": {"kind": "gpio", "pins": [5, 6]}}, "host": {"pedal_pin": 22},
+          "players": [{"id": "a", "name": "A", "pad": "pedal:0"},
+                      {"id": "b", "name": "B", "pad": "pedal:1"}]},
+         "sources.pedal", "the host's foot pedal"),
+        ({"sources": {"b": {"kind": "gpio", "pins": [5, 22]}}, "host": {"pedal_pin": 22},
+          "players": [{"id": "a", "name": "A", "pad": "b:0"}, {"id": "b", "name": "B", "pad": "b:1"}]},
+         "host.pedal_pin", "pin 22 is already sources.b's"),
+        ({"game": {"kind": "sports"}, "sports": {"count_s": 30, "warning_at_s": 50}},
+         "sports.warning_at_s", "before the end of the count"),
+        ({"game": {"kind": "sports"}, "sports": {"tours": 0}}, "sports.tours", "must be positive"),
     ],
 )
 def test_sources_and_the_pedal_must_fit_the_game(data: dict[str, Any], key: str, words: str) -> None:
     with pytest.raises(ConfigError) as caught:
         config_from_dict(data, "console.toml")
     assert f"console.toml: {key}: " in str(caught.value) and words in str(caught.value)
+
+
+def test_the_sports_timer_takes_its_rules_from_the_config(tmp_path: Path) -> None:
+    """[sports] reaches the timer: a 45-s count with the warning at 35 s (003 5.3 in a hall
+    that plays shorter questions)."""
+    from console.engine.sports_timer import SportsAction, SportsHost
+    from console.games import game
+
+    config = config_from_dict({"game": {"kind": "sports"}, "sports": {"count_s": 45, "warning_at_s": 35,
+                                                                      "collection_s": 5}}, "t")
+    timer = game("sports").engine(config, 1, None)
+    timer.handle_all([SportsHost(SportsAction.START, 0)], 0)
+    assert timer.next_deadline() == 35 * NS_PER_S
+    types = [type(o).__name__ for o in timer.on_timer(45 * NS_PER_S)]
+    assert "SportsTimeUp" in types
+    assert timer.next_deadline() == 50 * NS_PER_S
+
+
+def test_the_shipped_config_documents_every_section() -> None:
+    text = (ROOT / "config" / "console.toml").read_text(encoding="utf-8")
+    for section in ("[sports]", "count_s", "warning_at_s", "collection_s", "tours", "questions_per_tour"):
+        assert section in text, section

@@ -11,7 +11,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -46,8 +46,9 @@ def table_config(port: str, players: int = 3) -> Config:
 class Display:
     """An MQTT subscriber that keeps every payload, validated, per topic."""
 
-    def __init__(self, client: aiomqtt.Client) -> None:
+    def __init__(self, client: aiomqtt.Client, schemas: Mapping[str, str] | None = None) -> None:
         self.client = client
+        self.schemas = schemas or {}  # topic's last part -> schema kind, where not the default
         self.seen: list[tuple[str, dict[str, Any]]] = []
         self.invalid: list[str] = []
         self._arrived = asyncio.Event()
@@ -56,7 +57,8 @@ class Display:
         async for message in self.client.messages:
             assert isinstance(message.payload, bytes)
             topic = str(message.topic)
-            kind = "event" if topic.endswith("/events") else topic.rsplit("/", 1)[-1]
+            last = topic.rsplit("/", 1)[-1]
+            kind = self.schemas.get(last, "event" if last == "events" else last)
             try:
                 payload = json.loads(message.payload)
                 validate(kind, payload)
@@ -80,11 +82,12 @@ class Display:
 
 
 @asynccontextmanager
-async def display(broker: Broker, *topics: str) -> AsyncIterator[Display]:
+async def display(broker: Broker, *topics: str, schemas: Mapping[str, str] | None = None
+                  ) -> AsyncIterator[Display]:
     async with aiomqtt.Client(broker.host, broker.port) as client:
         for topic in topics:
             await client.subscribe(topic, qos=1)
-        d = Display(client)
+        d = Display(client, schemas)
         task = asyncio.create_task(d.pump())
         try:
             yield d
