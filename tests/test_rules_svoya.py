@@ -185,6 +185,106 @@ def test_app4_window_closes_at_its_end_plus_the_declared_delay() -> None:
     assert Cue.TIME_UP in t.cues()
 
 
+def _press_during_an_answer(correct_first: bool, press_after_window: bool) -> Table:
+    """p1 answers; p2 presses 2 ms before the host's «correct», delivered 1 ms before or after it."""
+    t = mcu_only(false_start=FalseStartPolicy.LOCKOUT, false_start_lockout_ns=2 * S)
+    t.host(A.NEXT)
+    t.host(A.READING_FINISHED)
+    t.press("p1")
+    correct_at = t.now + (8 if press_after_window else 5) * S
+    press_at = correct_at - 2 * MS
+    if correct_first:
+        t.advance_to(correct_at)
+        t.host(A.CORRECT)
+        t.press("p2", at=press_at, arrive=correct_at + 1 * MS)  # inside MCU's declared 5 ms
+    else:
+        t.press("p2", at=press_at, arrive=correct_at - 1 * MS)
+        t.advance_to(correct_at)
+        t.host(A.CORRECT)
+    return t
+
+
+@pytest.mark.parametrize(("press_after_window", "reason"), [(False, "answerer_chosen"), (True, "late")])
+def test_app4_a_press_during_an_answer_is_judged_on_its_time_whenever_it_arrives(
+        press_after_window: bool, reason: str) -> None:
+    """App.4: a signal counts from the announcement of the value to 7 s after the reading;
+    a press made during question N belongs to question N. Delivered after the host's
+    «correct» (inside its source's declared delay) it is judged exactly as when delivered
+    before it: never a false start that locks the player out of question N+1."""
+    judged = []
+    for correct_first in (False, True):
+        t = _press_during_an_answer(correct_first, press_after_window)
+        ignored = t.last("press_ignored")
+        assert ignored["reason"] == reason and "locked_until_ns" not in ignored
+        judged.append({k: v for k, v in ignored.items() if k != "t_ns"})
+        t.advance(100 * MS)
+        t.host(A.NEXT)
+        t.press("p2")
+        assert t.answerer() == "p2"  # not locked out of the next question
+    assert judged[0] == judged[1]
+
+
+def test_app4_a_press_of_the_last_question_delivered_after_the_next_announcement_is_no_false_start() -> None:
+    """App.4: signals count after the value is announced; a press made before the host's
+    «correct» is no false start for the next question even if the host announced it before
+    the press reached the console."""
+    t = mcu_only(false_start=FalseStartPolicy.LOCKOUT)
+    t.host(A.NEXT)
+    t.press("p1")
+    t.advance(1 * S)
+    correct_at = t.now
+    t.host(A.CORRECT)
+    t.advance(1 * MS)
+    t.host(A.NEXT)
+    t.press("p2", at=correct_at - 1 * MS, arrive=correct_at + 3 * MS)
+    assert t.last("press_ignored")["reason"] == "answerer_chosen"
+    t.press("p2")
+    assert t.answerer() == "p2"
+
+
+def test_app4_a_press_made_in_the_window_and_delivered_after_it_closed_says_so() -> None:
+    """App.4, App.10.3: the window closes once every source has reported through its end;
+    a press made inside it that arrives later still was delivered beyond its source's
+    declared delay. It carries `window_closed`, never `false_start`, and locks nobody out."""
+    t = unordered(false_start=FalseStartPolicy.LOCKOUT)  # 10 ms declared delay
+    t.host(A.NEXT)
+    t.host(A.READING_FINISHED)
+    window_end = t.now + 7 * S
+    t.advance_to(window_end + 10 * MS)
+    assert t.last("question_ended")["reason"] == "no_signal"
+    t.press("p1", at=window_end - 1 * MS, arrive=window_end + 12 * MS)
+    ignored = t.last("press_ignored")
+    assert ignored["reason"] == "window_closed" and "locked_until_ns" not in ignored
+    t.host(A.NEXT)
+    t.press("p1")
+    t.advance(20 * MS)
+    assert t.answerer() == "p1"
+
+
+@pytest.mark.parametrize("cancel_first", [False, True])
+def test_cancelled_question_an_undecided_press_is_reported_whenever_it_arrives(cancel_first: bool) -> None:
+    """App.4: a press made during a question the host then withdrew belongs to that question:
+    `question_cancelled` whether it reached the console before or after the «cancel»."""
+    t = unordered(false_start=FalseStartPolicy.LOCKOUT)
+    t.host(A.NEXT)
+    cancel_at = t.now + 1 * S
+    press_at = cancel_at - 2 * MS
+    if cancel_first:
+        t.advance_to(cancel_at)
+        t.host(A.CANCEL)
+        t.press("p3", at=press_at, arrive=cancel_at + 3 * MS)
+    else:
+        t.press("p3", at=press_at, arrive=cancel_at - 1 * MS)  # not settled yet: GPIO may still report
+        t.advance_to(cancel_at)
+        t.host(A.CANCEL)
+    assert t.last("question_ended")["reason"] == "cancelled"
+    assert t.last("press_ignored")["reason"] == "question_cancelled"
+    t.host(A.NEXT)
+    t.press("p3")
+    t.advance(20 * MS)
+    assert t.answerer() == "p3"
+
+
 # ---------------------------------------------------------------- App.5: who signalled first
 
 

@@ -250,8 +250,10 @@ TWO_PLAYERS_LAMP_CLOCK: list[dict[str, Any]] = [
     {"at_ms": 5000, "host": "next"},
     {"at_ms": 5500, "host": "reading_finished"},
     {"at_ms": 12501, "press": "mcu:1"},  # late; then no_signal
+    {"at_ms": 12499, "press": "mcu:0", "arrive_ms": 12520},  # window_closed
     {"at_ms": 20000, "host": "next"},
     {"at_ms": 20100, "host": "cancel"},
+    {"at_ms": 20099, "press": "mcu:0", "arrive_ms": 20102},  # question_cancelled
     {"at_ms": 20200, "host": "correct"},  # refused: nobody has the turn
     {"at_ms": 21000, "host": "new_game"},
 ]

@@ -90,6 +90,8 @@ class _Question:
     answer_deadline: int | None = None
     answer_started: bool = False
     reading_stopped: bool = False  # a signal stopped the reading (App.6)
+    ended_at: int | None = None  # when the question ended (the host's key, or the window's end)
+    ended_in: Phase | None = None  # the phase it ended in: how a press delivered after the end is judged
 
     @property
     def window_base(self) -> int | None:
@@ -110,6 +112,7 @@ class SvoyaReferee:
         self._false_start_until: dict[str, int] = {}
         self._phase = Phase.IDLE
         self._q: _Question | None = None
+        self._previous: _Question | None = None  # the question before `_q`, for presses delivered late
         self._theme_index = 0
         self._question_index = 0
         self._lamps: dict[str, LampMode] = {}
@@ -223,10 +226,38 @@ class SvoyaReferee:
         # No watermark from the press itself: an ordered source reports one scan as several
         # presses followed by a Watermark, so a tie inside the scan is seen whole.
         q = self._q
-        if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER) or press.at < q.announced_at:
-            self._false_start(press, player, now, out)
+        if q is not None and q.ended_at is None and press.at >= q.announced_at:
+            q.pending.append(press)
             return
-        q.pending.append(press)
+        ended = self._ended_question_at(press.at)
+        if ended is not None:
+            # Made during a question that has ended since: judged as it would have been had it
+            # arrived in time, never as a false start before the next one (App.4, habit 1).
+            reason = self._refusal_after_end(ended, press, player)
+            out.append(self._ignored(now, ended, press, player, reason))
+            return
+        self._false_start(press, player, now, out)
+
+    def _ended_question_at(self, t: int) -> _Question | None:
+        """The ended question (the last one or the one before) that was in play at time `t`."""
+        for q in (self._q, self._previous):
+            if q is not None and q.ended_at is not None and q.announced_at <= t <= q.ended_at:
+                return q
+        return None
+
+    def _refusal_after_end(self, q: _Question, press: Press, player: Player) -> IgnoreReason:
+        """Why a press made during ended question `q` does not count (it reached us after the end)."""
+        assert q.ended_in is not None
+        reason = self._refusal(q, press, player, q.ended_in)
+        if reason is not None:
+            return reason
+        if q.ended_in is Phase.AWAIT_RESET:
+            return IgnoreReason.BEFORE_RESET  # the host never reset, so no later signal counted (App.8)
+        if q.ended_in is Phase.OPEN:
+            # Made inside the window, delivered after it closed: the window closes only once every
+            # source has reported through its end, so this source took longer than it declared.
+            return IgnoreReason.WINDOW_CLOSED
+        return IgnoreReason.QUESTION_CANCELLED
 
     def _false_start(self, press: Press, player: Player, now: int, out: list[Output]) -> None:
         """A press before the value is announced never wins (004 App.4)."""
@@ -235,7 +266,8 @@ class SvoyaReferee:
             until = press.at + self.rules.false_start_lockout_ns
             locked_until = max(until, self._false_start_until.get(player.id, 0))
             self._false_start_until[player.id] = locked_until
-        out.append(_ignored(now, press, player, IgnoreReason.FALSE_START, locked_until_ns=locked_until))
+        out.append(PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at,
+                                reason=IgnoreReason.FALSE_START, locked_until_ns=locked_until))
 
     def _judge_pending(self, now: int, out: list[Output]) -> None:
         """Drop presses that can never count, with an event naming why."""
@@ -244,29 +276,34 @@ class SvoyaReferee:
         keep: list[Press] = []
         for press in q.pending:
             player = self.rules.pads[press.pad]
-            reason = self._refusal(q, press, player)
+            reason = self._refusal(q, press, player, self._phase)
             if reason is None:
                 keep.append(press)
             else:
-                behind: float | None = None
-                if q.answer_press is not None and reason in (IgnoreReason.ANSWERER_CHOSEN,
-                                                             IgnoreReason.DELIVERED_TOO_LATE):
-                    behind = ns_to_ms(press.at - q.answer_press.at)
-                out.append(_ignored(now, press, player, reason, behind_ms=behind))
+                out.append(self._ignored(now, q, press, player, reason))
         q.pending = keep
 
-    def _refusal(self, q: _Question, press: Press, player: Player) -> IgnoreReason | None:
-        """Why `press` can never count, or None if it counts or may still count."""
+    def _ignored(self, now: int, q: _Question, press: Press, player: Player,
+                 reason: IgnoreReason) -> PressIgnored:
+        behind: float | None = None
+        if q.answer_press is not None and reason in (IgnoreReason.ANSWERER_CHOSEN,
+                                                     IgnoreReason.DELIVERED_TOO_LATE):
+            behind = ns_to_ms(press.at - q.answer_press.at)
+        return PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at, reason=reason,
+                            behind_ms=behind)
+
+    def _refusal(self, q: _Question, press: Press, player: Player, phase: Phase) -> IgnoreReason | None:
+        """Why `press` can never count in `q` in `phase`, or None if it counts or may still count."""
         if player.id in q.out:
             return IgnoreReason.OUT_OF_QUESTION  # answered wrongly already (App.8)
         if self._false_start_until.get(player.id, 0) > press.at:
             return IgnoreReason.FALSE_START_LOCKOUT
         if press.at < q.counting_from:
             return IgnoreReason.BEFORE_RESET  # App.8: only after the host reset the previous signal
-        window_end = self._window_end()
+        window_end = self._window_end_of(q)
         if window_end is not None and press.at > window_end:
             return IgnoreReason.LATE
-        if self._phase is Phase.ANSWERING:
+        if phase is Phase.ANSWERING:
             if q.answer_press is not None and press.at < q.answer_press.at:
                 # Made before the winner's press but delivered later than its source declared:
                 # the decision stands (it was final), and the host sees this press for what it is.
@@ -297,15 +334,18 @@ class SvoyaReferee:
         window_end = self._window_end()
         if window_end is None or not self._arbiter.settled(window_end, now):
             return
+        # Presses made up to `now` belong to this question: after the window they are late (App.4).
         if self._phase is Phase.OPEN and not q.pending:
-            self._end_question(now, EndReason.NO_SIGNAL, out)
+            self._end_question(now, now, EndReason.NO_SIGNAL, out)
         elif self._phase is Phase.AWAIT_RESET and now >= window_end + self.rules.host_max_delay_ns:
             # The host never reset in time, so no later signal could count (App.8, App.10.3).
-            self._end_question(now, EndReason.NO_SIGNAL, out)
+            self._end_question(now, now, EndReason.NO_SIGNAL, out)
 
     def _window_end(self) -> int | None:
-        q = self._q
-        if q is None or q.window_base is None:
+        return None if self._q is None else self._window_end_of(self._q)
+
+    def _window_end_of(self, q: _Question) -> int | None:
+        if q.window_base is None:
             return None
         return q.window_base + self.rules.signal_window_ns
 
@@ -401,6 +441,7 @@ class SvoyaReferee:
         if self._phase is not Phase.IDLE:
             return "a question is in play (finish it or cancel it first)"
         value = self.rules.values[self._question_index]
+        self._previous = self._q
         self._q = _Question(
             theme=self._theme_index + 1,
             number=self._question_index + 1,
@@ -485,16 +526,18 @@ class SvoyaReferee:
         self._scores[player.id] += delta
         out.append(AnswerJudged(t_ns=now, player=player.id, correct=correct, by=how, value=q.value,
                                 delta=delta, score=self._scores[player.id]))
-        q.answerer = q.answer_press = None
-        q.answer_deadline = None
+        # The answerer's press stays on an ended question: a press delivered after the end is
+        # measured against it like one delivered before (see `_refusal_after_end`).
         if correct:
-            self._end_question(now, EndReason.CORRECT, out, winner=player.id)
+            self._end_question(now, at, EndReason.CORRECT, out, winner=player.id)
             return
         q.out.add(player.id)
         q.last_wrong_at = at
         if len(q.out) == len(self.rules.players):
-            self._end_question(now, EndReason.ALL_WRONG, out)
+            self._end_question(now, at, EndReason.ALL_WRONG, out)
             return
+        q.answerer = q.answer_press = None
+        q.answer_deadline = None
         self._phase = Phase.AWAIT_RESET
 
     def _host_reset(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -512,14 +555,14 @@ class SvoyaReferee:
     def _host_cancel(self, at: int, now: int, out: list[Output]) -> str | None:
         if self._q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
             return "no question is in play"
-        self._end_question(now, EndReason.CANCELLED, out)
+        self._end_question(now, at, EndReason.CANCELLED, out)
         return None
 
     def _host_new_game(self, at: int, now: int, out: list[Output]) -> str | None:
         self._scores = {p.id: 0 for p in self.rules.players}
         self._false_start_until.clear()
         self._theme_index = self._question_index = 0
-        self._q = None
+        self._q = self._previous = None
         self._phase = Phase.IDLE
         self._last_decision = self._last_end = None
         out.append(GameStarted(t_ns=now, scores=dict(self._scores)))
@@ -527,10 +570,15 @@ class SvoyaReferee:
 
     # ------------------------------------------------------------------ question end
 
-    def _end_question(self, now: int, reason: EndReason, out: list[Output],
+    def _end_question(self, now: int, at: int, reason: EndReason, out: list[Output],
                       winner: str | None = None) -> None:
+        """End the question in play at `at`; presses made up to `at` still belong to it."""
         q = self._q
         assert q is not None
+        q.ended_at, q.ended_in = at, self._phase
+        for press in q.pending:  # not decided yet (the host withdrew the question, or ended it with them)
+            player = self.rules.pads[press.pad]
+            out.append(self._ignored(now, q, press, player, self._refusal_after_end(q, press, player)))
         if reason is EndReason.NO_SIGNAL:
             out.append(PlayCue(Cue.TIME_UP))
         end = QuestionEnded(t_ns=now, reason=reason, theme=q.theme, number=q.number, value=q.value,
@@ -610,8 +658,3 @@ class SvoyaReferee:
         kind, ends = timer
         return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - now) // 1_000_000)}
 
-
-def _ignored(now: int, press: Press, player: Player, reason: IgnoreReason, *,
-             locked_until_ns: int | None = None, behind_ms: float | None = None) -> PressIgnored:
-    return PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at, reason=reason,
-                        locked_until_ns=locked_until_ns, behind_ms=behind_ms)

@@ -36,6 +36,8 @@ class IgnoreReason(StrEnum):
     LATE = "late"  # after the signal window closed (App.4, App.8)
     ANSWERER_CHOSEN = "answerer_chosen"  # someone else already has the turn (App.5)
     DELIVERED_TOO_LATE = "delivered_too_late"  # made first, delivered after the decision
+    WINDOW_CLOSED = "window_closed"  # made in the window, delivered after it closed with no signal
+    QUESTION_CANCELLED = "question_cancelled"  # the host withdrew the question before it was decided
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
