@@ -398,6 +398,25 @@ def test_app6_press_after_reading_does_not_stop_anything() -> None:
     assert "short form" in t.last("error")["message"]
 
 
+def test_app6_a_press_made_before_the_reading_ended_stops_it_whatever_arrived_first() -> None:
+    """App.6: «если к моменту подачи сигнала вопрос не дочитан до конца» — decided by the
+    press's time, not by whether the host's «дочитан» key reached the console first; the
+    player may then ask for the short form."""
+    t = unordered()
+    t.host(A.NEXT)
+    reading_end = t.now + 2 * S
+    t.advance_to(reading_end)
+    t.host(A.READING_FINISHED)
+    t.press("p2", at=reading_end - 2 * MS, arrive=reading_end + 3 * MS)
+    t.advance(20 * MS)
+    decision = t.last("signal_accepted")
+    assert decision["player"] == "p2" and decision["stop_reading"] is True
+    q = t.question()
+    assert q is not None and q["reading"] == "stopped"
+    t.host(A.SHORT_FORM)
+    assert t.last("answer_clock_started")["by"] == "short_form"
+
+
 # ---------------------------------------------------------------- App.7: 3 s to begin
 
 

@@ -359,7 +359,9 @@ class SvoyaReferee:
         player = self.rules.pads[winner.pad]
         q.answerer, q.answer_press = player, winner
         q.answer_deadline, q.answer_started = None, False
-        stopped_reading = q.reading_end is None
+        # By the press's own time (App.6): a signal made before the host's «дочитан» key stopped
+        # the reading even when the key reached the console first.
+        stopped_reading = q.reading_end is None or winner.at < q.reading_end
         q.reading_stopped = stopped_reading
         self._phase = Phase.ANSWERING
         presses = tuple(
@@ -483,7 +485,7 @@ class SvoyaReferee:
         q = self._q
         if self._phase is not Phase.ANSWERING or q is None:
             return "nobody has the turn"
-        if q.reading_end is not None:
+        if not q.reading_stopped:
             return "the question was read to the end; there is no short form to give (App.6)"
         if q.answer_started:
             return "the answer has already begun"
@@ -625,9 +627,9 @@ class SvoyaReferee:
 
     @staticmethod
     def _reading_state(q: _Question) -> str:
-        if q.reading_end is not None:
-            return "finished"
-        return "stopped" if q.reading_stopped else "in_progress"
+        if q.reading_stopped:
+            return "stopped"
+        return "in_progress" if q.reading_end is None else "finished"
 
     def _next_position(self) -> dict[str, Json] | None:
         if self._phase is Phase.GAME_OVER:
