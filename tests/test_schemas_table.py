@@ -38,7 +38,7 @@ from console.engine.chgk_rules import ChgkAction, HelpKind, PickSource, SectorKi
 from console.engine.events import OMIT_IF_NONE
 from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin import AngleSample, SpinPhase, fault_flags
-from console.engine.spin_events import TOP_EVENTS, Direction, InvalidReason, SensorFlag, SpinStopped
+from console.engine.spin_events import TOP_EVENTS, Direction, InvalidReason, SensorFlag
 from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.games import load_config
 from console.games.chgk import PICK_SECTOR
@@ -615,16 +615,14 @@ def test_the_referees_event_classes_are_its_schema_definitions() -> None:
 
 def test_the_tops_event_classes_are_their_schema_definitions() -> None:
     """Each event class of console/engine/spin_events.py (the top's watcher and the table's
-    `sector_unsure`) writes its schema's keys in the schema's order, all of them required. Only
-    `spin_stopped`'s sector fields are left out while None: a detector without a sector map
-    knows no sectors, and the table always has one."""
+    `sector_unsure`) writes exactly its schema's keys in the schema's order, all of them always
+    (none is left out while None: the schema requires them all)."""
     for cls in TOP_EVENTS:
         keys = ["type", "t_ns", *(f.name for f in fields(cls) if f.name != "t_ns")]
         assert list(props(cls.TYPE)) == [*keys, "seq"], cls.__name__
         assert set(EVENT_DEFS[cls.TYPE]["required"]) == {*keys, "seq"}, cls.__name__
         assert cls.AUDIENCE is None and cls.TYPE not in HOST_ONLY, cls.__name__
-        omitted = {f.name for f in fields(cls) if f.metadata.get(OMIT_IF_NONE)}
-        assert omitted == ({"sector", "near_boundary"} if cls is SpinStopped else set()), cls.__name__
+        assert not any(f.metadata.get(OMIT_IF_NONE) for f in fields(cls)), cls.__name__
 
 
 def test_published_referee_events_read_back_into_their_classes() -> None:

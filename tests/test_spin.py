@@ -62,8 +62,9 @@ def unwrap(outputs: Iterable[object]) -> list[dict[str, Any]]:
 
 
 def result_json(result: SpinResult) -> dict[str, Any]:
-    """The standing result as the fields of its `spin_stopped` (sectors left out while None)."""
-    return {k: v for k, v in to_json(result).items() if v is not None}
+    """The standing result as the fields of its `spin_stopped`."""
+    found: dict[str, Any] = to_json(result)
+    return found
 
 
 def without_latency(stopped: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +99,9 @@ def check_stop(truth: SpinTruth, stopped: dict[str, Any]) -> None:
     assert 0 < late <= STOP_BUDGET, f"stop reported {late / MS:.1f} ms after the true stop"
     assert abs(stopped["stopped_at_ns"] - truth.stopped_ns) <= REST_TIME_TOLERANCE
     assert stopped["latency_ms"] == pytest.approx((stopped["t_ns"] - stopped["stopped_at_ns"]) / MS)
-    # Without a SectorMap angle_deg is the sensor angle, which SimTop mounts at offset 0.
+    # Without a SectorMap angle_deg is the sensor angle, which SimTop mounts at offset 0, and
+    # there is no sector to name (the table always has a map).
+    assert stopped["sector"] is None and stopped["near_boundary"] is None
     assert angle_error(stopped["angle_deg"], truth.rest_raw * 360 / 4096) <= ANGLE_TOLERANCE_DEG
     assert stopped["turns"] == pytest.approx(truth.turns, abs=0.02)
 

@@ -276,8 +276,8 @@ class SpinDetector:
       ``angle_deg``, ``raw``, ``turns`` (signed, since the start), ``speed_dps``.
     * `SpinStopped`: ``stopped_at_ns`` (when it came to rest, by the samples),
       ``started_at_ns``, ``latency_ms`` (``t_ns - stopped_at_ns``), ``angle_deg``, ``raw``
-      (both of the mean resting angle), ``turns`` (unsigned), ``direction``, ``degraded``;
-      with ``sectors`` also ``sector`` and ``near_boundary``.
+      (both of the mean resting angle), ``turns`` (unsigned), ``direction``, ``degraded``,
+      ``sector`` and ``near_boundary`` (None without ``sectors``).
     * `SpinInvalid`: ``reason`` (too_short), ``stopped_at_ns``, ``angle_deg``, ``raw``,
       ``turns``.
     * `SpinNudged`: ``at_ns``, ``angle_deg`` (now), ``raw``, ``moved_deg`` (from the

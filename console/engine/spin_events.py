@@ -2,9 +2,10 @@
 
 Contract: every event class here is a frozen event (see `console.engine.events`) whose fields
 are declared in the order of the keys of its JSON in docs/mqtt-table.md, so `console.wire`
-writes exactly the published objects. `SpinStopped.sector` and `.near_boundary` are left out
-while None: a detector without a `SectorMap` (the tests, the bench) knows no sectors; the
-table always has one, so on the table's topics they are always there.
+writes exactly the published objects, every field always (none is left out while None, as the
+schema requires them all). `SpinStopped.sector` and `.near_boundary` are None (null) only from
+a detector without a `SectorMap` (the tests): the table always has one, so what it publishes
+always names the sector.
 
 `SpinResult` is the record the detector keeps of the standing result (what
 `SpinDetector.result` gives and the table's state shows); the detector never reads its events
@@ -20,7 +21,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from console.engine.event_read import read_event
-from console.engine.events import Event, omitted_if_none
+from console.engine.events import Event
 
 __all__ = [
     "SPIN_EVENTS",
@@ -121,8 +122,8 @@ class SpinStopped(Event):
     turns: float
     direction: Direction
     degraded: bool
-    sector: int | None = omitted_if_none()
-    near_boundary: bool | None = omitted_if_none()
+    sector: int | None  # None from a detector without a SectorMap (never on the table)
+    near_boundary: bool | None
 
     @classmethod
     def of(cls, result: SpinResult, *, t_ns: int, latency_ms: float) -> SpinStopped:
