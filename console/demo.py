@@ -19,33 +19,16 @@ import threading
 import time
 import tty
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from console.broker import EmbeddedBroker
 from console.config import Config
 from console.display_server import DisplayServer
 from console.engine.events import Event
 from console.engine.model import HostAction
-from console.engine.rules import TiePolicy
-from console.engine.svoya_events import (
-    AnswerClockStarted,
-    AnswerJudged,
-    AnswerStarted,
-    EndReason,
-    GameOver,
-    GameStarted,
-    IgnoreReason,
-    PressIgnored,
-    PressRecord,
-    QuestionEnded,
-    QuestionStarted,
-    ReadingFinished,
-    SignalAccepted,
-    SignalsReset,
-)
 from console.runtime import Console
 from console.sound import open_player
 from console.texts import ACTIONS, PHASES, STATUS, describe
@@ -78,8 +61,8 @@ class TerminalView:
         self.recent: deque[str] = deque(maxlen=8)
         self._started = time.monotonic()
 
-    def on_event(self, event: Event | Mapping[str, Any]) -> None:
-        line = describe(_typed(event), self.names)
+    def on_event(self, event: Event) -> None:
+        line = describe(event, self.names)
         if self.interactive:
             self.recent.append(line)
             self.draw()
@@ -118,35 +101,6 @@ class TerminalView:
         lines += ["  " + "   ".join(keys[i:i + 4]) for i in range(0, len(keys), 4)]
         self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
         self.out.flush()
-
-
-# TRANSITION (issue 6): the runtime still hands its watchers the published JSON. The referee's
-# events are rebuilt here so that the screen is worded from the event classes; this goes when
-# the watchers receive the typed events themselves. The runtime's own notices stay dicts.
-_REFEREE_EVENTS: dict[str, type[Event]] = {cls.TYPE: cls for cls in (
-    QuestionStarted, ReadingFinished, SignalsReset, SignalAccepted, PressIgnored, AnswerClockStarted,
-    AnswerStarted, AnswerJudged, QuestionEnded, GameOver, GameStarted)}
-
-
-def _typed(event: Event | Mapping[str, Any]) -> Event | Mapping[str, Any]:
-    if isinstance(event, Event):
-        return event
-    cls = _REFEREE_EVENTS.get(str(event.get("type")))
-    if cls is None:
-        return event
-    fields = {k: v for k, v in event.items() if k not in ("type", "seq", "audience")}
-    for name in ("players_in_play", "ranking", "tied"):
-        if name in fields:
-            fields[name] = tuple(fields[name])
-    if "presses" in fields:
-        fields["presses"] = tuple(PressRecord(**p) for p in fields["presses"])
-    if "tie_policy" in fields:
-        fields["tie_policy"] = TiePolicy(fields["tie_policy"])
-    if cls is PressIgnored:
-        fields["reason"] = IgnoreReason(fields["reason"])
-    elif cls is QuestionEnded:
-        fields["reason"] = EndReason(fields["reason"])
-    return cls(**fields)
 
 
 def free_port() -> int:

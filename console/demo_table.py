@@ -32,6 +32,7 @@ from console.config import Config, ConfigError
 from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
 from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.events import Event
 from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
 from console.games import load_config
@@ -47,7 +48,6 @@ from console.texts_table import (
     TOP_PHASES,
     describe_table,
     players_text,
-    read_table_event,
     seconds,
 )
 from drivers.sim_mcu import SimulatedMcu
@@ -101,19 +101,18 @@ class TableView:
         self.question: QuestionDrawn | None = None  # the 12th sector's question of this round
         self._started = time.monotonic()
 
-    def on_event(self, event: dict[str, Any]) -> None:
-        typed = read_table_event(event)  # the engines' events, told apart by class
-        match typed:
+    def on_event(self, event: Event) -> None:
+        match event:
             case SpinAngle():
-                self.angle = typed  # on screen at the next redraw; far too many for lines
+                self.angle = event  # on screen at the next redraw; far too many for lines
                 return
             case SpinStarted():
                 self.angle = None
             case QuestionDrawn():
-                self.question = typed
+                self.question = event
             case RoundEnded() | RoundCancelled() | TableGameStarted():
                 self.question = None
-        self.say(describe_table(typed or event, self.opponent))
+        self.say(describe_table(event, self.opponent))
 
     def say(self, line: str) -> None:
         """Show one line: among the recent events on screen, or printed with its time."""

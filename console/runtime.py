@@ -11,10 +11,8 @@ game goes on; nothing here raises into a driver callback.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -22,39 +20,42 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
+from console.angle_thinning import AngleThinning
 from console.config import Config
-from console.engine.game import Game
-from console.engine.model import (
-    Host,
-    HostAction,
-    LampMode,
-    Output,
-    PlayCue,
-    Press,
-    SetLamps,
-    Watermark,
+from console.engine.chgk_events import (
+    GameRecord,
+    QuestionDrawn,
+    QuestionNeeded,
+    QuestionSource,
+    TableGameStarted,
 )
+from console.engine.events import Event
+from console.engine.game import Game
+from console.engine.model import Host, HostAction, LampMode, Output, PlayCue, Press, SetLamps, Watermark
 from console.engine.spin import AngleSample
+from console.engine.spin_events import SpinAngle
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
-from console.files import create_new
+from console.error_reports import ErrorReports, shortened
 from console.games import game
 from console.games.kind import GameKind
+from console.journal import Journal
+from console.lamps import LampMasks
 from console.mqtt_link import MqttLink, Topics, encode
+from console.notices import ConsoleError, SourceStatus
+from console.publisher import Publisher
 from console.questions import QuestionFileError, QuestionPicker, load_questions
+from console.records import GameRecords
 from console.scenario import AnyInput, step_to_json
 from console.sound import Cue as SoundCue
 from console.sound import CuePlayer, NullPlayer
 from console.sources import ANGLE, BUTTONS
-from console.wire import events_json
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.gpio_encoder import GpioEncoder
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
-from drivers.report_limit import ReportLimit
 
 log = logging.getLogger("chgk.console")
 
-EventWatcher = Callable[[dict[str, Any]], None]
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
@@ -89,30 +90,23 @@ class Console:
         self.pedals: list[GpioButtons] = []  # the host's
         self.encoders: dict[str, GpioEncoder] = {}
         self.source_status: dict[str, str] = {}
-        self.watchers: list[EventWatcher] = []
-        self._journal = journal
+        self.publisher = Publisher(self.topics, before_run=EVENTS_BEFORE_RUN)
+        self.watchers = self.publisher.watchers  # the typed events, as published
+        self.wire_watchers = self.publisher.wire_watchers  # and their JSON
+        self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
+                                   max_chars=MAX_ERROR_CHARS)
+        self.journal = Journal(journal, self.report_error)
+        self.records = GameRecords(config.table.record_dir, self.report_error)
+        self._lamps = LampMasks(p.pad for p in config.players)
+        self._thinning = AngleThinning(config.spin.max_rate_hz)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._timer_failing = False  # the referee failed on its last timer: said once
-        self._before_run: list[tuple[str, dict[str, Any]]] = []  # events before the MQTT link
-        self._error_limits: dict[str, ReportLimit] = {}  # per source of errors
         self._refresh: asyncio.TimerHandle | None = None
-        self._seq = 0  # of the event stream: the state says which events it reflects
-        self._seqs: dict[str, int] = {}
-        self._games = 0
-        self._started_wall = time.strftime("%Y%m%d-%H%M%S")
-        self._record_files: dict[int, Path] = {}  # game number -> its record's file
         self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
-        rate = config.spin.max_rate_hz
-        self._angle_interval_ns = int(1e9 / rate) if rate > 0 else 0
-        self._next_angle_ns = 0
-        self._last_status = -1
-        self._lamp_bits = {p.pad: (p.pad.partition(":")[0], 1 << int(p.pad.partition(":")[2]))
-                           for p in config.players}
-        if journal is not None:
-            self._write_journal({"config": self.game.journal_header(config, self.seed)})
+        self.journal.write({"config": self.game.journal_header(config, self.seed)})
         log.info("%s ready; draw seed %d", "table" if self.table else "referee", self.seed)
 
     @property
@@ -126,9 +120,9 @@ class Console:
     def feed(self, inputs: Sequence[AnyInput], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
-        if self._journal is not None:
+        if self.journal.open:
             for inp in inputs:
-                self._write_journal(step_to_json(inp, now))
+                self.journal.write(step_to_json(inp, now))
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def host(self, action: HostAction, at: int | None = None) -> None:
@@ -157,7 +151,7 @@ class Console:
             else:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             shown = payload[:200].decode("utf-8", errors="replace")
-            self.report_error("mqtt", f"bad host command {shown!r}: {_shortened(reason)} "
+            self.report_error("mqtt", f"bad host command {shown!r}: {shortened(reason)} "
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
@@ -171,10 +165,8 @@ class Console:
     def mcu_angle(self, reading: AngleReading) -> None:
         """An angle sample of the top, on the host timebase. The samples of one serial read
         (an MCU sends them in bursts) go to the table together, in one feed, right after."""
-        if reading.at_ns < self._next_angle_ns and reading.status == self._last_status:
+        if not self._thinning.admit(reading.at_ns, reading.status):
             return  # thinned to spin.max_rate_hz (a change of sensor status always passes)
-        self._next_angle_ns = reading.at_ns + self._angle_interval_ns
-        self._last_status = reading.status
         self._angles.append(AngleSample(reading.at_ns, reading.raw, reading.status))
         if len(self._angles) == 1:
             try:
@@ -193,40 +185,20 @@ class Console:
         self.feed([*scan, Watermark(source, up_to)])
 
     def report_error(self, source: str, message: str) -> None:
-        """A driver or command problem: logged and published; the game is not touched. At most
-        ERRORS_PER_SECOND of one source are shown one by one, the rest as one count when their
-        second is over (a buggy tablet must not drown the decisions)."""
-        limit = self._error_limits.setdefault(source, ReportLimit(ERRORS_PER_SECOND))
-        now = self.clock()
-        if limit.admit(now):
-            self._show_error(source, _shortened(message, MAX_ERROR_CHARS), now)
-            return
-        due = limit.count_due_ns()
-        if limit.held == 1 and due is not None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return  # fed outside a loop (tests of the shell's plumbing): no timers to run
-            loop.call_later((due - now) / 1e9, self._show_held_errors, source)
-
-    def _show_held_errors(self, source: str) -> None:
-        now = self.clock()
-        held = self._error_limits[source].take_held(now, early=True)  # it is due: the timer says so
-        if held:
-            self._show_error(source, f"{held} more error(s) from {source} in the last second, "
-                                     "too many to show one by one (see the log)", now)
+        """A driver or command problem: logged and published, rate-limited per source
+        (console/error_reports.py); the game is not touched."""
+        self.errors.report(source, message)
 
     def _show_error(self, source: str, message: str, now: int) -> None:
         log.warning("%s: %s", source, message)
-        self._publish({"type": "error", "t_ns": now, "source": source, "message": message})
+        self._publish(ConsoleError(t_ns=now, source=source, message=message))
 
     def report_status(self, source: str, state: str, detail: str) -> None:
         log.info("%s: %s (%s)", source, state, detail)
         self.source_status[source] = state
         if self.mqtt is not None:
             self.mqtt.set_status(sources=dict(self.source_status))
-        self._publish({"type": "source_status", "t_ns": self.clock(), "source": source,
-                       "state": state, "detail": detail})
+        self._publish(SourceStatus(t_ns=self.clock(), source=source, state=state, detail=detail))
 
     # ------------------------------------------------------------------ outputs
 
@@ -236,15 +208,15 @@ class Console:
         for out in outputs:
             if isinstance(out, SetLamps):
                 self._set_lamps(out.lamps)
-        events = events_json(outputs)
-        for event in events:
-            self._publish(event)
+        for out in outputs:
+            if isinstance(out, Event):
+                self._publish(out)
         for out in outputs:
             if isinstance(out, PlayCue):
                 self.cues.play(SoundCue(out.cue.value))
         # The live angle (30 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
-        if len(events) < len(outputs) or any(e["type"] != "spin_angle" for e in events):
+        if not all(isinstance(out, SpinAngle) for out in outputs):
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()
@@ -268,45 +240,18 @@ class Console:
         self._refresh = loop.call_later(STATE_REFRESH_S, refresh)
 
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
-        masks = dict.fromkeys(self.links, (0, 0))
-        for pad, mode in lamps.items():
-            source, bit = self._lamp_bits[pad]
-            if source in masks and mode is not LampMode.OFF:
-                on, blink = masks[source]
-                masks[source] = (on | bit, blink) if mode is LampMode.ON else (on, blink | bit)
-        for source, (on, blink) in masks.items():
+        for source, (on, blink) in self._lamps.masks(lamps, self.links).items():
             self.links[source].set_lamps(on, blink)
 
-    def _publish(self, event: dict[str, Any]) -> None:
-        # Each topic numbers its own messages, so a gap on one always means a lost message.
-        if event.get("audience") == "host":  # e.g. where the «форточка» lies
-            topic = self.topics.host_events
-        elif event["type"] == "spin_angle":
-            topic = self.topics.angle
-        else:
-            topic = self.topics.events
-        seq = self._seqs[topic] = self._seqs.get(topic, 0) + 1
-        event["seq"] = seq
-        if topic == self.topics.events:
-            self._seq = seq
-        if self.mqtt is not None:
-            kind = event["type"]
-            self.mqtt.publish_event(event, topic)
-            if kind == "game_record":
-                self.mqtt.publish_retained(self.topics.record, event)
-        elif len(self._before_run) < EVENTS_BEFORE_RUN:
-            self._before_run.append((topic, event))  # e.g. a journal that failed at start
-        if event["type"] == "game_started":
-            self._games += 1
-        if event["type"] == "game_record":
-            self._keep_record(event)
-        for watch in self.watchers:
-            try:
-                watch(event)
-            except Exception:  # a watcher (the demo's screen) must not cut the outputs short
-                log.exception("a watcher of the events failed")
-        if event["type"] == "question_needed":
-            self._ask_question(event)
+    def _publish(self, event: Event) -> None:
+        wire = self.publisher.publish(event)
+        match event:
+            case TableGameStarted():
+                self.records.game_started()
+            case GameRecord():
+                self.records.keep(wire)
+            case QuestionNeeded():
+                self._ask_question(wire)
 
     def _ask_question(self, need: dict[str, Any]) -> None:
         """The 12th sector wants a random question: draw one from the question file; the host
@@ -323,11 +268,10 @@ class Console:
             self.report_error("questions", str(exc))
             return
         now = self.clock()
-        self._publish({"type": "question_drawn", "t_ns": now, "audience": "host", "round": need.get("round"),
-                       "text": q.text, "answer": q.answer, "accepted": q.accepted, "comment": q.comment,
-                       "handout": q.handout, "source": q.source_line()})
-        self._publish({"type": "question_source", "t_ns": now, "round": need.get("round"),
-                       "source": q.source_line()})
+        number = int(need["round"])
+        self._publish(QuestionDrawn(t_ns=now, round=number, text=q.text, answer=q.answer, accepted=q.accepted,
+                                    comment=q.comment, handout=q.handout, source=q.source_line()))
+        self._publish(QuestionSource(t_ns=now, round=number, source=q.source_line()))
 
     def _load_questions(self) -> QuestionPicker | None:
         name = self.config.table.question_file
@@ -340,27 +284,6 @@ class Console:
             self.report_error("questions", f"cannot read the 12th sector's questions: {exc}")
             return None
 
-    def _keep_record(self, record: dict[str, Any]) -> None:
-        """Each game's record on disk, one JSON file per game (the latest version of it)."""
-        folder = self.config.table.record_dir
-        if not folder:
-            return
-        # One file per game (a record re-sent after late hall answers replaces its own file),
-        # never another start's (see console/files.py), and replaced whole or not at all.
-        game = self._games + 1
-        try:
-            Path(folder).mkdir(parents=True, exist_ok=True)
-            path = self._record_files.get(game)
-            if path is None:
-                path, reserved = create_new(Path(folder, f"game-{self._started_wall}-{game}.json"))
-                reserved.close()
-                self._record_files[game] = path
-            draft = path.with_name(path.name + ".tmp")
-            draft.write_text(json.dumps(record, ensure_ascii=False, indent=1), encoding="utf-8")
-            os.replace(draft, path)
-        except OSError as exc:
-            self.report_error("record", f"cannot keep the game record in {folder}: {exc.strerror}")
-
     def publish_state(self) -> None:
         if self.mqtt is not None:
             host_state = None
@@ -368,32 +291,16 @@ class Console:
                 table = self.table
 
                 def host_state() -> dict[str, Any]:
-                    return {**table.host_snapshot(self.clock()), "seq": self._seq, "game": self.kind}
+                    return {**table.host_snapshot(self.clock()), "seq": self.publisher.events_seq,
+                            "game": self.kind}
             self.mqtt.publish_state(self.state, host_state)
 
     def state(self, now: int | None = None) -> dict[str, Any]:
         now = self.clock() if now is None else now
         snapshot = self.referee.snapshot(now)
-        snapshot["seq"] = self._seq
+        snapshot["seq"] = self.publisher.events_seq
         snapshot["game"] = self.kind
         return snapshot
-
-    def _write_journal(self, line: dict[str, Any]) -> None:
-        """Append one line to the journal. A journal that cannot be written (disk full, card
-        pulled) is dropped with an error event: the game never waits on it or loses an input."""
-        journal = self._journal
-        if journal is None:  # none configured, or dropped after a failed write
-            return
-        try:
-            journal.write(json.dumps(line, ensure_ascii=False) + "\n")
-            journal.flush()
-        except OSError as exc:
-            self._journal = None
-            with contextlib.suppress(OSError):
-                journal.close()
-            why = exc.strerror or str(exc)
-            self.report_error("journal", f"cannot write the journal {journal.name!r} ({why}); "
-                                         "the game goes on without it (it replays only up to here)")
 
     # ------------------------------------------------------------------ the one timer
 
@@ -522,9 +429,7 @@ class Console:
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game=self.kind, seed=self.seed)
-        for topic, event in self._before_run:  # in order, with their numbers: no gap
-            self.mqtt.publish_event(event, topic)
-        self._before_run.clear()
+        self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
         self.start_gpio()
         try:
@@ -540,8 +445,3 @@ class Console:
             buttons.close()
         for encoder in self.encoders.values():
             encoder.close()
-
-
-def _shortened(text: str, limit: int = 200) -> str:
-    """`text`, cut to `limit` characters with a mark that says so (it may echo a client's input)."""
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text) - limit} more characters)"

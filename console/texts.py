@@ -24,6 +24,7 @@ from console.engine.svoya_events import (
     SignalAccepted,
     SignalsReset,
 )
+from console.notices import ConsoleError, SourceStatus
 
 PHASES = {
     "idle": "ожидание вопроса",
@@ -70,13 +71,8 @@ ACTIONS = {
 }
 
 
-def describe(event: Event | Mapping[str, object], names: Mapping[str, str]) -> str:
-    """One Russian line for an event, naming players by their names (`names`: id -> name).
-
-    A mapping is one of the runtime's own notices, which are not event classes yet
-    (``source_status``, a driver's or a bad command's ``error``): TRANSITION, until the
-    runtime publishes typed events too.
-    """
+def describe(event: Event, names: Mapping[str, str]) -> str:
+    """One Russian line for an event, naming players by their names (`names`: id -> name)."""
 
     def who(player: str | None) -> str:
         return names.get(str(player), str(player))
@@ -110,12 +106,11 @@ def describe(event: Event | Mapping[str, object], names: Mapping[str, str]) -> s
             return "Бой окончен: " + ", ".join(f"{who(p)} {scores[p]}" for p in ranking)
         case GameStarted():
             return "Новая игра: счёт обнулён"
-        case CommandRefused(message=message):
+        case CommandRefused(message=message) | ConsoleError(message=message):
             return f"Ошибка: {message}"
-        case Event():
-            return event.TYPE
-        case _:
-            return _runtime_notice(event)
+        case SourceStatus(source=source, state=state):
+            return source_status_text(source, state)
+    return event.TYPE
 
 
 def source_status_text(source: str, state: str) -> str:
@@ -135,12 +130,3 @@ def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:
         text += f" (ничья, решено: {event.tie_policy.value})"
     return text
 
-
-def _runtime_notice(event: Mapping[str, object]) -> str:
-    """TRANSITION: the runtime's own notices, still wire dicts (see `describe`)."""
-    kind = event.get("type")
-    if kind == "source_status":
-        return source_status_text(str(event.get("source")), str(event.get("state")))
-    if kind == "error":
-        return f"Ошибка: {event.get('message')}"
-    return str(kind)

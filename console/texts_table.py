@@ -13,7 +13,7 @@ ones a newcomer meets get a Russian hint instead (see `_refusal`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from console.engine.chgk_events import (
@@ -66,8 +66,8 @@ from console.engine.spin_events import (
     SpinStopped,
 )
 from console.engine.spin_events import event_from_json as top_event_from_json
-from console.texts import describe as describe_svoya
-from console.wire import event_json
+from console.notices import NOTICES, ConsoleError, SourceStatus, notice_from_json
+from console.texts import source_status_text
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
 PHASES = {
@@ -172,15 +172,20 @@ def read_table_event(obj: Mapping[str, object]) -> Event | None:
 
 def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущий") -> str:
     """One Russian line for a table event, typed or published (see the module docstring)."""
-    typed = event if isinstance(event, Event) else read_table_event(event)
-    if typed is not None:
-        line = _top_line(typed) or _referee_line(typed, opponent)
-        if line is not None:
-            return line
-    wire = event_json(event) if isinstance(event, Event) else event
-    kind = str(wire.get("type"))
-    text = _TEXTS.get(kind)
-    return text(wire, opponent) if text else kind
+    typed = event if isinstance(event, Event) else read_table_event(event) or notice_from_json(event)
+    if typed is None:
+        return str(event.get("type")) if isinstance(event, Mapping) else ""
+    return _top_line(typed) or _referee_line(typed, opponent) or _notice_line(typed) or typed.TYPE
+
+
+def _notice_line(e: Event) -> str | None:
+    """The console's own notices (console/notices.py)."""
+    match e:
+        case ConsoleError(source=source, message=message):
+            return f"Ошибка ({source}): {message}"
+        case SourceStatus(source=source, state=state):
+            return source_status_text(source, state)
+    return None
 
 
 def _top_line(e: Event) -> str | None:
@@ -324,15 +329,6 @@ def _help_used(e: HelpUsed) -> str:
     return f"{title}: +{seconds(e.seconds)} с, {how}"
 
 
-def _error(e: Mapping[str, Any], _: str) -> str:
-    """An error from the runtime or a driver (the referee's refusals are `_refused`)."""
-    details = e.get("details")
-    if isinstance(details, Mapping) and details.get("action") is not None:
-        return _refused(details, str(e.get("message", "")))
-    source = e.get("source")
-    return f"Ошибка{f' ({source})' if source else ''}: {e.get('message')}"
-
-
 def _refused(details: Mapping[str, Any], message: str) -> str:
     action = details.get("action")
     what = "выбор сектора" if action == "pick" else f"«{_action_title(action)}»"
@@ -368,11 +364,5 @@ def _refusal(action: str, details: Mapping[str, Any], message: str) -> str:
     return f"правила не позволяют ({reason or message})"
 
 
-_TEXTS: dict[str, Callable[[Mapping[str, Any], str], str]] = {
-    # the top's watcher and the table engine (console/engine/spin.py, table.py) are described
-    # by class: `_top_line`; the referee (console/engine/chgk.py) too: `_referee_line`
-    "error": _error,
-    # the runtime (console/runtime.py)
-    "source_status": lambda e, _: describe_svoya(e, {}),
-}
-DESCRIBED = frozenset(_TEXTS) | {cls.TYPE for cls in (*TABLE_EVENTS, *TOP_EVENTS)}
+# Every event type the table's screens can show: the top's, the referee's, the console's own.
+DESCRIBED = frozenset(cls.TYPE for cls in (*TABLE_EVENTS, *TOP_EVENTS, *NOTICES))

@@ -109,7 +109,7 @@ def test_the_journal_replays_to_the_same_decisions() -> None:
     journal = io.StringIO()
     console = Console(config, journal=journal)
     live: list[dict[str, Any]] = []
-    console.watchers.append(live.append)
+    console.wire_watchers.append(live.append)
 
     async def play() -> None:
         clock = console.clock
@@ -162,7 +162,7 @@ def test_a_journal_that_fills_the_disk_is_dropped_and_no_press_is_lost() -> None
     journal = _DiskFillsUp(room=2)  # the config line and the first host action fit
     console = Console(_journal_config(), journal=journal)
     events: list[dict[str, Any]] = []
-    console.watchers.append(events.append)
+    console.wire_watchers.append(events.append)
     console.host(HostAction.NEXT, at=1_000)
     console.feed([Press("mcu", "mcu:1", 2_000), Watermark("mcu", 2_000)], now=3_000)  # disk full here
     console.feed([Press("mcu", "mcu:2", 4_000), Watermark("mcu", 4_000)], now=5_000)
@@ -177,7 +177,7 @@ def test_a_journal_on_a_full_device_at_start_does_not_stop_the_console() -> None
     with open("/dev/full", "w", encoding="utf-8") as journal:  # every flush: ENOSPC
         console = Console(_journal_config(), journal=journal)
         events: list[dict[str, Any]] = []
-        console.watchers.append(events.append)
+        console.wire_watchers.append(events.append)
         console.host(HostAction.NEXT, at=1_000)
         console.feed([Press("mcu", "mcu:0", 2_000), Watermark("mcu", 2_000)], now=3_000)
     assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]

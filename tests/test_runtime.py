@@ -39,7 +39,7 @@ def gpio_console(**game: Any) -> tuple[Console, NullPlayer, list[dict[str, Any]]
     cues = NullPlayer()
     console = Console(config, cue_player=cues)
     events: list[dict[str, Any]] = []
-    console.watchers.append(events.append)
+    console.wire_watchers.append(events.append)
     console.add_gpio("btn", [17, 27], pin_factory="mock")
     return console, cues, events
 
@@ -114,7 +114,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
     def broken_screen(event: dict[str, Any]) -> None:
         raise RuntimeError("the screen is broken")
 
-    console.watchers.insert(0, broken_screen)
+    console.wire_watchers.insert(0, broken_screen)
     console.start_gpio()
     try:
         console.host(HostAction.NEXT)

@@ -16,7 +16,7 @@ def sports_console() -> tuple[Console, NullPlayer, list[dict[str, Any]]]:
     console = Console(config_from_dict({"game": {"kind": "sports"}, "sound": {"enabled": False}}, "test"),
                       cue_player=cues)
     events: list[dict[str, Any]] = []
-    console.watchers.append(events.append)
+    console.wire_watchers.append(events.append)
     return console, cues, events
 
 

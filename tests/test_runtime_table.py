@@ -25,7 +25,7 @@ def table(tmp_path: Path, **table: str) -> tuple[Console, list[dict[str, Any]]]:
     shutil.copy(DEMO.parent / "questions-demo.txt", tmp_path / "questions-demo.txt")
     console = Console(load_config(tmp_path / "console.toml"))
     events: list[dict[str, Any]] = []
-    console.watchers.append(events.append)
+    console.wire_watchers.append(events.append)
     return console, events
 
 
@@ -76,7 +76,7 @@ def test_the_table_journal_replays_to_the_same_decisions(tmp_path: Path) -> None
     journal = io.StringIO()
     console = Console(config, journal=journal)
     live: list[dict[str, Any]] = []
-    console.watchers.append(live.append)
+    console.wire_watchers.append(live.append)
     sectors = SectorMap(12)
     t0 = console.clock()
     rest = sectors.centre_deg(4)
@@ -105,7 +105,7 @@ def test_two_starts_in_the_same_second_keep_both_game_records(tmp_path: Path) ->
     the first one's record (files are created exclusively, a taken name gets -2)."""
     records = tmp_path / "records"
     consoles = [table(tmp_path, record_dir=str(records)) for _ in range(2)]
-    consoles[1][0]._started_wall = consoles[0][0]._started_wall  # the same second
+    consoles[1][0].records.started_wall = consoles[0][0].records.started_wall  # the same second
     for console, _events in consoles:
         for sector in (1, 2, 4, 7, 10, 11):
             console.feed([SectorPicked(sector, console.clock(), PickSource.HOST)])

@@ -313,7 +313,7 @@ def console_events() -> list[Payload]:
     clock = Clock()
     console = Console(demo_config(), clock=clock)
     seen: list[Payload] = []
-    console.watchers.append(seen.append)
+    console.wire_watchers.append(seen.append)
     for state in sorted(enum_of(EVENT_DEFS, "source_state")):
         clock.now += 10 * MS
         console.report_status("sim", state, f"the simulated MCU is {state}")
@@ -397,7 +397,7 @@ class Walk:
         self.console = Console(config, clock=self.clock)
         self.events: list[Payload] = []
         self.states: list[Payload] = []
-        self.console.watchers.append(self.events.append)
+        self.console.wire_watchers.append(self.events.append)
         self.check()
 
     def check(self) -> Payload:
@@ -610,7 +610,7 @@ def test_command_schema_agrees_with_the_console(text: str) -> None:
     """The schema accepts a command exactly when the console takes it (no error from source mqtt)."""
     console = Console(demo_config(), clock=Clock())
     seen: list[Payload] = []
-    console.watchers.append(seen.append)
+    console.wire_watchers.append(seen.append)
     console.on_command(text.encode())
     refused = any(e["type"] == "error" and e.get("source") == "mqtt" for e in seen)
     try:

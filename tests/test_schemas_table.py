@@ -377,7 +377,7 @@ class Walk:
         self.events: list[Payload] = []
         self.states: list[Payload] = []
         self.host_states: list[Payload] = []
-        self.console.watchers.append(self.events.append)
+        self.console.wire_watchers.append(self.events.append)
         self.check()
 
     def check(self) -> Payload:

@@ -1,0 +1,46 @@
+"""The console's own events, beside the referee's: a source's state and a problem report.
+
+Contract: like the engines' events (console/engine/events.py), published through
+`console.wire`; their JSON is documented in docs/mqtt.md (``source_status``, ``error``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from console.engine.event_read import read_event
+from console.engine.events import Event
+
+__all__ = ["NOTICES", "ConsoleError", "SourceStatus", "notice_from_json"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsoleError(Event):
+    """A driver's, a host command's or the console's own problem; the game is not touched."""
+
+    TYPE: ClassVar[str] = "error"
+
+    source: str  # the source of the problem: a source's name, "mqtt", "journal", ...
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SourceStatus(Event):
+    """An input source connected, lost or gave up (``state``), with the driver's detail."""
+
+    TYPE: ClassVar[str] = "source_status"
+
+    source: str
+    state: str
+    detail: str
+
+
+NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus)
+_BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
+
+
+def notice_from_json(obj: Mapping[str, object]) -> Event | None:
+    """The notice a published object was written from, or None (see console/engine/event_read.py)."""
+    return read_event(_BY_TYPE, {k: v for k, v in obj.items() if k != "seq"})

@@ -1,0 +1,79 @@
+"""Where each event goes: its topic, its number, the MQTT link, the screens that watch.
+
+Contract: `Publisher.publish(event)` writes the event as its JSON (`console.wire`), numbers it
+on its topic (each topic counts its own messages, so a gap on one always means a lost message:
+``seq``), routes it — host-only events (``AUDIENCE = "host"``, e.g. where the «форточка» lies)
+to ``host/events``, the top's live angle to ``angle``, everything else to ``events``, and a
+game record also, retained, to ``record`` — and hands it to the MQTT link. Before there is a
+link (a problem found while starting) up to `before_run` events are kept and published first,
+in order with their numbers, once `attach` gives the link. Then every watcher gets the typed
+event and every `wire_watcher` its JSON; a watcher that fails is logged and does not cut the
+others short. Returns the JSON.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from console.engine.chgk_events import GameRecord
+from console.engine.events import Event
+from console.engine.spin_events import SpinAngle
+from console.mqtt_link import MqttLink, Topics
+from console.wire import event_json
+
+__all__ = ["Publisher"]
+
+log = logging.getLogger("chgk.console")
+
+
+class Publisher:
+    """See the module docstring."""
+
+    def __init__(self, topics: Topics, *, before_run: int) -> None:
+        self.topics = topics
+        self.mqtt: MqttLink | None = None
+        self.watchers: list[Callable[[Event], None]] = []  # the typed events (the demo's screen)
+        self.wire_watchers: list[Callable[[dict[str, Any]], None]] = []  # their JSON, as published
+        self.events_seq = 0  # the last number on the events topic: the state says what it reflects
+        self._seqs: dict[str, int] = {}
+        self._before_run: list[tuple[str, dict[str, Any]]] = []
+        self._before_run_limit = before_run
+
+    def attach(self, mqtt: MqttLink) -> None:
+        """Publish through `mqtt` from now on; what was kept before goes first, in order."""
+        self.mqtt = mqtt
+        for topic, wire in self._before_run:
+            mqtt.publish_event(wire, topic)
+        self._before_run.clear()
+
+    def publish(self, event: Event) -> dict[str, Any]:
+        wire = event_json(event)
+        if event.AUDIENCE == "host":
+            topic = self.topics.host_events
+        elif isinstance(event, SpinAngle):
+            topic = self.topics.angle
+        else:
+            topic = self.topics.events
+        seq = self._seqs[topic] = self._seqs.get(topic, 0) + 1
+        wire["seq"] = seq
+        if topic == self.topics.events:
+            self.events_seq = seq
+        if self.mqtt is not None:
+            self.mqtt.publish_event(wire, topic)
+            if isinstance(event, GameRecord):
+                self.mqtt.publish_retained(self.topics.record, wire)
+        elif len(self._before_run) < self._before_run_limit:
+            self._before_run.append((topic, wire))  # e.g. a journal that failed at start
+        for watch in self.watchers:
+            try:
+                watch(event)
+            except Exception:  # a watcher (the demo's screen) must not cut the outputs short
+                log.exception("a watcher of the events failed")
+        for watch_wire in self.wire_watchers:
+            try:
+                watch_wire(wire)
+            except Exception:
+                log.exception("a watcher of the events failed")
+        return wire
