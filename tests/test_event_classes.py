@@ -29,18 +29,13 @@ from console.engine.events import OMIT_IF_NONE, Event
 from console.schemas import load_schema
 
 ENVELOPE = {"type", "t_ns", "seq"}
-# The runtime still publishes these as dicts, not classes (TRANSITION, issue 6): the fields
-# of each shape it adds to a type an engine class also has.
-RUNTIME_SHAPES: dict[str, tuple[frozenset[str], ...]] = {"error": (frozenset({"message", "source"}),)}
-# Types only the runtime publishes, with no engine class (TRANSITION as above).
-RUNTIME_ONLY = {"event": {"source_status"}}
 
 
 def schemas_of(cls: type[Event]) -> tuple[str, ...]:
     """Which schema(s) hold the events of `cls`'s module."""
     module = cls.__module__
-    if module == "console.engine.events":
-        return ("event", "table_event")  # shared: every game's refusals
+    if module in ("console.engine.events", "console.notices"):
+        return ("event", "table_event")  # shared: every game's refusals, the console's own notices
     if module.startswith("console.engine.svoya"):
         return ("event",)
     return ("table_event",)  # the table's games: ChGK, spin, sectors, the sports timer
@@ -49,6 +44,7 @@ def schemas_of(cls: type[Event]) -> tuple[str, ...]:
 def event_classes() -> list[type[Event]]:
     for info in pkgutil.iter_modules(console.engine.__path__, "console.engine."):
         importlib.import_module(info.name)
+    importlib.import_module("console.notices")
     found: list[type[Event]] = []
     todo = list(Event.__subclasses__())
     while todo:
@@ -143,7 +139,7 @@ def test_the_schema_has_exactly_the_class_fields(schema_name: str, event_type: s
     definition = schema["$defs"][event_type]
     keys: set[str] = set()
     always: set[str] | None = None
-    shapes = [shape(cls) for cls in classes] + [(set(s), set(s)) for s in RUNTIME_SHAPES.get(event_type, ())]
+    shapes = [shape(cls) for cls in classes]
     audiences = [cls.AUDIENCE is not None for cls in classes]
     for fields_of, always_of in shapes:
         keys |= fields_of
@@ -173,10 +169,10 @@ def test_nested_records_match_the_schema(schema_name: str, event_type: str) -> N
                 todo.append((inner, sub, f"{where}.{name}"))
 
 
-@pytest.mark.parametrize("schema_name", sorted(RUNTIME_ONLY))
+@pytest.mark.parametrize("schema_name", ["event", "table_event"])
 def test_every_schema_type_has_a_class(schema_name: str) -> None:
-    """The other way round (the «Своя игра» schema, whose engines are all typed): a type in
-    the schema that no class has is published by nobody, or by the runtime (listed above)."""
+    """The other way round: a type in the schema that no class has would be published by
+    nobody (every engine and the console's own notices are typed)."""
     declared = set(load_schema(schema_name)["properties"]["type"]["enum"])
     typed = {t for s, t in GROUPS if s == schema_name}
-    assert declared - typed == RUNTIME_ONLY[schema_name]
+    assert declared - typed == set()
