@@ -191,7 +191,7 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     try:
         async with demo_services(config, console, net) as where:
             view.broker = where
-            await _wait_connected(sims, console)
+            await wait_connected(sims, console)
             view.draw()
             if not interactive:
                 stdout.write(f"Демо-стол готов. MQTT: {view.broker}\n")
@@ -204,7 +204,8 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     return 0
 
 
-async def _wait_connected(sims: dict[str, SimulatedMcu], console: Console) -> None:
+async def wait_connected(sims: dict[str, SimulatedMcu], console: Console) -> None:
+    """Until the console's link to every simulated MCU is up (at most CONNECT_WAIT_S)."""
     deadline = time.monotonic() + CONNECT_WAIT_S
     while time.monotonic() < deadline:
         if all(console.links[name].connected for name in sims):

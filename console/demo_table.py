@@ -29,7 +29,7 @@ from importlib import resources
 from typing import Any, TextIO
 
 from console.config import Config, ConfigError
-from console.demo import QUIT_KEY, _wait_connected, demo_network, demo_services, terminal_keys
+from console.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
 from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.events import Event
@@ -305,7 +305,7 @@ async def run_table_demo(
     try:
         async with demo_services(config, console, net) as where:
             view.broker = where
-            await _wait_connected(sims, console)
+            await wait_connected(sims, console)
             feed.start()
             view.draw()
             if not interactive:
