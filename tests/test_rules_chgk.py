@@ -634,6 +634,23 @@ def test_003_6_3_3_club_help_after_the_time_is_up_gives_20_s_more() -> None:
     assert t.cues()[-1] is Cue.START and t.ref.phase == "discussion"
 
 
+def test_003_6_3_1_and_6_3_2_moving_a_question_and_the_extra_minute_at_any_score() -> None:
+    """003 6.3.1 (a question moves before any round but one that may be the last) and 6.3.2
+    (the extra minute) set no «only when behind»; only 6.3.3 (the club's help) does."""
+    t = belgorod()
+    t.play(1, True)
+    assert t.score == (1, 0)
+    t.host(A.MOVE_QUESTION, sector=3, to_sector=2)
+    assert t.last("question_moved")["from_sector"] == 3
+    t.pick(2)
+    t.host(A.START_TIMER)
+    start = t.now
+    t.host(A.EXTRA_TIME)
+    assert t.last("timer_extended")["deadline_ns"] == start + 120 * S
+    error = refused(t, A.CLUB_HELP)
+    assert "behind" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
+
+
 def test_000_6_1_help_when_not_behind_is_an_error_and_changes_nothing() -> None:
     t = Table()
     t.play(1, True)

@@ -170,7 +170,7 @@ class ChgkRules:
     warning_before_ns: int = 10 * S  # the «10 секунд» warning before the end of a count
     early_answer: EarlyAnswer = EarlyAnswer.NOTHING  # 000 5.1
     helps: frozenset[HelpKind] = frozenset({HelpKind.EXTRA_TIME, HelpKind.CLUB_HELP})  # 000 6.1-6.2
-    help_only_when_behind: frozenset[HelpKind] = ALL_HELPS  # 000 6.1-6.2; 003 says so for 6.3.3
+    help_only_when_behind: frozenset[HelpKind] = ALL_HELPS  # 000 6.1-6.2; 003: only 6.3.3 (club help)
     extra_time_ns: int = 30 * S  # 000 6.1; 003 6.3.2: a minute
     club_help_ns: int = 20 * S  # 003 6.3.3 (000 6.2 gives no length: the same 20 s)
     saved_minute_ns: int = 60 * S  # 003 6.1.5, 6.3.2
@@ -234,6 +234,9 @@ class ChgkRules:
             "opponent": "Зрители",
             "early_answer": EarlyAnswer.SAVES_MINUTE,
             "helps": ALL_HELPS,
+            # 6.3.1 (a move, not before a round that may be the last) and 6.3.2 (the extra minute)
+            # carry no score condition; 6.3.3 (the club's help) is "только при отставании в счёте".
+            "help_only_when_behind": frozenset({HelpKind.CLUB_HELP}),
             "extra_time_ns": 60 * S,
             "decisive_round_at": 5,
         }
