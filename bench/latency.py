@@ -14,14 +14,20 @@ message, mapped onto the monotonic clock), so neither is delayed by this Python 
 whose simulated-MCU thread is busy with the lamp frame at about that moment.
 
 `press_to_subscriber = t1 - t0`, `press_to_lamp = t2 - t0`, `floor = t4 - t3`; ratio is
-press/floor at each percentile. The host's "next" and "correct" keys go in through the
-console's MQTT command topic between samples. Prints figures; asserts nothing.
+press/floor at each percentile. The console sets the lamps before it publishes the event, so
+the lamp should come first: `lamp_lead_ms = t1 - t2` (positive when it did) and
+`lamp_before_subscriber`, the share of samples in which it did, show whether it does. The
+machine (CPUs, architecture, kernel, Python, mosquitto) and the date come with the figures.
+The host's "next" and "correct" keys go in through the console's MQTT command topic between
+samples. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import platform
 import queue
 import shutil
 import socket
@@ -185,6 +191,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
     if not press_ms:
         raise RuntimeError("no sample completed; see the daemon's log")
     to_subscriber, floor = summary(press_ms), summary(floor_ms)
+    lead_ms = [press - lamp for press, lamp in zip(press_ms, lamp_ms, strict=True)]
     return {
         "samples": len(press_ms),
         "lost_samples": lost,
@@ -192,7 +199,23 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         "floor_ms": floor,
         "ratio": {q: round(to_subscriber[q] / floor[q], 3) for q in ("p50", "p99")},
         "press_to_lamp_ms": summary(lamp_ms),
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]},
+        "lamp_lead_ms": summary(lead_ms),
+        "lamp_before_subscriber": round(sum(lead > 0 for lead in lead_ms) / len(lead_ms), 3),
+        "machine": machine(),
+        "date": datetime.date.today().isoformat(),
+    }
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on: they mean little without it."""
+    version = subprocess.run(["mosquitto", "-h"], capture_output=True, text=True, check=False)
+    return {
+        "cpus": os.cpu_count(),
+        "nproc": len(os.sched_getaffinity(0)),  # what `nproc` prints: the CPUs this may use
+        "arch": platform.machine(),  # `uname -m`
+        "kernel": platform.release(),
+        "python": sys.version.split()[0],
+        "mosquitto": version.stdout.split("\n", 1)[0].removeprefix("mosquitto version "),
     }
 
 
