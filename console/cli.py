@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
-from collections.abc import Coroutine
 from importlib import resources
-from typing import Any
 
 from console.config import ConfigError
-from console.games import load_config
+from console.event_loop import run_loop
+from console.games import game, load_config, names
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--config", required=True, help="the TOML config (see config/console.toml)")
 
     demo = sub.add_parser("demo", help="play on a simulated table from the terminal")
-    demo.add_argument("--game", choices=["svoya", "chgk"], default="svoya",
+    demo.add_argument("--game", choices=[n for n in names() if game(n).demo], default="svoya",
                       help="«Своя игра» on buttons (default) or the «Что? Где? Когда?» table")
     demo.add_argument("--config", help="a config with a simulated_mcu source (default: built in)")
     demo.add_argument("--no-sound", action="store_true", help="do not play cues")
@@ -86,19 +84,6 @@ def _open_missing_standard_fds() -> None:
                 os.close(null)
 
 
-def run_loop(main: Coroutine[Any, Any, int]) -> int:
-    """Run the daemon's one event loop: uvloop where it is installed, else asyncio's own.
-
-    uvloop's C loop takes a few tens of microseconds off every press-to-display path on an
-    idle core (docs/performance.md); everything works the same on the stock loop.
-    """
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main)
-    return uvloop.run(main)
-
-
 def _check_config(path: str) -> int:
     try:
         config = load_config(path)
@@ -128,21 +113,21 @@ def _run(path: str) -> int:
     return run_loop(run_daemon(config, path))
 
 
-def _demo(path: str | None, game: str, *, sound: bool) -> int:
+def _demo(path: str | None, kind: str, *, sound: bool) -> int:
     from console.config import Config
-    from console.demo import run_demo
-    from console.demo_table import run_table_demo
 
     if path is None:
-        name = "demo-chgk.toml" if game == "chgk" else "demo.toml"
-        with resources.as_file(resources.files("console") / "data" / name) as default:
+        with resources.as_file(resources.files("console") / "data" / game(kind).demo_config) as default:
             config = _load_or_exit(str(default))
     else:
         config = _load_or_exit(path)
     assert isinstance(config, Config)
     # The screen is the demo's output; the log would scroll it away.
     logging.getLogger().setLevel(logging.WARNING)
-    runner = run_table_demo if config.game.kind == "chgk" else run_demo
+    runner = game(config.game.kind).demo_runner()
+    if runner is None:
+        print(f"chgk-console: game.kind = {config.game.kind!r} has no terminal demo", file=sys.stderr)
+        return 1
     try:
         return run_loop(runner(config, sys.stdin, sys.stdout, sound=sound))
     except KeyboardInterrupt:

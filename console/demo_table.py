@@ -17,7 +17,6 @@ Russian line, '.' waits 0.2 s, and the live angle (`spin_angle`, 30 a second) is
 
 from __future__ import annotations
 
-import argparse
 import logging
 import random
 import shutil
@@ -25,17 +24,15 @@ import sys
 import textwrap
 import time
 from collections import deque
-from importlib import resources
 from typing import Any, TextIO
 
-from console.config import Config, ConfigError
+from console.config import Config
 from console.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
 from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.events import Event
 from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
-from console.games import load_config
 from console.runtime import Console
 from console.sound import open_player
 from console.texts_table import (
@@ -327,29 +324,3 @@ async def _play(stdin: TextIO, keys: TableKeys, view: TableView, interactive: bo
 
     async for key in terminal_keys(stdin, interactive, idle_s=REDRAW_S, on_idle=redraw):
         keys.press(key)
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m console.demo_table [--config FILE] [--no-sound]` (the built-in demo-chgk.toml
-    by default), until `chgk-console demo --game chgk` runs it."""
-    from console.cli import run_loop
-
-    parser = argparse.ArgumentParser(prog="python -m console.demo_table",
-                                     description="A ChGK game at a simulated table, from the terminal.")
-    parser.add_argument("--config", help="a game.kind = \"chgk\" config with a simulated_mcu source")
-    parser.add_argument("--no-sound", action="store_true", help="do not play cues")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # the log would scroll the screen away
-    try:
-        with resources.as_file(resources.files("console") / "data" / "demo-chgk.toml") as default:
-            config = load_config(args.config or default)
-    except ConfigError as exc:
-        print(f"chgk-console: {exc}", file=sys.stderr)
-        return 1
-    try:
-        return run_loop(run_table_demo(config, sys.stdin, sys.stdout, sound=not args.no_sound))
-    except KeyboardInterrupt:
-        return 130
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

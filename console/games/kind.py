@@ -10,7 +10,8 @@ branches on the kind's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import importlib
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,11 @@ from console.sources import ANGLE, BUTTONS
 __all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "only_keys"]
 
 if TYPE_CHECKING:
+
     from console.config import Config
+
+    # (config, stdin, stdout, sound=...) -> the demo's exit status
+    DemoRunner = Callable[..., Coroutine[Any, Any, int]]
 
 GameInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost
 JsonObject = Mapping[str, object]
@@ -51,6 +56,16 @@ class GameKind:
     journal_header: Callable[[Config, int], dict[str, Any]]  # (config, seed) -> config line
     scenario_defaults: Mapping[str, object]  # config sections of a scenario without them
     board: str  # the hall's page (console/data/<board>)
+    demo: str = ""  # "module:function" running its terminal demo (`chgk-console demo`), "" if none
+    demo_config: str = ""  # the demo's built-in config (console/data/<demo_config>)
+
+    def demo_runner(self) -> DemoRunner | None:
+        """The function running this game's terminal demo, imported now; None if it has none."""
+        if not self.demo:
+            return None
+        module, _, function = self.demo.partition(":")
+        runner: DemoRunner = getattr(importlib.import_module(module), function)
+        return runner
 
 
 def only_keys(command: JsonObject, allowed: Iterable[str]) -> None:
