@@ -13,10 +13,10 @@ gpiozero hands to the pin's ``when_changed`` handler:
 * pigpio keeps time on its daemon's own microsecond counter and is refused by :meth:`start`.
 
 gpiozero's ``Button.when_pressed`` drops the ticks, so each pin is a
-:class:`gpiozero.DigitalInputDevice` whose ``_pin_changed(ticks, state)`` (the handler gpiozero
-itself hooks to ``pin.when_changed``) is overridden to forward the raw edge.
+:class:`drivers.gpio_pins.EdgeInput`: a plain gpiozero InputDevice whose pin's documented
+``when_changed(ticks, state)`` handler forwards every raw edge with its stamp.
 
-Debounce: none in the kernel or in gpiozero (``bounce_time=None``).  The kernel's debounce is a
+Debounce: none in the kernel or in gpiozero (``Pin.bounce`` None).  The kernel's debounce is a
 trailing stable-time filter: it reports an edge only after the line has been quiet for the
 filter period, so a bouncier switch would look later.  Instead every pad has a leading-edge
 :class:`EdgeLockout`: the *first* edge counts with its own timestamp and the pad ignores
@@ -30,29 +30,28 @@ with ``loop.call_soon_threadsafe``; all state lives on the loop thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
-from gpiozero import Device, DigitalInputDevice
+from drivers.gpio_pins import (
+    EdgeInput,
+    GpioError,
+    PinEdge,
+    check_factory_clock,
+    resolve_pin_factory,
+    ticks_to_ns,
+)
 
-__all__ = ["EdgeLockout", "GpioButtons", "GpioError", "GpioPress"]
+__all__ = ["EdgeLockout", "GpioButtons", "GpioError", "GpioPress", "resolve_pin_factory"]
 
 log = logging.getLogger(__name__)
 
 _NS_PER_S = 1_000_000_000
-# A factory whose ticks() is further than this from time.monotonic() counts on another clock
-# (pigpio: its daemon's 32-bit microsecond counter); its stamps cannot be compared with others.
-_MAX_FACTORY_SKEW_S = 1.0
-# An edge stamped later than "now" by more than this was stamped on another clock: kernels
-# before 5.7 stamp GPIO events with CLOCK_REALTIME, decades "in the future" of CLOCK_MONOTONIC.
-# Legitimate stamps are never in the future; the slack only absorbs float rounding.
-_FUTURE_SLACK_NS = 1_000_000
 # The timer that settles a pad after its lockout fires this much after the lockout ends, so
 # that edges already on their way from the reader thread are processed first.  The settled
 # edge is stamped with the end of the lockout whatever the timer's delay, so this costs only
@@ -61,10 +60,6 @@ _SETTLE_GRACE_NS = 5_000_000
 
 # (pressed, at_ns) of one accepted edge.
 Edge = tuple[bool, int]
-
-
-class GpioError(Exception):
-    """A pin factory or pin that cannot be used; the message names the factory or the pin."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,25 +134,6 @@ class EdgeLockout:
         return pressed, at_ns
 
 
-class _PadInput(DigitalInputDevice):  # type: ignore[misc]  # gpiozero is untyped
-    """A gpiozero input that forwards every raw edge with the ticks the factory stamped it with."""
-
-    def __init__(
-        self, pin: int, *, pull_up: bool, sink: Callable[[Any, Any], None], pin_factory: Any
-    ) -> None:
-        # Set before gpiozero hooks the pin: an edge may arrive on the reader thread as soon as
-        # it does (and GPIOBase forbids new attributes once construction is over).
-        self._chgk_sink = sink
-        # bounce_time=None also clears any kernel debounce left on the line by an earlier user.
-        super().__init__(pin, pull_up=pull_up, bounce_time=None, pin_factory=pin_factory)
-
-    def _pin_changed(self, ticks: Any, state: Any) -> None:
-        # gpiozero's own version turns this into when_activated/when_deactivated and loses the
-        # ticks; the pin holds only a weak reference to this bound method, the device is kept
-        # alive by GpioButtons.
-        self._chgk_sink(ticks, state)
-
-
 class GpioButtons:
     """Buttons on GPIO pins, each edge stamped where it happened; presses reach asyncio with their edge time.
 
@@ -210,7 +186,7 @@ class GpioButtons:
         self._loop: asyncio.AbstractEventLoop | None = None
         # A fresh token per start(): edges handed off by an earlier session are dropped.
         self._session: object | None = None
-        self._devices: list[Any] = []
+        self._devices: list[EdgeInput] = []
         self._lockouts: list[EdgeLockout] = []
         self._settle_timers: list[asyncio.TimerHandle | None] = []
         self._clock_reported = False
@@ -223,7 +199,7 @@ class GpioButtons:
     @staticmethod
     def ticks_to_ns(ticks: float) -> int:
         """Pin-factory ticks (float seconds of time.monotonic) -> int ns, to the nearest ns."""
-        return round(float(ticks) * _NS_PER_S)
+        return ticks_to_ns(ticks)
 
     # -- life cycle ---------------------------------------------------------------------------
 
@@ -236,23 +212,23 @@ class GpioButtons:
         """
         if self._session is not None:
             raise RuntimeError("GpioButtons already started")
-        factory, factory_name = self._resolve_factory()
-        _check_factory_clock(factory, factory_name)
+        factory, factory_name = resolve_pin_factory(self._pin_factory)
+        check_factory_clock(factory, factory_name)
 
         session = object()
-        devices: list[Any] = []
+        devices: list[EdgeInput] = []
         try:
             for pad, pin in enumerate(self._pins):
                 sink = functools.partial(self._edge_from_thread, session, loop, pad)
                 try:
-                    devices.append(_PadInput(pin, pull_up=self._pull_up, sink=sink, pin_factory=factory))
+                    devices.append(EdgeInput(pin, pull_up=self._pull_up, sink=sink, pin_factory=factory))
                 except Exception as exc:
                     raise GpioError(
                         f"cannot claim GPIO pin {pin} (pad {pad}) on pin factory {factory_name}: {exc}"
                     ) from exc
         except BaseException:
             for device in devices:
-                _close_device(device)
+                device.close()
             raise
 
         self._loop = loop
@@ -262,7 +238,7 @@ class GpioButtons:
         # read is already in the level read here (its handed-off copy then changes nothing; a
         # press in that instant counts as "pressed at start" and is reported as such).
         self._lockouts = [
-            EdgeLockout(self._lockout_ns, pressed=self._is_pressed(device.pin.state)) for device in devices
+            EdgeLockout(self._lockout_ns, pressed=self._is_pressed(device.level)) for device in devices
         ]
         self._settle_timers = [None] * len(devices)
         for pad, lockout in enumerate(self._lockouts):
@@ -281,7 +257,7 @@ class GpioButtons:
             if timer is not None:
                 timer.cancel()
         for device in self._devices:
-            _close_device(device)
+            device.close()
         self._devices = []
         self._lockouts = []
         self._settle_timers = []
@@ -290,28 +266,13 @@ class GpioButtons:
     # -- the press path -----------------------------------------------------------------------
 
     def _edge_from_thread(self, session: object, loop: asyncio.AbstractEventLoop, pad: int,
-                          ticks: Any, state: Any) -> None:
-        # gpiozero's thread: stamp and hand off, nothing else.  Never raise here: an exception
-        # would surface in lgpio's reader thread, which serves every pin.
-        now_ns = time.monotonic_ns()
-        try:
-            if state not in (0, 1):
-                return  # lgpio reports level 2 when a watchdog expires: no edge
-            at_ns: int | None
-            try:
-                at_ns = self.ticks_to_ns(ticks)
-            except (TypeError, ValueError, OverflowError):
-                at_ns = None
-            on_clock = at_ns is not None and at_ns <= now_ns + _FUTURE_SLACK_NS
-            # Off the clock, the best stamp left is when the edge reached Python.
-            stamp_ns = at_ns if on_clock and at_ns is not None else now_ns
+                          edge: PinEdge) -> None:
+        # gpiozero's thread (EdgeInput has stamped the edge): hand off, nothing else.  A
+        # RuntimeError says the loop is closed: the daemon is going down, nobody referees.
+        with contextlib.suppress(RuntimeError):
             loop.call_soon_threadsafe(
-                self._edge_on_loop, session, pad, self._is_pressed(state), stamp_ns, on_clock
+                self._edge_on_loop, session, pad, self._is_pressed(edge.high), edge.at_ns, edge.on_clock
             )
-        except RuntimeError:
-            pass  # the loop is closed: the daemon is going down and nobody referees any more
-        except Exception:
-            log.exception("GPIO pin %s: edge lost", self._pins[pad])
 
     def _edge_on_loop(self, session: object, pad: int, pressed: bool, at_ns: int, on_clock: bool) -> None:
         if session is not self._session:
@@ -355,12 +316,9 @@ class GpioButtons:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _is_pressed(self, state: Any) -> bool:
+    def _is_pressed(self, high: bool) -> bool:
         # Pull-up: the button pulls the pin low.  Pull-down: it pulls the pin high.
-        return bool(state) != self._pull_up
-
-    def _resolve_factory(self) -> tuple[Any, str]:
-        return resolve_pin_factory(self._pin_factory)
+        return high != self._pull_up
 
     def _report_in_session(self, session: object, message: str) -> None:
         if session is self._session:
@@ -378,70 +336,3 @@ class GpioButtons:
             fn(*args)
         except Exception:
             log.exception("GPIO buttons: callback %r failed", fn)
-
-
-def resolve_pin_factory(spec: str | Any) -> tuple[Any, str]:
-    """The pin factory for `spec` and a name for messages: "" = gpiozero's own choice, a
-    name = gpiozero's process-wide factory of that kind, an object = itself."""
-    if not isinstance(spec, str):
-        return spec, type(spec).__name__
-    if not spec:
-        try:
-            Device.ensure_pin_factory()
-        except Exception as exc:
-            env = os.environ.get("GPIOZERO_PIN_FACTORY")
-            raise GpioError(
-                f"no gpiozero pin factory could be loaded (GPIOZERO_PIN_FACTORY={env!r}): {exc}"
-            ) from exc
-        return Device.pin_factory, type(Device.pin_factory).__name__
-    factory_class = _factory_class(spec)
-    current = Device.pin_factory
-    if current is None:
-        try:
-            current = factory_class()
-        except Exception as exc:
-            raise GpioError(f"pin factory {spec!r} could not be started: {exc}") from exc
-        Device.pin_factory = current
-    elif not isinstance(current, factory_class):
-        raise GpioError(
-            f"pin factory {spec!r} was asked for, but this process already uses gpiozero's "
-            f"{type(current).__name__}; all GPIO devices of a process share one pin factory"
-        )
-    return current, f"{spec!r}"
-
-
-def _factory_class(name: str) -> Any:
-    """The gpiozero pin factory class registered under ``name`` (as gpiozero looks it up)."""
-    group = entry_points(group="gpiozero_pin_factories")
-    # Verbatim first, then lower-cased: gpiozero's own rule for GPIOZERO_PIN_FACTORY.
-    for wanted in (name, name.lower()):
-        for entry in group:
-            if entry.name == wanted:
-                try:
-                    return entry.load()
-                except Exception as exc:
-                    raise GpioError(f"pin factory {name!r} could not be loaded: {exc}") from exc
-    known = ", ".join(sorted(entry.name for entry in group))
-    raise GpioError(f"unknown pin factory {name!r}; gpiozero knows: {known}")
-
-
-def _check_factory_clock(factory: Any, name: str) -> None:
-    """Refuse a factory whose ticks are not time.monotonic seconds: its stamps could not be compared."""
-    now = time.monotonic()
-    try:
-        ticks = float(factory.ticks())
-    except Exception as exc:
-        raise GpioError(f"pin factory {name} cannot tell the time: {exc}") from exc
-    if not abs(ticks - now) <= _MAX_FACTORY_SKEW_S:  # `not <=` also refuses NaN
-        raise GpioError(
-            f"pin factory {name} keeps time on its own clock (ticks() = {ticks!r}, "
-            f"time.monotonic() = {now:.3f}); presses must be stamped on the host monotonic "
-            f"clock to be compared fairly: use lgpio"
-        )
-
-
-def _close_device(device: Any) -> None:
-    try:
-        device.close()
-    except Exception:
-        log.exception("GPIO buttons: closing %r failed", device)

@@ -4,10 +4,14 @@ The second angle source beside the MCU's magnetic sensor: readings come out on t
 scale (``raw`` 0..4095 per turn, ``status`` bits as on the wire, ``at_ns`` host monotonic ns),
 so the runtime turns either into ``console.engine.spin.AngleSample`` the same way.
 
-Counting: gpiozero's :class:`~gpiozero.RotaryEncoder` decodes A/B; it counts one *step* per
-full quadrature cycle (4 edges), so ``counts_per_rev`` is the encoder's cycles (lines, PPR)
-per turn of the top, not its edges.  Its "clockwise" step (A leads B) counts up; which way
-that is on the table is the calibration's business (``SectorMap.clockwise_increases``).
+Counting: :class:`Quadrature` decodes A/B here (not gpiozero's RotaryEncoder, whose edge
+times are reachable only through its private insides); it counts one *step* per full
+quadrature cycle (4 edges), as RotaryEncoder does, so ``counts_per_rev`` is the encoder's
+cycles (lines, PPR) per turn of the top, not its edges.  A leading B counts up (RotaryEncoder's
+"clockwise"); which way that is on the table is the calibration's business
+(``SectorMap.clockwise_increases``).  A line that reports the level it already had has lost
+an edge in between; that is reported (at most once a second, with a count) and the index
+check puts the count right.
 
 Index: the activating edge of the index line sets the count to ``index_angle_deg`` (on the
 raw scale, in counting direction).  Before the first index the angle is relative to the
@@ -17,48 +21,49 @@ Every later index checks the count: a difference of more than ``slip_tolerance``
 (missed or extra edges) is corrected and reported.  The index edge comes at one side of
 the mark turning one way and at the other turning back, so expect ±1 count of hysteresis.
 
-Timestamps: ``RotaryEncoder`` passes the pin factory's edge ticks to its private
-``_change_state(ticks, edge)``; :class:`_Encoder` overrides it to keep them (as
-``drivers.gpio_buttons`` does with ``_pin_changed``), so a reading is stamped with the
-kernel time of the edge that completed the step under lgpio (see ``gpio_buttons`` for what
-other factories stamp).  If a future gpiozero renames the hook, readings would stop: the
-tests drive a real RotaryEncoder under MockFactory and would catch it.
+Timestamps: each line is a :class:`drivers.gpio_pins.EdgeInput` (gpiozero's public pin-level
+``when_changed(ticks, state)``), so a reading is stamped with the time of the edge that
+completed the step: the kernel's under lgpio (see ``gpio_buttons`` for what other factories
+stamp).
 
 An encoder sends nothing while the top is still, so every ``keepalive_s`` without a step
 the current reading is repeated, stamped ``_KEEPALIVE_LAG_NS`` before now (edges older than
 that have reached the loop) -- the spin detector's silence watchdog needs a pulse.
 
-Threading: gpiozero calls back on its own thread; the callbacks queue (step, index) events
-in a small mailbox -- consecutive steps collapse into the latest, so a fast top costs at
-most one loop wake-up per loop iteration -- and the loop thread drains it in order.  All
-counting state lives on the loop thread.
+Threading: gpiozero calls back on its own thread(s); under one lock the callbacks decode and
+queue (step, index, lost-edge) events in a small mailbox -- consecutive steps collapse into
+the latest, so a fast top costs at most one loop wake-up per loop iteration -- and the loop
+thread drains it in order.  The angle state lives on the loop thread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from gpiozero import RotaryEncoder
-
-from drivers.gpio_buttons import GpioButtons, GpioError, _check_factory_clock, _PadInput, resolve_pin_factory
+from drivers.gpio_pins import EdgeInput, GpioError, PinEdge, check_factory_clock, resolve_pin_factory
 from firmware_proto import RAW_PER_TURN, AngleStatus
 
-__all__ = ["EncoderAngle", "EncoderReading", "GpioEncoder"]
+__all__ = ["EncoderAngle", "EncoderReading", "GpioEncoder", "Quadrature"]
 
 log = logging.getLogger(__name__)
 
 # RAW_PER_TURN: the magnetic sensor's scale (the protocol's), shared by both angle sources.
 STATUS_OK = int(AngleStatus.MAGNET_DETECTED)  # "the sensor is healthy"; an encoder has no field
 _KEEPALIVE_LAG_NS = 10_000_000
-# As in gpio_buttons: an edge stamped later than this after "now" was stamped on another clock.
-_FUTURE_SLACK_NS = 1_000_000
+# Lost edges are reported at most this often (with the count since the last report): a
+# bouncy or overdriven line would otherwise flood the operator.
+_LOST_REPORT_NS = 1_000_000_000
+
+MailKind = Literal["step", "index", "lost"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,20 +122,69 @@ class EncoderAngle:
         return self._steps
 
 
-class _Encoder(RotaryEncoder):  # type: ignore[misc]  # gpiozero is untyped
-    """A RotaryEncoder that forwards every completed step with the ticks of its edge."""
+class Quadrature:
+    """A/B edges -> steps; pure (no clock, no I/O), fed in the order the edges happened.
 
-    def __init__(self, a: int, b: int, *, sink: Callable[[Any, int], None], pin_factory: Any) -> None:
-        # Set before gpiozero hooks the pins (GPIOBase forbids new attributes afterwards).
-        self._chgk_sink = sink
-        # max_steps=0: count without limit (gpiozero would otherwise clamp at ±16).
-        super().__init__(a, b, max_steps=0, bounce_time=None, pin_factory=pin_factory)
+    Lines are 0 (A) and 1 (B); a level is *active* (True) when the line is pulled to its
+    active level (low, against the pull-ups).  The phase of (A, B) runs 0 (neither), 1 (A),
+    2 (both), 3 (B): A leading B goes 0, 1, 2, 3, 0 and counts up.  Each edge moves a position
+    by one; whenever the position is a multiple of 4 (both lines inactive: the end of a cycle)
+    ``steps`` becomes position / 4.  So a step counts once its cycle is complete, in either
+    direction, and a wiggle within a cycle counts nothing (as with gpiozero's RotaryEncoder).
 
-    def _change_state(self, ticks: Any, edge: int) -> None:
-        before = self._steps
-        super()._change_state(ticks, edge)
-        if self._steps != before:
-            self._chgk_sink(ticks, self._steps)
+    A line whose level is unknown (before :meth:`seed` or its first edge) moves nothing.  An
+    edge to the level its line already has means at least one edge of that line was lost in
+    between; which way the encoder went is unknown, so the position stays and the edge counts
+    in ``lost``.
+    """
+
+    __slots__ = ("_levels", "_position", "lost", "steps")
+
+    def __init__(self) -> None:
+        self._levels: list[bool | None] = [None, None]
+        self._position = 0
+        self.steps = 0  # full cycles counted, signed, unbounded
+        self.lost = 0  # edges that came to the level their line already had
+
+    def seed(self, line: int, active: bool) -> None:
+        """The level read from ``line`` after its hook: taken only if no edge has told it yet."""
+        if self._levels[line] is None:
+            self._levels[line] = active
+            self._start()
+
+    def edge(self, line: int, active: bool) -> Literal["step", "lost"] | None:
+        """One edge of ``line`` to level ``active``: "step" if ``steps`` changed, "lost" if an
+        edge of that line was lost before this one, else None."""
+        before = self._phase()
+        if self._levels[line] is None:
+            self._levels[line] = active
+            self._start()
+            return None
+        if self._levels[line] == active:
+            self.lost += 1
+            return "lost"
+        self._levels[line] = active
+        after = self._phase()
+        if before is None or after is None:
+            return None
+        # One line changed, so the phase moved by one either way (Gray code).
+        self._position += 1 if (after - before) % 4 == 1 else -1
+        if self._position % 4 == 0 and self._position // 4 != self.steps:
+            self.steps = self._position // 4
+            return "step"
+        return None
+
+    def _start(self) -> None:
+        # Both levels just became known: the position starts at their phase, within step 0.
+        phase = self._phase()
+        if phase is not None:
+            self._position = phase
+
+    def _phase(self) -> int | None:
+        a, b = self._levels
+        if a is None or b is None:
+            return None
+        return (0, 3, 1, 2)[a << 1 | b]
 
 
 class GpioEncoder:
@@ -138,14 +192,15 @@ class GpioEncoder:
     under the top; readings reach asyncio with their edge time.
 
     ``pin_factory`` as for :class:`drivers.gpio_buttons.GpioButtons` (``""`` gpiozero's
-    choice, a name, or a Factory object).  A/B use the internal pull-ups (gpiozero's
-    RotaryEncoder does); the index uses ``index_pull_up`` and is active low with it.
-    ``keepalive_s`` None disables the keepalive.
+    choice, a name, or a Factory object).  A/B use the internal pull-ups and are active low
+    (as gpiozero's RotaryEncoder has them); the index uses ``index_pull_up`` and is active low
+    with it.  ``keepalive_s`` None disables the keepalive.
 
     Callbacks run on the event loop thread, never on gpiozero's; an exception raised by one
     is logged.  ``on_reading(reading)``: every step (consecutive steps may collapse into the
     latest when the loop is busy), every index, every keepalive; ``at_ns`` never decreases.
-    ``on_error(message)``: an English sentence per problem (slips, clock trouble); else logged.
+    ``on_error(message)``: an English sentence per problem (slips, lost edges, clock trouble);
+    else logged.
     """
 
     def __init__(
@@ -177,15 +232,19 @@ class GpioEncoder:
 
         self._loop: asyncio.AbstractEventLoop | None = None
         self._session: object | None = None
-        self._encoder: Any = None
-        self._index: Any = None
-        # Mailbox from gpiozero's thread: ("step" | "index", at_ns, steps, on_clock).
-        self._mail: deque[tuple[str, int, int, bool]] = deque()
-        self._mail_lock = threading.Lock()
+        self._lines: list[EdgeInput] = []  # A, B
+        self._index: EdgeInput | None = None
+        # gpiozero's thread(s) decode and post under this lock.  Mailbox entries:
+        # (kind, at_ns, steps -- or, for "lost", how many edges --, on_clock).
+        self._lock = threading.Lock()
+        self._mail: deque[tuple[MailKind, int, int, bool]] = deque()
         self._drain_scheduled = False
         self._keepalive: asyncio.TimerHandle | None = None
         self._last_at_ns: int | None = None
         self._clock_reported = False
+        self._lost_unreported = 0
+        self._lost_reported_ns: int | None = None
+        self._lost_timer: asyncio.TimerHandle | None = None
 
     @property
     def referenced(self) -> bool:
@@ -197,117 +256,145 @@ class GpioEncoder:
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Claim the pins and start delivering readings on ``loop``.
 
-        Raises :class:`~drivers.gpio_buttons.GpioError` (nothing claimed) for an unusable
+        Raises :class:`~drivers.gpio_pins.GpioError` (nothing claimed) for an unusable
         factory or pin, RuntimeError if already started.
         """
         if self._session is not None:
             raise RuntimeError("GpioEncoder already started")
         factory, name = resolve_pin_factory(self._pin_factory)
-        _check_factory_clock(factory, name)
+        check_factory_clock(factory, name)
         session = object()
+        decoder = Quadrature()  # one per session: a restart starts counting afresh from here
         pin_a, pin_b, pin_index = self._pins
+        lines: list[EdgeInput] = []
         try:
-            encoder = _Encoder(
-                pin_a,
-                pin_b,
-                sink=lambda ticks, steps: self._post(session, "step", ticks, steps),
-                pin_factory=factory,
-            )
+            for line, pin in enumerate((pin_a, pin_b)):
+                sink = functools.partial(self._line_edge, session, decoder, line)
+                lines.append(EdgeInput(pin, pull_up=True, sink=sink, pin_factory=factory))
         except Exception as exc:
+            for device in lines:
+                device.close()
             raise GpioError(f"cannot claim GPIO pins {pin_a}/{pin_b} (encoder A/B) on {name}: {exc}") from exc
         index = None
         if pin_index is not None:
             try:
-                index = _PadInput(
-                    pin_index,
-                    pull_up=self._index_pull_up,
-                    pin_factory=factory,
-                    sink=lambda ticks, state: self._index_edge(session, encoder, ticks, state),
-                )
+                index = EdgeInput(pin_index, pull_up=self._index_pull_up, pin_factory=factory,
+                                  sink=functools.partial(self._index_edge, session, decoder))
             except Exception as exc:
-                _close(encoder)
+                for device in lines:
+                    device.close()
                 raise GpioError(
                     f"cannot claim GPIO pin {pin_index} (encoder index) on {name}: {exc}"
                 ) from exc
         self._loop = loop
         self._session = session
-        self._encoder = encoder
+        self._lines = lines
         self._index = index
+        # Read after the hooks, so no level change goes unseen: a line that has had an edge
+        # since knows its level already and keeps it.
+        levels = [not device.level for device in lines]  # active low
+        with self._lock:
+            for line, active in enumerate(levels):
+                decoder.seed(line, active)
         self._schedule_keepalive()
 
     def close(self) -> None:
         """Release the pins; readings not yet delivered are dropped.  Idempotent."""
         self._session = None
-        if self._keepalive is not None:
-            self._keepalive.cancel()
-            self._keepalive = None
-        for device in (self._index, self._encoder):
+        for timer in (self._keepalive, self._lost_timer):
+            if timer is not None:
+                timer.cancel()
+        self._keepalive = self._lost_timer = None
+        for device in (self._index, *self._lines):
             if device is not None:
-                _close(device)
-        self._encoder = self._index = None
-        with self._mail_lock:
+                device.close()
+        self._lines = []
+        self._index = None
+        with self._lock:
             self._mail.clear()
             self._drain_scheduled = False
         self._loop = None
 
-    # -- gpiozero's thread ------------------------------------------------------------------------
+    # -- gpiozero's thread(s) ---------------------------------------------------------------------
 
-    def _index_edge(self, session: object, encoder: Any, ticks: Any, state: Any) -> None:
-        if state in (0, 1) and bool(state) != self._index_pull_up:  # the activating edge
-            self._post(session, "index", ticks, encoder._steps)
+    def _line_edge(self, session: object, decoder: Quadrature, line: int, edge: PinEdge) -> None:
+        with self._lock:
+            outcome = decoder.edge(line, not edge.high)  # active low
+            if outcome == "step":
+                self._post_locked(session, "step", edge, decoder.steps)
+            elif outcome == "lost":
+                self._post_locked(session, "lost", edge, 1)
 
-    def _post(self, session: object, kind: str, ticks: Any, steps: int) -> None:
-        # Stamp and hand off, nothing else; never raise into gpiozero's thread.
-        now_ns = time.monotonic_ns()
-        try:
-            try:
-                at_ns: int | None = GpioButtons.ticks_to_ns(ticks)
-            except (TypeError, ValueError, OverflowError):
-                at_ns = None
-            on_clock = at_ns is not None and at_ns <= now_ns + _FUTURE_SLACK_NS
-            stamp = at_ns if on_clock and at_ns is not None else now_ns
-            with self._mail_lock:
-                if session is not self._session:
-                    return
-                mail = self._mail
-                if kind == "step" and mail and mail[-1][0] == "step":
-                    mail[-1] = (kind, stamp, steps, on_clock)  # only the latest count matters
-                else:
-                    mail.append((kind, stamp, steps, on_clock))
-                if self._drain_scheduled:
-                    return
-                self._drain_scheduled = True
-                loop = self._loop
-            if loop is not None:
-                loop.call_soon_threadsafe(self._drain, session)
-        except RuntimeError:
-            pass  # the loop is closed: shutting down
-        except Exception:
-            log.exception("GPIO encoder: edge lost")
+    def _index_edge(self, session: object, decoder: Quadrature, edge: PinEdge) -> None:
+        if edge.high == self._index_pull_up:
+            return  # the releasing edge
+        with self._lock:
+            self._post_locked(session, "index", edge, decoder.steps)
+
+    def _post_locked(self, session: object, kind: MailKind, edge: PinEdge, value: int) -> None:
+        # Hand off, nothing else (EdgeInput logs anything raised here).
+        if session is not self._session:
+            return
+        mail = self._mail
+        if mail and mail[-1][0] == kind == "step":
+            mail[-1] = (kind, edge.at_ns, value, edge.on_clock)  # only the latest count matters
+        elif mail and mail[-1][0] == kind == "lost":
+            mail[-1] = (kind, edge.at_ns, mail[-1][2] + value, edge.on_clock)
+        else:
+            mail.append((kind, edge.at_ns, value, edge.on_clock))
+        if self._drain_scheduled or self._loop is None:
+            return
+        self._drain_scheduled = True
+        with contextlib.suppress(RuntimeError):  # the loop is closed: shutting down
+            self._loop.call_soon_threadsafe(self._drain, session)
 
     # -- the loop thread --------------------------------------------------------------------------
 
     def _drain(self, session: object) -> None:
-        with self._mail_lock:
+        with self._lock:
             if session is not self._session:
                 return
             mail, self._mail = self._mail, deque()
             self._drain_scheduled = False
-        for kind, at_ns, steps, on_clock in mail:
+        for kind, at_ns, value, on_clock in mail:
             if not on_clock and not self._clock_reported:
                 self._clock_reported = True
                 self._report("GPIO encoder: the pin factory stamped an edge in the future of time.monotonic; "
                              "readings are stamped on arrival instead")
+            if kind == "lost":
+                self._lost_unreported += value
+                self._report_lost(session)
+                continue
             if kind == "index":
-                reading, slip = self._angle.index(steps, at_ns)
+                reading, slip = self._angle.index(value, at_ns)
                 if slip is not None:
                     self._report(f"GPIO encoder: the count was off by {slip} step(s) at the index mark "
                                  f"(missed or extra edges); corrected")
             else:
-                reading = self._angle.reading(steps, at_ns)
+                reading = self._angle.reading(value, at_ns)
             self._emit(reading)
             if session is not self._session:
                 return  # on_reading closed us
+
+    def _report_lost(self, session: object) -> None:
+        if session is not self._session or not self._lost_unreported or self._loop is None:
+            return
+        now_ns = time.monotonic_ns()
+        last = self._lost_reported_ns
+        if last is not None and now_ns - last < _LOST_REPORT_NS:
+            if self._lost_timer is None:  # report the count once the second is over
+                self._lost_timer = self._loop.call_later(
+                    (last + _LOST_REPORT_NS - now_ns) / 1e9, self._lost_due, session)
+            return
+        count, self._lost_unreported = self._lost_unreported, 0
+        self._lost_reported_ns = now_ns
+        self._report(f"GPIO encoder: {count} edge(s) lost (a line changed to the level it already had: "
+                     f"too fast for the pin factory, or bounce); the count may be off until the next index")
+
+    def _lost_due(self, session: object) -> None:
+        if session is self._session:
+            self._lost_timer = None
+            self._report_lost(session)
 
     def _schedule_keepalive(self) -> None:
         if self._keepalive_ns is None or self._loop is None:
@@ -346,11 +433,3 @@ class GpioEncoder:
             self._on_error(message)
         except Exception:
             log.exception("GPIO encoder: callback %r failed", self._on_error)
-
-
-
-def _close(device: Any) -> None:
-    try:
-        device.close()
-    except Exception:
-        log.exception("GPIO encoder: closing %r failed", device)
