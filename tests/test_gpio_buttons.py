@@ -1,8 +1,10 @@
 """GpioButtons against gpiozero's own MockFactory (real device classes, gpiozero not mocked).
 
 MockPin.drive_low()/drive_high() call the pin's handler synchronously with ticks =
-time.monotonic() at drive time (kept in ``pin._last_change``), so a test knows the exact edge
-time and can hold the loop to tell it apart from the delivery time.
+time.monotonic() at drive time; an :class:`tests.gpio_mock.EdgeSpy` in front of the driver's
+handler (gpiozero's public ``Pin.when_changed``) records them, so a test knows the exact edge
+time and can hold the loop to tell it apart from the delivery time.  Only gpiozero's public
+API is used, here as in the driver.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from typing import Any
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory, MockPin
-from gpiozero.pins.pi import PiPin
 
 from drivers.gpio_buttons import EdgeLockout, GpioButtons, GpioError, GpioPress
+from tests.gpio_mock import EdgeSpy
 
 MS = 1_000_000
 
@@ -38,6 +40,7 @@ class Rig:
     deliveries: list[Delivery] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     opened: list[GpioButtons] = field(default_factory=list)
+    spies: list[EdgeSpy] = field(default_factory=list)
 
     def on_edge(self, press: GpioPress) -> None:
         try:
@@ -63,6 +66,12 @@ class Rig:
     def pin(self, number: int) -> Any:
         return self.factory.pin(number)
 
+    def spy(self, number: int, **kwargs: Any) -> EdgeSpy:
+        """An EdgeSpy on pin ``number`` (after open), kept alive by the rig."""
+        spy = EdgeSpy(self.pin(number), **kwargs)
+        self.spies.append(spy)
+        return spy
+
 
 @pytest.fixture
 def factory() -> Iterator[MockFactory]:
@@ -86,23 +95,15 @@ async def handoff() -> None:
         await asyncio.sleep(0)
 
 
-def edge_ns(pin: Any) -> int:
-    """The ticks gpiozero's mock pin stamped its last change with, in ns."""
-    return GpioButtons.ticks_to_ns(pin._last_change)
-
-
-class RealtimeStampPin(MockPin):  # type: ignore[misc]
-    """A mock pin stamping edges on CLOCK_REALTIME, like the kernel before 5.7."""
-
-    def _call_when_changed(self) -> None:
-        PiPin._call_when_changed(self, time.time(), self._state)
-
-
 class HeldPin(MockPin):  # type: ignore[misc]
-    """A mock pin held low by its wiring: the pull resistor does not move it."""
+    """A mock pin held low by its wiring until ``held`` is cleared: the pull-up (which drives
+    the mock pin high through its public ``drive_high``) does not move it."""
 
-    def _set_pull(self, value: str) -> None:
-        self._pull = value
+    held = True
+
+    def drive_high(self) -> None:
+        if not self.held:
+            super().drive_high()
 
 
 class OwnClockFactory(MockFactory):  # type: ignore[misc]
@@ -118,9 +119,9 @@ class OwnClockFactory(MockFactory):  # type: ignore[misc]
 
 async def test_press_carries_edge_time_not_delivery_time(rig: Rig) -> None:
     rig.open([17, 27])
-    pin = rig.pin(27)
+    pin, spy = rig.pin(27), rig.spy(27)
     pin.drive_low()
-    edge = edge_ns(pin)
+    edge = spy.last_ns
     assert rig.deliveries == []  # handed off, not called from gpiozero's handler
     time.sleep(0.05)  # noqa: ASYNC251  -- hold the loop: delivery is now 50 ms late
     await handoff()
@@ -136,7 +137,7 @@ async def test_press_carries_edge_time_not_delivery_time(rig: Rig) -> None:
 
 async def test_edge_from_a_foreign_thread_reaches_the_loop_thread(rig: Rig) -> None:
     rig.open([17])
-    pin = rig.pin(17)
+    pin, spy = rig.pin(17), rig.spy(17)
     before = time.monotonic_ns()
     driver = threading.Thread(target=pin.drive_low)
     driver.start()
@@ -148,7 +149,7 @@ async def test_edge_from_a_foreign_thread_reaches_the_loop_thread(rig: Rig) -> N
     assert delivery.on_loop
     assert delivery.thread == threading.get_ident() != driver.ident
     assert before <= delivery.press.at_ns <= after
-    assert abs(delivery.press.at_ns - edge_ns(pin)) <= 1_000
+    assert abs(delivery.press.at_ns - spy.last_ns) <= 1_000
 
 
 async def test_two_pins_pressed_in_order(rig: Rig) -> None:
@@ -164,9 +165,9 @@ async def test_two_pins_pressed_in_order(rig: Rig) -> None:
 
 async def test_bounce_counts_the_first_edge_once(rig: Rig) -> None:
     rig.open([17], lockout_ns=100 * MS)
-    pin = rig.pin(17)
+    pin, spy = rig.pin(17), rig.spy(17)
     pin.drive_low()
-    first = edge_ns(pin)
+    first = spy.last_ns
     pin.drive_high()
     pin.drive_low()
     await handoff()
@@ -178,7 +179,7 @@ async def test_bounce_counts_the_first_edge_once(rig: Rig) -> None:
     pin.drive_high()
     await asyncio.sleep(0.15)
     pin.drive_low()
-    pressed_again = edge_ns(pin)
+    pressed_again = spy.last_ns
     await handoff()
     assert [p.pressed for p in rig.presses] == [True, False, True]
     assert rig.presses[2].at_ns == pressed_again
@@ -187,11 +188,11 @@ async def test_bounce_counts_the_first_edge_once(rig: Rig) -> None:
 
 async def test_release_is_reported(rig: Rig) -> None:
     rig.open([17], lockout_ns=10 * MS)
-    pin = rig.pin(17)
+    pin, spy = rig.pin(17), rig.spy(17)
     pin.drive_low()
     await asyncio.sleep(0.05)
     pin.drive_high()
-    released = edge_ns(pin)
+    released = spy.last_ns
     await handoff()
 
     assert [(p.pad, p.pressed) for p in rig.presses] == [(0, True), (0, False)]
@@ -255,8 +256,9 @@ async def test_a_failing_on_edge_does_not_stop_other_pads(rig: Rig) -> None:
 
 
 async def test_edge_stamped_on_another_clock_is_stamped_on_arrival_and_reported(rig: Rig) -> None:
-    rig.factory.pin_class = RealtimeStampPin
     rig.open([17, 27])
+    for number in (17, 27):  # the kernel before 5.7 stamps edges on CLOCK_REALTIME
+        rig.spy(number, restamp=lambda ticks: time.time())
     before = time.monotonic_ns()
     rig.pin(17).drive_low()
     rig.pin(27).drive_low()
@@ -417,6 +419,7 @@ async def test_pad_pressed_at_start_is_reported_and_counts_after_a_release(rig: 
     assert "pad 0 (GPIO pin 17) is pressed at start" in error
 
     pin = rig.pin(17)
+    pin.held = False  # the wiring lets go
     pin.drive_high()
     await asyncio.sleep(0.05)
     pin.drive_low()

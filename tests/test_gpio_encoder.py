@@ -1,8 +1,10 @@
-"""GpioEncoder against gpiozero's own MockFactory (a real RotaryEncoder, gpiozero not mocked).
+"""GpioEncoder against gpiozero's own MockFactory (real gpiozero devices and pins, not mocked),
+and its pure quadrature decoder and angle counter.
 
 Pins A and B are driven through the quadrature sequence; MockPin calls the encoder's
-handlers synchronously with ticks = time.monotonic() at drive time (kept in
-``pin._last_change``), so a test knows the exact edge time of each step.
+handlers synchronously with ticks = time.monotonic() at drive time, which an
+:class:`tests.gpio_mock.EdgeSpy` in front of each handler records, so a test knows the exact
+edge time of each step.  Only gpiozero's public API is used, here as in the driver.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from console.engine.spin import AngleSample
-from drivers.gpio_buttons import GpioButtons, GpioError
-from drivers.gpio_encoder import EncoderAngle, EncoderReading, GpioEncoder
+from drivers.gpio_buttons import GpioError
+from drivers.gpio_encoder import EncoderAngle, EncoderReading, GpioEncoder, Quadrature
+from drivers.gpio_pins import ticks_to_ns
+from tests.gpio_mock import EdgeSpy
 
 A, B, Z = 5, 6, 13
 MS = 1_000_000
@@ -30,15 +34,21 @@ class Rig:
     readings: list[EncoderReading] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     opened: list[GpioEncoder] = field(default_factory=list)
+    spies: dict[int, EdgeSpy] = field(default_factory=dict)
 
     def open(self, **kwargs: Any) -> GpioEncoder:
+        """A started encoder on A/B (and the index if given), with a spy on each pin."""
         kwargs.setdefault("pin_factory", self.factory)
         kwargs.setdefault("on_error", self.errors.append)
         kwargs.setdefault("keepalive_s", None)
         kwargs.setdefault("counts_per_rev", 16)
+        restamp = kwargs.pop("restamp", None)
         encoder = GpioEncoder(A, B, on_reading=self.readings.append, **kwargs)
         encoder.start(asyncio.get_running_loop())
         self.opened.append(encoder)
+        for number in (A, B, kwargs.get("pin_index")):
+            if number is not None:
+                self.spies[number] = EdgeSpy(self.pin(number), restamp=restamp)
         return encoder
 
     def pin(self, number: int) -> Any:
@@ -56,8 +66,7 @@ class Rig:
 
     def last_edge_ns(self, count: int) -> int:
         """Ticks of the edge that completed the last step of ``step(count)``."""
-        pin = self.pin(B if count > 0 else A)
-        return GpioButtons.ticks_to_ns(pin._last_change)
+        return self.spies[B if count > 0 else A].last_ns
 
     def index(self) -> None:
         z = self.pin(Z)
@@ -112,6 +121,78 @@ def test_index_references_and_checks_the_count() -> None:
     assert angle.index(7 + 64 + 4 - 2, 106)[1] == -2
 
 
+# -- the pure quadrature decoder ----------------------------------------------------------------
+
+FORWARD = [(0, True), (1, True), (0, False), (1, False)]  # A leads B: one full cycle
+BACKWARD = [(1, True), (0, True), (1, False), (0, False)]  # B leads A
+
+
+def decoder_at_rest() -> Quadrature:
+    decoder = Quadrature()
+    decoder.seed(0, False)
+    decoder.seed(1, False)
+    return decoder
+
+
+def feed(decoder: Quadrature, edges: list[tuple[int, bool]]) -> list[str | None]:
+    return [decoder.edge(line, active) for line, active in edges]
+
+
+def test_a_full_cycle_counts_one_step_on_its_last_edge() -> None:
+    decoder = decoder_at_rest()
+    assert feed(decoder, FORWARD) == [None, None, None, "step"]
+    assert decoder.steps == 1
+    assert feed(decoder, FORWARD) == [None, None, None, "step"]
+    assert decoder.steps == 2
+
+
+def test_back_again_counts_down_through_zero() -> None:
+    decoder = decoder_at_rest()
+    feed(decoder, FORWARD)
+    assert feed(decoder, BACKWARD) == [None, None, None, "step"]
+    assert decoder.steps == 0
+    assert feed(decoder, BACKWARD) == [None, None, None, "step"]
+    assert decoder.steps == -1
+    assert decoder.lost == 0
+
+
+def test_a_wiggle_within_a_cycle_counts_nothing() -> None:
+    decoder = decoder_at_rest()
+    # Three edges forward, then the same three back: at rest again, no step either way.
+    assert feed(decoder, [*FORWARD[:3], (0, True), (1, False), (0, False)]) == [None] * 6
+    assert decoder.steps == 0
+    # A turned back by one edge and on again: still one step for the cycle.
+    assert feed(decoder, [(0, True), (1, True), (1, False), (1, True), (0, False), (1, False)]) == [
+        None, None, None, None, None, "step"]
+    assert decoder.steps == 1
+
+
+def test_an_edge_to_the_level_a_line_already_has_is_a_lost_edge() -> None:
+    decoder = decoder_at_rest()
+    assert decoder.edge(0, True) is None
+    assert decoder.edge(0, True) == "lost"  # A's release and press in between were not seen
+    assert decoder.lost == 1
+    # The position did not move: the rest of the cycle still completes one step.
+    assert feed(decoder, FORWARD[1:]) == [None, None, "step"]
+    assert decoder.steps == 1
+
+
+def test_unknown_levels_move_nothing_and_an_edge_outranks_the_seed() -> None:
+    decoder = Quadrature()
+    assert decoder.edge(0, True) is None  # B unknown: A's level is noted, nothing counted
+    decoder.seed(0, False)  # read after A's edge: too late, the edge said True
+    decoder.seed(1, False)
+    assert feed(decoder, FORWARD[1:]) == [None, None, "step"]
+
+
+def test_starting_within_a_cycle_counts_at_its_end() -> None:
+    decoder = Quadrature()
+    decoder.seed(0, True)
+    decoder.seed(1, True)  # both active: half a cycle on from rest
+    assert feed(decoder, FORWARD[2:]) == [None, "step"]
+    assert decoder.steps == 1
+
+
 def test_counter_validation() -> None:
     with pytest.raises(ValueError):
         EncoderAngle(3)
@@ -144,6 +225,58 @@ async def test_counter_clockwise_steps_count_down_and_wrap(rig: Rig) -> None:
     assert (rig.readings[-1].steps, rig.readings[-1].raw) == (-1, 3840)
 
 
+async def test_forward_then_back_counts_up_then_down_with_each_edge_time(rig: Rig) -> None:
+    rig.open()
+    rig.step(2)
+    await handoff()
+    forward = rig.last_edge_ns(2)
+    rig.step(-1)
+    await handoff()
+    back = rig.last_edge_ns(-1)
+    assert [(r.steps, r.raw, r.at_ns) for r in rig.readings] == [(2, 512, forward), (1, 256, back)]
+    assert rig.errors == []
+
+
+async def test_a_lost_edge_is_reported_once_a_second_with_a_count(rig: Rig) -> None:
+    rig.open()
+    spy = rig.spies[A]
+    spy.report(time.monotonic(), 1)  # A reports high while it is high: an edge went missing
+    spy.report(time.monotonic(), 1)
+    await handoff()
+    assert len(rig.errors) == 1 and "2 edge(s) lost" in rig.errors[0]
+    spy.report(time.monotonic(), 1)  # within the second: held back, then counted
+    await handoff()
+    assert len(rig.errors) == 1
+    await asyncio.sleep(1.05)
+    assert len(rig.errors) == 2 and "1 edge(s) lost" in rig.errors[1]
+    rig.step(1)  # counting goes on
+    await handoff()
+    assert rig.readings[-1].steps == 1
+
+
+async def test_edges_stamped_in_the_future_are_stamped_on_arrival_and_reported(rig: Rig) -> None:
+    rig.open(restamp=lambda ticks: ticks + 3600.0)  # an edge an hour from now: another clock
+    before = time.monotonic_ns()
+    rig.step(2)
+    after = time.monotonic_ns()
+    await handoff()
+    assert before <= rig.readings[-1].at_ns <= after
+    [error] = rig.errors  # once
+    assert "future" in error
+
+
+async def test_an_active_high_index_without_pull_up(rig: Rig) -> None:
+    encoder = rig.open(pin_index=Z, index_pull_up=False, index_angle_deg=180.0)
+    z = rig.pin(Z)
+    assert z.pull == "down"
+    z.drive_high()  # the activating edge
+    await handoff()
+    assert encoder.referenced and (rig.readings[-1].raw, rig.readings[-1].steps) == (2048, 0)
+    z.drive_low()
+    await handoff()
+    assert len(rig.readings) == 1
+
+
 async def test_a_half_step_wiggle_counts_nothing(rig: Rig) -> None:
     rig.open()
     a = rig.pin(A)
@@ -166,11 +299,12 @@ async def test_index_makes_the_angle_absolute(rig: Rig) -> None:
     await handoff()
     assert not encoder.referenced and rig.readings[-1].raw == 768
     rig.index()
-    index_ns = GpioButtons.ticks_to_ns(rig.pin(Z)._last_change)
+    falling_ns = ticks_to_ns(rig.spies[Z].ticks[-2])
     await handoff()
     at_index = rig.readings[-1]
     assert (at_index.raw, at_index.steps, at_index.referenced) == (1024, 3, True)
-    assert at_index.at_ns <= index_ns  # stamped by the falling (activating) edge
+    assert at_index.at_ns == falling_ns  # stamped by the falling (activating) edge
+    assert len(rig.readings) == 2  # the rising (releasing) edge is no index
     rig.step(2)
     await handoff()
     assert (rig.readings[-1].raw, rig.readings[-1].referenced) == (1024 + 512, True)
