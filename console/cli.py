@@ -9,8 +9,8 @@ import sys
 from importlib import resources
 
 from console.config import ConfigError
-from console.event_loop import run_loop
 from console.games import game, load_config, names
+from console.shell.event_loop import run_loop
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return bench_latency(samples=args.samples, as_json=args.json)
     if args.command == "calibrate":
-        from console.calibrate import main_calibrate
+        from console.tools.calibrate import main_calibrate
 
         return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
@@ -105,7 +105,7 @@ def _load_or_exit(path: str) -> object:
 
 def _run(path: str) -> int:
     from console.config import Config
-    from console.daemon import run_daemon
+    from console.shell.daemon import run_daemon
 
     config = _load_or_exit(path)
     assert isinstance(config, Config)

@@ -20,7 +20,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-from console.angle_thinning import AngleThinning
 from console.config import Config
 from console.engine.chgk_events import (
     GameRecord,
@@ -36,19 +35,20 @@ from console.engine.spin import AngleSample
 from console.engine.spin_events import SpinAngle
 from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
-from console.error_reports import ErrorReports, shortened
 from console.games import game
 from console.games.kind import GameKind
-from console.journal import Journal
-from console.lamps import LampMasks
 from console.mqtt_link import MqttLink, Topics, encode
-from console.notices import ConsoleError, SourceStatus
-from console.publisher import Publisher
 from console.questions import QuestionFileError, QuestionPicker, load_questions
-from console.records import GameRecords
 from console.scenario import AnyInput, step_to_json
-from console.sound import Cue as SoundCue
-from console.sound import CuePlayer, NullPlayer
+from console.shell.angle_thinning import AngleThinning
+from console.shell.error_reports import ErrorReports, shortened
+from console.shell.journal import Journal
+from console.shell.lamps import LampMasks
+from console.shell.notices import ConsoleError, SourceStatus
+from console.shell.publisher import Publisher
+from console.shell.records import GameRecords
+from console.shell.sound import Cue as SoundCue
+from console.shell.sound import CuePlayer, NullPlayer
 from console.sources import ANGLE, BUTTONS
 from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
 from drivers.gpio_encoder import GpioEncoder
@@ -186,7 +186,7 @@ class Console:
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source
-        (console/error_reports.py); the game is not touched."""
+        (console/shell/error_reports.py); the game is not touched."""
         self.errors.report(source, message)
 
     def _show_error(self, source: str, message: str, now: int) -> None:

@@ -24,7 +24,7 @@ from console.engine.svoya_events import (
     SignalAccepted,
     SignalsReset,
 )
-from console.notices import ConsoleError, SourceStatus
+from console.shell.notices import ConsoleError, SourceStatus
 
 PHASES = {
     "idle": "ожидание вопроса",

@@ -66,7 +66,7 @@ from console.engine.spin_events import (
     SpinStopped,
 )
 from console.engine.spin_events import event_from_json as top_event_from_json
-from console.notices import NOTICES, ConsoleError, SourceStatus, notice_from_json
+from console.shell.notices import NOTICES, ConsoleError, SourceStatus, notice_from_json
 from console.texts import source_status_text
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
@@ -179,7 +179,7 @@ def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущ
 
 
 def _notice_line(e: Event) -> str | None:
-    """The console's own notices (console/notices.py)."""
+    """The console's own notices (console/shell/notices.py)."""
     match e:
         case ConsoleError(source=source, message=message):
             return f"Ошибка ({source}): {message}"

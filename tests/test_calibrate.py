@@ -1,4 +1,4 @@
-"""`chgk-console calibrate` (console.calibrate) on real parts.
+"""`chgk-console calibrate` (console.tools.calibrate) on real parts.
 
 A SimulatedMcu on a pty streams the readings of a SimTop (200 Hz, ±3 LSB noise, a known
 sensor offset and direction) as ANGLE frames; the real McuLink reads them; the host is a
@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from console.calibrate import (
+from console.engine.sectors import Calibration
+from console.games import load_config
+from console.tools.calibrate import (
     CLOCKWISE_WORDS,
     KEY_COMMENTS,
     PROMPT_TURN,
@@ -32,8 +34,6 @@ from console.calibrate import (
     set_table_keys,
     store_calibration,
 )
-from console.engine.sectors import Calibration
-from console.games import load_config
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 

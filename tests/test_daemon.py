@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import console.daemon as daemon
+import console.shell.daemon as daemon
 
 
 def test_two_starts_in_the_same_second_get_a_journal_each(

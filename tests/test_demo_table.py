@@ -18,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from console.config import Config
-from console.demo import free_port
-from console.demo_table import SPIN_SECONDS, TableView, run_table_demo
 from console.engine.chgk_events import TABLE_EVENTS
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.sectors import SectorMap
@@ -27,6 +25,8 @@ from console.engine.spin_events import TOP_EVENTS
 from console.games import load_config
 from console.runtime import Console
 from console.texts_table import DESCRIBED, describe_table
+from console.tools.demo import free_port
+from console.tools.demo_table import SPIN_SECONDS, TableView, run_table_demo
 from drivers.sim_top import SimTop
 
 ROOT = Path(__file__).resolve().parent.parent

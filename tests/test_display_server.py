@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from console.display_server import MAX_CONNECTIONS, DisplayServer
+from console.shell.display_server import MAX_CONNECTIONS, DisplayServer
 
 
 @asynccontextmanager

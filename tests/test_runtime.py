@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from console.engine.model import HostAction
 from console.games import config_from_dict
 from console.runtime import Console
-from console.sound import Cue, NullPlayer
+from console.shell.sound import Cue, NullPlayer
 from tests.conftest import until
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from console.engine.model import NS_PER_S, Host, HostAction
 from console.games import config_from_dict
 from console.runtime import Console
-from console.sound import Cue, NullPlayer
+from console.shell.sound import Cue, NullPlayer
 
 
 def sports_console() -> tuple[Console, NullPlayer, list[dict[str, Any]]]:

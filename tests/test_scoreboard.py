@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from console.display_server import DisplayServer
 from console.engine.model import HostAction
+from console.shell.display_server import DisplayServer
 from tests.browser import Browser
 from tests.conftest import Broker, until
 from tests.test_console_mqtt import running_console

@@ -1,4 +1,4 @@
-"""Tests for console.sdnotify on real AF_UNIX datagram sockets."""
+"""Tests for console.shell.sdnotify on real AF_UNIX datagram sockets."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from console.sdnotify import notify, watchdog_interval
+from console.shell.sdnotify import notify, watchdog_interval
 
 
 @pytest.fixture

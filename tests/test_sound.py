@@ -1,4 +1,4 @@
-"""Tests for console.sound.
+"""Tests for console.shell.sound.
 
 The playback tests use real PortAudio and real ALSA, no mocks: a subprocess runs
 with HOME pointing at a temporary directory whose ``.asoundrc`` routes the ALSA
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from console.sound import (
+from console.shell.sound import (
     Cue,
     NullPlayer,
     SoundDevicePlayer,
@@ -54,7 +54,7 @@ pcm.!default { type hw; card "NoSuchCard" }
 
 PLAY_SCRIPT = """\
 import sys, time
-from console.sound import Cue, SoundDevicePlayer
+from console.shell.sound import Cue, SoundDevicePlayer
 
 player = SoundDevicePlayer(device="default")
 player.open()
@@ -66,7 +66,7 @@ player.close()
 
 OPEN_PLAYER_SCRIPT = """\
 import json, logging, sys
-from console.sound import open_player
+from console.shell.sound import open_player
 
 records = []
 
@@ -147,7 +147,7 @@ def test_signal_is_written_to_alsa_bit_exact(tmp_path: Path) -> None:
 
 DEVICE_LOST_SCRIPT = """\
 import json, logging, sys, time
-from console.sound import Cue, SoundDevicePlayer
+from console.shell.sound import Cue, SoundDevicePlayer
 
 records = []
 

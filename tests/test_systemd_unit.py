@@ -29,7 +29,7 @@ def test_notify_and_watchdog(unit: configparser.ConfigParser) -> None:
     service = unit["Service"]
     assert service["Type"] == "notify"
     assert service["NotifyAccess"] == "main"
-    # The daemon pings at half this period (console.sdnotify.watchdog_interval).
+    # The daemon pings at half this period (console.shell.sdnotify.watchdog_interval).
     assert int(service["WatchdogSec"]) > 0
     assert service["Restart"] == "on-failure"
 

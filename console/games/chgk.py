@@ -171,6 +171,6 @@ GAME = GameKind(
     journal_header=journal_header,
     scenario_defaults={"sources": {"top": {"kind": "simulated_mcu", "pads": 1}}},
     board="table.html",
-    demo="console.demo_table:run_table_demo",
+    demo="console.tools.demo_table:run_table_demo",
     demo_config="demo-chgk.toml",
 )

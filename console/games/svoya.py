@@ -113,6 +113,6 @@ GAME = GameKind(
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
     board="scoreboard.html",
-    demo="console.demo:run_demo",
+    demo="console.tools.demo:run_demo",
     demo_config="demo.toml",
 )

@@ -18,15 +18,15 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from console import sdnotify
-from console.broker import BrokerUnavailable, EmbeddedBroker
 from console.config import Config, ConfigError
-from console.display_server import DisplayServer
 from console.engine.model import HostAction
-from console.files import create_new
 from console.games import load_config
 from console.runtime import Console
-from console.sound import open_player
+from console.shell import sdnotify
+from console.shell.broker import BrokerUnavailable, EmbeddedBroker
+from console.shell.display_server import DisplayServer
+from console.shell.files import create_new
+from console.shell.sound import open_player
 from console.sources import Stop, source_kind
 
 log = logging.getLogger("chgk.daemon")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from console.files import create_new
+from console.shell.files import create_new
 
 __all__ = ["GameRecords"]
 

@@ -4,13 +4,13 @@ Contract:
 
 * :func:`main_calibrate` (synchronous, runs its own event loop) and :func:`run_calibration`
   (the same as a coroutine) load the config, check that the calibration can be written
-  into it (:func:`~console.calibration_store.check_storable`: before the measurement, so an
+  into it (:func:`~console.tools.calibration_store.check_storable`: before the measurement, so an
   unwritable file or directory costs the host nothing), open the real
   :class:`~drivers.mcu_serial.McuLink` on the angle source's port (``port`` overrides it),
   guide the host through the ritual of :func:`console.engine.sectors.calibrate` in Russian
   on ``stdout`` (each line of ``stdin`` is one press of Enter), and on success set
   ``table.zero_offset_deg`` and ``table.clockwise_increases`` in the config file with
-  :func:`~console.calibration_store.store_calibration` (tomlkit, style-preserving, atomic,
+  :func:`~console.tools.calibration_store.store_calibration` (tomlkit, style-preserving, atomic,
   with a ``.bak``).  Every message goes to ``stdout``: the refusals are part of the
   dialogue with the host.
 * Exit status: 0 when the calibration was written and re-read; 1 for everything else (a bad
@@ -30,16 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from console.calibration_store import (
-    KEY_COMMENTS,
-    StoredCalibration,
-    StoreError,
-    check_storable,
-    format_offset,
-    set_table_keys,
-    signals_held,
-    store_calibration,
-)
 from console.config import Config, ConfigError, SourceSection
 from console.engine.sectors import (
     MIN_DIRECTION_TURN_DEG,
@@ -51,6 +41,16 @@ from console.engine.sectors import (
     raw_to_deg,
 )
 from console.games import load_config
+from console.tools.calibration_store import (
+    KEY_COMMENTS,
+    StoredCalibration,
+    StoreError,
+    check_storable,
+    format_offset,
+    set_table_keys,
+    signals_held,
+    store_calibration,
+)
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 from firmware_proto import AngleStatus
 

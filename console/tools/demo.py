@@ -24,13 +24,13 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TextIO
 
-from console.broker import EmbeddedBroker
 from console.config import Config
-from console.display_server import DisplayServer
 from console.engine.events import Event
 from console.engine.model import HostAction
 from console.runtime import Console
-from console.sound import open_player
+from console.shell.broker import EmbeddedBroker
+from console.shell.display_server import DisplayServer
+from console.shell.sound import open_player
 from console.texts import ACTIONS, PHASES, STATUS, describe
 from drivers.sim_mcu import SimulatedMcu
 

@@ -5,7 +5,7 @@ Contract: `run_table_demo(config, stdin, stdout)` runs the console (`Console`, g
 config cannot be played on). A simulated top (`SimTop`) streams its angle as ANGLE frames
 through a `SimulatedMcu` over a pseudo-terminal, so the real serial driver, clock sync, spin
 detector, table engine and referee run exactly as on the club's table; an embedded broker
-serves displays when no broker is configured (`mqtt.host` empty), as in `console.demo`.
+serves displays when no broker is configured (`mqtt.host` empty), as in `console.tools.demo`.
 
 Keys (listed on screen): 's' spins the top with a random push; the host's actions are single
 keys (`HOST_KEYS`); digits pick a sector by hand (`SECTOR_KEYS`: 1..9, 0 = 10, '-' = 11,
@@ -27,14 +27,13 @@ from collections import deque
 from typing import Any, TextIO
 
 from console.config import Config
-from console.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
 from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.events import Event
 from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
 from console.runtime import Console
-from console.sound import open_player
+from console.shell.sound import open_player
 from console.texts_table import (
     ACTIONS,
     HELPS,
@@ -47,6 +46,7 @@ from console.texts_table import (
     players_text,
     seconds,
 )
+from console.tools.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 
