@@ -780,16 +780,25 @@ def test_000_3_8_1_refill_needs_a_freed_sector_and_no_round_in_play() -> None:
 # ---------------------------------------------------------------- 003 6.4: the decisive round
 
 
-def test_003_6_4_decisive_round_at_5_resets_the_score_one_player_6_points() -> None:
-    t = belgorod()
+def no_way_back(**overrides: Any) -> Table:
+    """A Belgorod final (to 8): 5:7 with sector 13 the only one left (see `_host_decisive`)."""
+    t = belgorod(stage=Stage.FINAL, **overrides)
     for sector in range(1, 6):
         t.play(sector, True)
-    t.play(6, False)
+    for sector in range(6, 13):
+        t.play(sector, False)
+    assert t.score == (5, 7) and t.ref.phase == "ready"
+    return t
+
+
+def test_003_6_4_decisive_round_at_5_resets_the_score_one_player_6_points() -> None:
+    """003 6.4, 6.4.1: the score resets, one expert stays, 6 points are played."""
+    t = no_way_back()
     t.host(A.DECISIVE_ROUND)
     decisive = t.last("decisive_round")
-    assert (decisive["score_before"], decisive["points"]) == ({"team": 5, "club": 1}, 6)
+    assert (decisive["score_before"], decisive["points"]) == ({"team": 5, "club": 7}, 6)
     assert t.score == (0, 0) and t.snap()["players_at_table"] == 1
-    t.pick(7)
+    t.pick(13)
     chosen = t.last("sector_chosen")
     assert (chosen["value"], chosen["players_at_table"], chosen["final_round"]) == (6, 1, True)
     t.host(A.START_TIMER)
@@ -800,30 +809,45 @@ def test_003_6_4_decisive_round_at_5_resets_the_score_one_player_6_points() -> N
 
 
 def test_003_6_4_a_lost_decisive_round_gives_the_club_6() -> None:
-    t = belgorod()
-    for sector in range(1, 6):
-        t.play(sector, True)
+    """003 6.4.1: 6 points are played; a wrong answer gives them to the opponents."""
+    t = no_way_back()
     t.host(A.DECISIVE_ROUND)
-    t.play(7, False)
+    t.play(13, False)
     assert t.last("game_over")["score"] == {"team": 0, "club": 6}
 
 
 def test_003_6_4_2_blitz_is_played_as_superblitz_in_the_decisive_round() -> None:
-    t = belgorod(special={8: K.BLITZ})
-    for sector in range(1, 6):
-        t.play(sector, True)
+    """003 6.4.2: the blitz sector is played by the superblitz rules."""
+    t = no_way_back(special={13: K.BLITZ})
     t.host(A.DECISIVE_ROUND)
-    t.pick(8)
+    t.pick(13)
     chosen = t.last("sector_chosen")
     assert (chosen["kind"], chosen["played_as"], chosen["title"], chosen["parts"]) == (
         "blitz", "superblitz", "Суперблиц", 3)
 
 
 def test_003_6_4_decisive_round_only_at_5_points_and_only_where_played() -> None:
+    """003 6.4: «если набрали 5 очков»; and only at a table that plays it."""
     t = belgorod()
     t.play(1, True)
     assert "at 5 points" in refused(t, A.DECISIVE_ROUND)["message"]
     assert "no decisive round" in refused(Table(), A.DECISIVE_ROUND)["message"]
+
+
+@pytest.mark.parametrize(("stage", "club"), [(Stage.QUALIFIER, 2), (Stage.QUALIFIER, 5), (Stage.FINAL, 6)])
+def test_003_6_4_no_decisive_round_while_the_team_can_overtake_without_it(stage: Stage, club: int) -> None:
+    """003 6.4: «и не могут без решающего раунда обойти соперников». At 5:2 or 5:5 in a game
+    to 6 the next round may win it; at 5:6 in a final to 8 with two sectors left, winning
+    both gives 7:6. Each is refused and changes nothing."""
+    t = belgorod(stage=stage)
+    for sector in range(1, 6):
+        t.play(sector, True)
+    for sector in range(6, 6 + club):
+        t.play(sector, False)
+    assert t.score == (5, club)
+    error = refused(t, A.DECISIVE_ROUND)
+    assert "cannot overtake" in error["message"]
+    assert f"with {13 - 5 - club} sectors left" in error["message"]
 
 
 # ---------------------------------------------------------------- hall answers and consolation

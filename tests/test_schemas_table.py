@@ -254,10 +254,12 @@ def example_sensor() -> str:
 
 
 def example_belgorod() -> str:
-    """Belgorod rules (003 §6, 13 sectors): early answers save minutes, BINGO moves the fortochka's
-    envelope in secret, a saved minute extends a count, and the decisive round (6 points)."""
-    table = {"rules": "belgorod", "sector13": [13], "blitz": [10], "fortochka": 5, "team": "t1", "seed": 3}
-    return write_scenario(header(table), [
+    """Belgorod rules (003 §6, 13 sectors), a final to 8: early answers save minutes, BINGO moves
+    the fortochka's envelope in secret, a saved minute extends a count, the club's help, and the
+    decisive round (6 points) at 5:7, where the team cannot overtake without it (003 6.4)."""
+    table = {"rules": "belgorod", "stage": "final", "sector13": [13], "blitz": [10], "fortochka": 5,
+             "team": "t1", "seed": 3}
+    lines = [
         host(1000, "pick_sector", sector=2),
         host(2000, "early_answer"),
         host(3000, "answer_correct"),  # 1:0, a minute saved
@@ -267,11 +269,12 @@ def example_belgorod() -> str:
         host(25_000, "pick_sector", sector=4),
         host(26_000, "start_timer"),
         host(40_000, "answer_wrong"),  # 1:2
-        host(45_000, "move_question", sector=5, to_sector=9),  # behind: BINGO
+        host(42_000, "refill", sector=3),  # the final: a new envelope on a freed sector (000 3.8.1)
+        host(45_000, "move_question", sector=5, to_sector=9),  # BINGO: the fortochka goes to 9
         host(50_000, "pick_sector", sector=13),
         host(51_000, "start_timer"),
         host(80_000, "use_saved_minute"),  # the count is 2 minutes now
-        host(173_000, "club_help"),  # the time was up: 20 s more, a new count
+        host(173_000, "club_help"),  # behind; the time was up: 20 s more, a new count
         host(180_000, "answer_correct"),  # 2:2
         host(205_000, "pick_sector", sector=6),
         host(206_000, "early_answer"),
@@ -282,14 +285,23 @@ def example_belgorod() -> str:
         host(235_000, "pick_sector", sector=8),
         host(236_000, "start_timer"),
         host(250_000, "answer_correct"),  # 5:2
-        host(255_000, "decisive_round"),
-        host(260_000, "pick_sector", sector=9),  # the fortochka is passed over; the blitz is a superblitz
-        host(261_000, "start_timer"),
-        host(270_000, "answer_correct"),
-        host(272_000, "start_timer"),
-        host(280_000, "answer_correct"),
-        host(282_000, "start_timer"),
-        host(290_000, "answer_correct"),  # 6:0: the decisive round decides the game
+        host(252_000, "decisive_round"),  # refused: the team can still overtake without it
+    ]
+    at = 255_000
+    for sector in (1, 3, 5, 11, 12):  # 5:7; sectors 9 (the fortochka) and 10 (the blitz) are left
+        lines += [host(at, "pick_sector", sector=sector), host(at + 1000, "start_timer"),
+                  host(at + 10_000, "answer_wrong")]
+        at += 15_000
+    return write_scenario(header(table), [
+        *lines,
+        host(at, "decisive_round"),  # the fortochka is not played now: 5 + 1 sector <= 7
+        host(at + 5000, "pick_sector", sector=9),  # the fortochka is passed over; the blitz is a superblitz
+        host(at + 6000, "start_timer"),
+        host(at + 15_000, "answer_correct"),
+        host(at + 17_000, "start_timer"),
+        host(at + 25_000, "answer_correct"),
+        host(at + 27_000, "start_timer"),
+        host(at + 35_000, "answer_correct"),  # 6:0: the decisive round decides the game
     ])
 
 

@@ -606,17 +606,42 @@ class ChgkReferee:
         out.append(SectorRefilled(t_ns=now, sector=number, envelope=envelope, after_round=played))
 
     def _host_decisive(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        """003 6.4: the score resets, one player stays, one round for 6 points decides the game."""
+        """003 6.4: the score resets, one player stays, one round for 6 points decides the game.
+
+        «Если набрали 5 очков и не могут без решающего раунда обойти соперников», read on
+        this table's own game: the opponents are the other side of the score, the game goes
+        to the winning score (`rules.target`) or until the table has no sector left. Without
+        the decisive round the best the team can do is to win every round still on the table:
+        it ends with min(team + left, target) points. It "cannot overtake" exactly when that
+        does not beat the opponents' score; as the opponents are below the target, that is
+        team + left <= opponents. So at 5:2, or at 5:5 in a game to 6, it is refused (the
+        next round may win the game); at 5:7 in a final to 8 with one sector left it is
+        allowed. `left` counts the sectors that can still be played (not the hidden fortochka
+        before a round that may be the last: it is passed over then, 000 4.2 д).
+
+        Consequence: in a game to 6 a team at 5 can always win the next round, so the decisive
+        round is taken only in games to 7 or 8 whose table runs short. The other reading, that
+        «соперники» are the other teams of the series and the clause is about the series
+        standings, is not something this table knows; it is not taken here.
+        """
         at = self.rules.decisive_round_at
         if at is None:
             raise _NotAllowed("this table plays no decisive round (003 6.4)")
         self._require_ready()
         if self._decisive:
             raise _NotAllowed("the decisive round is already taken")
-        # Whether the team could overtake its rivals without it (003 6.4) is the host's call:
-        # it depends on the series standings, which the table does not know.
-        if self._score[Side.TEAM] != at:
-            raise _NotAllowed(f"the team takes it at {at} points (003 6.4); it has {self._score[Side.TEAM]}",
+        team, club = self._score[Side.TEAM], self._score[Side.CLUB]
+        if team != at:
+            raise _NotAllowed(f"the team takes it at {at} points (003 6.4); it has {team}",
+                              score=self._score_json())
+        left = self._table.unplayed()
+        if self._final_round() and self._table.fortochka() is not None:
+            left -= 1  # the fortochka is passed over in a round that may be the last (000 4.2 д)
+        if left == 0:
+            raise _NotAllowed("no sector is left on the table to play it on", score=self._score_json())
+        if team + left > club:
+            raise _NotAllowed(f"only when the team cannot overtake the opponents without it (003 6.4): "
+                              f"at {team}:{club} with {left} sectors left it still can",
                               score=self._score_json())
         before = self._score_record()
         self._score = {Side.TEAM: 0, Side.CLUB: 0}

@@ -56,6 +56,10 @@ class SectorTable:
                 return s.number, skipped, passed
         return None, skipped, passed
 
+    def unplayed(self) -> int:
+        """How many sectors still hold an envelope (the hidden fortochka included)."""
+        return sum(not s.played for s in self._sectors.values())
+
     def fortochka(self) -> int | None:
         """Where the fortochka lies while it has not fallen (host only)."""
         hidden = [s.number for s in self._sectors.values() if s.kind is SectorKind.FORTOCHKA and not s.played]
