@@ -17,7 +17,9 @@ whose simulated-MCU thread is busy with the lamp frame at about that moment.
 press/floor at each percentile. The console sets the lamps before it publishes the event, so
 the lamp should come first: `lamp_lead_ms = t1 - t2` (positive when it did) and
 `lamp_before_subscriber`, the share of samples in which it did, show whether it does. The
-machine (CPUs, architecture, kernel, Python, mosquitto) and the date come with the figures.
+machine (CPUs, architecture, kernel, Python, mosquitto) and the date come with the figures,
+and `cpu_busy_percent`: how busy all CPUs were while sampling (this benchmark, the daemon and
+mosquitto included; anything else running on the machine shows up there, and in the tails).
 The host's "next" and "correct" keys go in through the console's MQTT command topic between
 samples. Prints figures; asserts nothing.
 """
@@ -164,6 +166,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
                                      stdin=subprocess.PIPE)
         procs += [commands, floor_pub]
         _wait_ready(sim, commands, lines, tmp)
+        cpu_before = cpu_times()
         press_ms: list[float] = []
         lamp_ms: list[float] = []
         floor_ms: list[float] = []
@@ -179,6 +182,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
             press_ms.append(one_press)
             lamp_ms.append(one_lamp)
             floor_ms.append(one_floor)
+        busy, total = (after - before for after, before in zip(cpu_times(), cpu_before, strict=True))
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -201,9 +205,18 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         "press_to_lamp_ms": summary(lamp_ms),
         "lamp_lead_ms": summary(lead_ms),
         "lamp_before_subscriber": round(sum(lead > 0 for lead in lead_ms) / len(lead_ms), 3),
+        "cpu_busy_percent": round(100 * busy / total, 1) if total else None,
         "machine": machine(),
         "date": datetime.date.today().isoformat(),
     }
+
+
+def cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs so far, from /proc/stat (idle and iowait are not busy)."""
+    with open("/proc/stat") as stat:
+        fields = [int(f) for f in stat.readline().split()[1:]]
+    total = sum(fields[:8])  # guest time is already counted in user time
+    return total - fields[3] - fields[4], total
 
 
 def machine() -> dict[str, Any]:

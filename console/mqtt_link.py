@@ -240,10 +240,16 @@ class MqttLink:
     async def _publish(self, client: aiomqtt.Client, topic: str, payload: bytes, *, qos: int,
                        retain: bool = False) -> None:
         """Publish one message, bounded in time; a message paho refuses outright (over MQTT's
-        size limit) is logged and dropped: one bad message must never take the link down."""
+        size limit) is logged and dropped: one bad message must never take the link down.
+
+        The bound is `asyncio.timeout` inline, not `_bounded()`: this is the press path, and
+        the generator-based context manager cost ~25 µs of a cold press (about 5 % of what the
+        link adds between the referee's decision and the send)."""
         try:
-            async with _bounded(self._broker_timeout):
+            async with asyncio.timeout(self._broker_timeout):
                 await client.publish(topic, payload, qos=qos, retain=retain)
+        except TimeoutError:
+            raise _no_answer(self._broker_timeout) from None
         except ValueError as exc:
             log.error("mqtt: dropped a message of %d bytes to %s: %s", len(payload), topic, exc)
 
@@ -264,7 +270,11 @@ async def _bounded(seconds: float) -> AsyncIterator[None]:
         async with asyncio.timeout(seconds):
             yield
     except TimeoutError:
-        raise aiomqtt.MqttError(f"the broker did not answer within {seconds:g} s") from None
+        raise _no_answer(seconds) from None
+
+
+def _no_answer(seconds: float) -> aiomqtt.MqttError:
+    return aiomqtt.MqttError(f"the broker did not answer within {seconds:g} s")
 
 
 @asynccontextmanager

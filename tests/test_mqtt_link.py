@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 
 import aiomqtt
 
-from console.mqtt_link import MqttLink, Topics
+from console.mqtt_link import MqttLink, Topics, encode
 from tests.conftest import Broker, until
 
 
@@ -126,3 +127,60 @@ async def test_a_stop_that_comes_as_the_broker_is_lost_still_stops(mosquitto: Br
     broker_lost.set()
     assert await stop(task)  # in the same iteration as the failure
     assert task.cancelled()
+
+
+async def test_an_event_the_broker_never_acknowledges_is_sent_again_on_the_next_connection() -> None:
+    """A broker that takes a PUBLISH and never answers it (hung, or the link half-dead): the
+    wait for the PUBACK is bounded, the connection is given up, and the event, which the
+    console still holds, goes out again on the next one (docs/mqtt.md: a display may see an
+    event twice, never miss one). A minimal MQTT 3.1.1 broker: the first connection never
+    acknowledges a PUBLISH, later ones do."""
+    received: list[list[bytes]] = []  # the PUBLISH payloads of each connection
+
+    async def packets(reader: asyncio.StreamReader) -> AsyncIterator[tuple[int, bytes]]:
+        while header := await reader.read(1):
+            length, shift = 0, 0
+            while True:  # the remaining length: 7 bits a byte, low bits first
+                byte = (await reader.readexactly(1))[0]
+                length |= (byte & 0x7F) << shift
+                shift += 7
+                if not byte & 0x80:
+                    break
+            yield header[0], await reader.readexactly(length)
+
+    async def broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = len(received)
+        received.append([])
+        try:
+            async for kind, body in packets(reader):
+                if kind == 0x10:  # CONNECT
+                    writer.write(b"\x20\x02\x00\x00")
+                elif kind == 0x82:  # SUBSCRIBE: granted QoS 1
+                    writer.write(b"\x90\x03" + body[:2] + b"\x01")
+                elif kind >> 4 == 3:  # PUBLISH, QoS 1: topic, packet id, payload
+                    topic_end = 2 + int.from_bytes(body[:2], "big")
+                    received[connection].append(body[topic_end + 2:])
+                    if connection > 0:
+                        writer.write(b"\x40\x02" + body[topic_end:topic_end + 2])
+                elif kind == 0xC0:  # PINGREQ
+                    writer.write(b"\xd0\x00")
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(broker, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None,
+                    reconnect_interval=0.05, broker_timeout=0.3)
+    event = {"type": "signal_accepted", "seq": 1}
+    link.publish_event(event)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: len(received) >= 2 and encode(event) in received[1], within=10)
+        assert received[0][0] == encode(event)  # sent once, never acknowledged
+        assert received[1][0] == encode(event)  # first again, before anything newer
+    finally:
+        assert await stop(task)
+        server.close()
