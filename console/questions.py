@@ -3,8 +3,10 @@
 Contract: `load_questions(path)` reads a package file of db.chgk.info («База вопросов», the text
 import format of `chgk/chgkdb-parser`) and returns its questions as frozen `Question`s, or
 raises `QuestionFileError` whose message names the file, the line and the problem.
-`QuestionPicker` hands out random questions without repeats; the same seed gives the same
-sequence, so a replayed game plays the same questions.
+`question_pool(config_source, name)` reads the table's question file once, at the engine's
+construction, into the pure `QuestionPool` the table engine draws from (the draw itself is a
+rules decision, in console/engine/question_draw.py, seeded with the game's seed so a replay of
+the journal draws the same questions). `Question` lives there too and is re-exported here.
 
 The format, as read here:
 
@@ -57,14 +59,15 @@ undecodable at the line of the first invalid UTF-8 byte.
 
 from __future__ import annotations
 
-import random
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Question", "QuestionFileError", "QuestionPicker", "load_questions", "parse_package"]
+from console.engine.question_draw import Question, QuestionPool
+
+__all__ = ["Question", "QuestionFileError", "load_questions", "parse_package", "question_file_path",
+           "question_pool"]
 
 
 class QuestionFileError(ValueError):
@@ -76,49 +79,6 @@ class QuestionFileError(ValueError):
             where = f"{source}:{line}"
         super().__init__(f"{where}: {problem}" if where else problem)
         self.source, self.line, self.problem = source, line, problem
-
-
-@dataclass(frozen=True)
-class Question:
-    """One question with where it comes from. Optional fields are None when absent."""
-
-    number: str
-    text: str
-    answer: str
-    accepted: str | None = None  # Зачёт: other accepted answers
-    rejected: str | None = None  # Незачёт: answers explicitly not accepted
-    comment: str | None = None
-    sources: str | None = None
-    authors: str | None = None
-    tournament: str | None = None
-    tour: str | None = None
-    date: str | None = None
-    editor: str | None = None
-    handout: str | None = None  # the <раздатка> content, removed from text
-    images: tuple[str, ...] = ()  # "(pic: NNN.jpg)" names, removed from text
-    # Other fields of the question block by name as written (e.g. "Рейтинг"); not hashed.
-    extra: Mapping[str, str] = field(default_factory=dict, hash=False)
-
-    def source_line(self) -> str:
-        """Where the question comes from, in Russian, e.g.
-        «Кубок», Тур 1, вопрос 3 (07-May-2016); автор: Анна Образцова."""
-        parts: list[str] = []
-        if self.tournament:
-            parts.append(f"«{_one_line(self.tournament).strip('«»')}»")
-        if self.tour:
-            parts.append(_one_line(self.tour))
-        parts.append(f"вопрос {self.number}")
-        line = ", ".join(parts)
-        line = line[0].upper() + line[1:]
-        if self.date:
-            line += f" ({_one_line(self.date)})"
-        if self.authors:
-            line += f"; автор: {_one_line(self.authors)}"
-        return line
-
-
-def _one_line(value: str) -> str:
-    return " ".join(value.split())
 
 
 # --- fields -------------------------------------------------------------------------------
@@ -450,34 +410,24 @@ def load_questions(path: str | Path, encoding: str | None = None) -> list[Questi
 # --- picking ------------------------------------------------------------------------------
 
 
-class QuestionPicker:
-    """Random questions without repeats within a game; seeded so a replay picks the same ones.
+def question_file_path(config_source: str, name: str) -> Path | None:
+    """Where `table.question_file` is: relative to the config file's folder; None when unset."""
+    if not name:
+        return None
+    return Path(config_source).parent / name
 
-    The order is a seeded shuffle of the questions as given, fixed at construction: the same
-    questions in the same order with the same seed give the same sequence of picks.
+
+def question_pool(config_source: str, name: str) -> QuestionPool:
+    """The table's questions, read once when its engine is built (see the module docstring).
+
+    A file that cannot be read is no reason to stop the game: the pool carries the problem and
+    the engine reports it when the 12th sector wants a question, as before the engine drew.
     """
+    path = question_file_path(config_source, name)
+    if path is None:
+        return QuestionPool()
+    try:
+        return QuestionPool(tuple(load_questions(path)))
+    except (QuestionFileError, OSError) as exc:
+        return QuestionPool(problem=f"cannot read the 12th sector's questions: {exc}")
 
-    def __init__(self, questions: Sequence[Question], seed: int) -> None:
-        self._questions = tuple(questions)
-        self._seed = seed
-        self._order = list(range(len(self._questions)))
-        random.Random(seed).shuffle(self._order)
-        self._next = 0
-
-    @property
-    def seed(self) -> int:
-        return self._seed
-
-    @property
-    def remaining(self) -> int:
-        """How many questions are left to pick."""
-        return len(self._order) - self._next
-
-    def pick(self) -> Question:
-        """The next random question; QuestionFileError when all have been played."""
-        if self._next >= len(self._order):
-            raise QuestionFileError(
-                f"no questions left: all {len(self._questions)} questions have been played in this game")
-        question = self._questions[self._order[self._next]]
-        self._next += 1
-        return question

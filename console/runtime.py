@@ -17,15 +17,11 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any, TextIO
 
 from console.config import Config
 from console.engine.chgk_events import (
     GameRecord,
-    QuestionDrawn,
-    QuestionNeeded,
-    QuestionSource,
     TableGameStarted,
 )
 from console.engine.events import Event
@@ -38,7 +34,6 @@ from console.engine.table import TableGame
 from console.games import game
 from console.games.kind import GameKind
 from console.mqtt_link import MqttLink, Topics, encode
-from console.questions import QuestionFileError, QuestionPicker, load_questions
 from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.error_reports import ErrorReports, shortened
@@ -103,7 +98,6 @@ class Console:
         self._timer_deadline: int | None = None
         self._timer_failing = False  # the referee failed on its last timer: said once
         self._refresh: asyncio.TimerHandle | None = None
-        self._questions: QuestionPicker | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
@@ -250,39 +244,6 @@ class Console:
                 self.records.game_started()
             case GameRecord():
                 self.records.keep(wire)
-            case QuestionNeeded():
-                self._ask_question(wire)
-
-    def _ask_question(self, need: dict[str, Any]) -> None:
-        """The 12th sector wants a random question: draw one from the question file; the host
-        gets it whole on the host topic, everybody its source (000 4.2 г)."""
-        if self._questions is None:
-            self._questions = self._load_questions()
-        if not self._questions:
-            self.report_error("questions", "no question file for the 12th sector (table.question_file); "
-                                           "the host reads a question of their own")
-            return
-        try:
-            q = self._questions.pick()
-        except QuestionFileError as exc:
-            self.report_error("questions", str(exc))
-            return
-        now = self.clock()
-        number = int(need["round"])
-        self._publish(QuestionDrawn(t_ns=now, round=number, text=q.text, answer=q.answer, accepted=q.accepted,
-                                    comment=q.comment, handout=q.handout, source=q.source_line()))
-        self._publish(QuestionSource(t_ns=now, round=number, source=q.source_line()))
-
-    def _load_questions(self) -> QuestionPicker | None:
-        name = self.config.table.question_file
-        if not name:
-            return None
-        path = Path(self.config.source).parent / name  # relative to the config file
-        try:
-            return QuestionPicker(load_questions(path), seed=self.seed)
-        except (QuestionFileError, OSError) as exc:
-            self.report_error("questions", f"cannot read the 12th sector's questions: {exc}")
-            return None
 
     def publish_state(self) -> None:
         if self.mqtt is not None:

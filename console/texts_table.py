@@ -36,6 +36,7 @@ from console.engine.chgk_events import (
     QuestionMoved,
     QuestionNeeded,
     QuestionSource,
+    QuestionUnavailable,
     RoundCancelled,
     RoundEnded,
     Score,
@@ -181,7 +182,8 @@ def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущ
 def _notice_line(e: Event) -> str | None:
     """The console's own notices (console/shell/notices.py)."""
     match e:
-        case ConsoleError(source=source, message=message):
+        case (ConsoleError(source=source, message=message)
+              | QuestionUnavailable(source=source, message=message)):
             return f"Ошибка ({source}): {message}"
         case SourceStatus(source=source, state=state):
             return source_status_text(source, state)

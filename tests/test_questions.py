@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from console.questions import Question, QuestionFileError, QuestionPicker, load_questions, parse_package
+from console.engine.question_draw import NO_QUESTION_FILE, QuestionDeck, QuestionPool
+from console.questions import Question, QuestionFileError, load_questions, parse_package, question_pool
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "questions" / "sample.txt"
@@ -351,38 +352,50 @@ def test_a_binary_file_is_rejected(tmp_path: Path) -> None:
         load_questions(path)
 
 
-# --- the picker ---------------------------------------------------------------------------
+# --- the draw (console/engine/question_draw.py) and the pool -------------------------------
 
 
-def test_the_picker_never_repeats_and_says_when_the_questions_run_out() -> None:
+def deck(questions: list[Question], seed: int) -> QuestionDeck:
+    return QuestionDeck(QuestionPool(tuple(questions)), seed)
+
+
+def test_the_deck_never_repeats_and_says_when_the_questions_run_out() -> None:
     questions = load_questions(SAMPLE)
-    picker = QuestionPicker(questions, seed=7)
-    picked = [picker.pick() for _ in questions]
-    assert sorted(picked, key=questions.index) == questions
-    assert picker.remaining == 0
-    with pytest.raises(QuestionFileError, match="no questions left"):
-        picker.pick()
+    d = deck(questions, seed=7)
+    drawn = [d.draw() for _ in questions]
+    assert sorted(drawn, key=questions.index) == questions  # type: ignore[arg-type]
+    assert d.remaining == 0
+    assert d.draw() == (f"no questions left: all {len(questions)} questions have been played in this game",)
 
 
-def test_the_same_seed_picks_the_same_questions_in_the_same_order() -> None:
+def test_the_same_seed_draws_the_same_questions_in_the_same_order() -> None:
     questions = load_questions(SAMPLE)
-    first = QuestionPicker(questions, seed=2025)
-    again = QuestionPicker(tuple(questions), seed=2025)
-    assert first.seed == again.seed == 2025
-    assert [first.pick() for _ in questions] == [again.pick() for _ in questions]
+    first, again = deck(questions, seed=2025), deck(list(questions), seed=2025)
+    assert [first.draw() for _ in questions] == [again.draw() for _ in questions]
 
 
 def test_different_seeds_give_different_orders() -> None:
     questions = load_questions(SAMPLE)
 
     def order(seed: int) -> tuple[int, ...]:
-        picker = QuestionPicker(questions, seed)
-        return tuple(questions.index(picker.pick()) for _ in questions)
+        d = deck(questions, seed)
+        return tuple(questions.index(q) for _ in questions if isinstance(q := d.draw(), Question))
 
     assert order(1) == order(1)
     assert len({order(seed) for seed in range(10)}) > 1
 
 
-def test_an_empty_picker_raises_on_the_first_pick() -> None:
-    with pytest.raises(QuestionFileError, match="no questions left"):
-        QuestionPicker([], seed=1).pick()
+def test_without_questions_the_draw_says_why_as_the_console_did() -> None:
+    assert QuestionDeck(QuestionPool(), seed=1).draw() == (NO_QUESTION_FILE,)
+    unreadable = QuestionPool(problem="cannot read the 12th sector's questions: x")
+    assert QuestionDeck(unreadable, seed=1).draw() == (unreadable.problem, NO_QUESTION_FILE)
+
+
+def test_the_pool_reads_the_file_relative_to_the_config_and_keeps_a_problem(tmp_path: Path) -> None:
+    config = tmp_path / "console.toml"
+    (tmp_path / "pack.txt").write_bytes(SAMPLE.read_bytes())
+    assert question_pool(str(config), "pack.txt").questions == tuple(load_questions(SAMPLE))
+    assert question_pool(str(config), "") == QuestionPool()
+    missing = question_pool(str(config), "missing.txt")
+    assert missing.questions == () and missing.problem is not None
+    assert missing.problem.startswith("cannot read the 12th sector's questions: ")

@@ -181,3 +181,40 @@ def test_a_journal_on_a_full_device_at_start_does_not_stop_the_console() -> None
         console.host(HostAction.NEXT, at=1_000)
         console.feed([Press("mcu", "mcu:0", 2_000), Watermark("mcu", 2_000)], now=3_000)
     assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
+
+
+def test_the_12th_sectors_question_draw_replays_from_the_journal(tmp_path: Path) -> None:
+    """000 4.2 г: the 12th sector's random question is drawn by the engine with the game's seed,
+    so the journal's replay asks the same questions as the live game (the journal's header
+    names the question file by its full path, wherever the journal is read)."""
+    from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+    from console.games import load_config
+
+    data = Path(__file__).resolve().parent.parent / "console" / "data"
+    game_dir = tmp_path / "club"
+    game_dir.mkdir()
+    (game_dir / "console.toml").write_text((data / "demo-chgk.toml").read_text(encoding="utf-8"),
+                                           encoding="utf-8")
+    (game_dir / "questions-demo.txt").write_bytes((data / "questions-demo.txt").read_bytes())
+    journal = io.StringIO()
+    console = Console(load_config(game_dir / "console.toml"), journal=journal)
+    live: list[dict[str, Any]] = []
+    console.wire_watchers.append(live.append)
+    for _ in range(2):  # sector 8 is the 12th sector; cancelled, it is played again: a new draw
+        console.feed([SectorPicked(8, console.clock(), PickSource.HOST)])
+        console.feed([ChgkHost(ChgkAction.CANCEL_ROUND, console.clock())])
+
+    elsewhere = tmp_path / "journals" / "game.jsonl"
+    elsewhere.parent.mkdir()
+    elsewhere.write_text(journal.getvalue(), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_file(str(elsewhere), out, err) == 0, err.getvalue()
+
+    def drawn(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{k: v for k, v in e.items() if k != "seq"} for e in events
+                if e["type"] in ("question_drawn", "question_source")]
+
+    live_draws = drawn(live)
+    assert [e["type"] for e in live_draws] == ["question_drawn", "question_source"] * 2
+    assert live_draws[0]["text"] != live_draws[2]["text"]  # no repeats within the game
+    assert drawn([json.loads(line) for line in out.getvalue().splitlines()]) == live_draws

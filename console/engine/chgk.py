@@ -48,8 +48,11 @@ from console.engine.chgk_events import (
     MinuteSaved,
     NextPart,
     PlayerLeft,
+    QuestionDrawn,
     QuestionMoved,
     QuestionNeeded,
+    QuestionSource,
+    QuestionUnavailable,
     RoundCancelled,
     RoundEnded,
     RoundRecord,
@@ -83,6 +86,7 @@ from console.engine.chgk_rules import (
 )
 from console.engine.chgk_table import SectorTable
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.question_draw import QuestionDeck, QuestionPool
 
 
 class Phase(StrEnum):
@@ -132,9 +136,12 @@ class _Round:
 class ChgkReferee:
     """Referee of one table game at a time. See the module docstring for the contract."""
 
-    def __init__(self, rules: ChgkRules) -> None:
+    def __init__(self, rules: ChgkRules, questions: QuestionPool | None = None) -> None:
         self.rules = rules
         self._rng = random.Random(rules.seed)
+        # The 12th sector's draw: the game's seed, for as long as the engine lives (no repeats
+        # across games of one run), so a replay of the journal draws the same questions.
+        self._deck = QuestionDeck(questions or QuestionPool(), rules.seed)
         self._box = [t.id for t in rules.teams]  # the lototron's box: teams not drawn yet
         self._draws = 0
         self._reset(rules.table_team)
@@ -303,6 +310,20 @@ class ChgkReferee:
             self._play_fortochka(r, now, out)
         elif kind is SectorKind.SECTOR12:
             out.append(QuestionNeeded(t_ns=now, kind="random_base", round=r.number, sector=r.sector, part=1))
+            self._draw_question(r.number, now, out)
+
+    def _draw_question(self, number: int, now: int, out: list[Output]) -> None:
+        """A random question from the loaded package (000 4.2 г): whole for the host, its source
+        for everybody; with none to draw, the problem, and the host reads one of their own."""
+        drawn = self._deck.draw()
+        if isinstance(drawn, tuple):
+            out += [QuestionUnavailable(t_ns=now, message=message) for message in drawn]
+            return
+        source = drawn.source_line()
+        out.append(QuestionDrawn(t_ns=now, round=number, text=drawn.text, answer=drawn.answer,
+                                 accepted=drawn.accepted, comment=drawn.comment, handout=drawn.handout,
+                                 source=source))
+        out.append(QuestionSource(t_ns=now, round=number, source=source))
 
     def _play_fortochka(self, r: _Round, now: int, out: list[Output]) -> None:
         """No question: the point goes by the previous round's answer (000 4.2 д)."""

@@ -217,6 +217,17 @@ class QuestionDrawn(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class QuestionUnavailable(Event):
+    """The 12th sector's question could not be drawn: the same ``error`` (with ``source``
+    "questions") the console published when it drew the question itself."""
+
+    TYPE: ClassVar[str] = "error"
+
+    source: str = "questions"
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class QuestionSource(Event):
     """Where the 12th sector's question comes from, for everybody."""
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from console.engine.chgk import ChgkReferee
 from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked
 from console.engine.model import Json, Output
+from console.engine.question_draw import QuestionPool
 from console.engine.sectors import SectorMap
 from console.engine.spin import AngleSample, SpinConfig, SpinDetector
 from console.engine.spin_events import SectorUnsure, SpinStopped
@@ -34,6 +35,7 @@ class TableSetup:
     sectors: SectorMap = field(default_factory=lambda: SectorMap(12))
     spin: SpinConfig = field(default_factory=SpinConfig)
     started_at_ns: int | None = None  # starts the sensor-silence watchdog
+    questions: QuestionPool = field(default_factory=QuestionPool)  # the 12th sector's (000 4.2 г)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +55,7 @@ class TableGame:
             raise ValueError(f"the sector map has {setup.sectors.count} sectors but the rules "
                              f"{setup.rules.sectors}")
         self.setup = setup
-        self.referee = ChgkReferee(setup.rules)
+        self.referee = ChgkReferee(setup.rules, setup.questions)
         self.spin = SpinDetector(setup.spin, sectors=setup.sectors, started_at_ns=setup.started_at_ns)
         self._unsure: _Unsure | None = None
 

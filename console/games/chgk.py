@@ -11,6 +11,7 @@ the host picks the sector (a stop on a boundary, a failed sensor, no top at all)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
@@ -29,6 +30,7 @@ from console.engine.sectors import SectorMap
 from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
 from console.engine.table import TableGame, TableSetup
 from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
+from console.questions import question_file_path, question_pool
 
 PICK_SECTOR = "pick_sector"
 SPECIAL_KEYS = {
@@ -144,9 +146,12 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
     def section(obj: object) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(obj).items()}
 
+    # The question file as a full path: a replay reads it wherever the journal is.
+    path = question_file_path(config.source, config.table.question_file)
     return {
         "game": {"kind": "chgk"},
-        "table": {**section(config.table), "seed": seed},
+        "table": {**section(config.table), "seed": seed,
+                  "question_file": str(path.resolve()) if path else ""},
         "spin": section(config.spin),
         "teams": [section(t) for t in config.teams],
         # A replay has no hardware: the sources only need to exist under their names.
@@ -161,7 +166,9 @@ GAME = GameKind(
     host_pedal=False,
     check=check,
     seed=lambda config: config.table.seed,
-    engine=lambda config, seed, now: TableGame(table_setup(config, seed, started_at_ns=now)),
+    engine=lambda config, seed, now: TableGame(replace(
+        table_setup(config, seed, started_at_ns=now),
+        questions=question_pool(config.source, config.table.question_file))),
     parse_command=parse_command,
     command_help=('expected {"action": one of '
                   f'{", ".join([PICK_SECTOR, *(a.value for a in ChgkAction)])}, and its arguments}}'),
