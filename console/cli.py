@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "check-config":
         return _check_config(args.file)
     if args.command == "replay":
-        from console.replay import replay_file
+        from console.tools.replay import replay_file
 
         return replay_file(args.file, sys.stdout, sys.stderr)
     if args.command == "bench":

@@ -21,7 +21,7 @@ from console.engine.model import (
 )
 from console.engine.rules import Player, SvoyaRules
 from console.engine.svoya import SvoyaReferee
-from console.replay import VirtualTable
+from console.tools.replay import VirtualTable
 from console.wire import events_json
 
 MS = NS_PER_MS

@@ -22,8 +22,9 @@ import pytest
 from console.config import Config
 from console.engine.model import HostAction
 from console.games import config_from_dict
-from console.runtime import Console
 from console.schemas import validate
+from console.shell.runtime import Console
+from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker, daemon_config, start_mosquitto, until
 
@@ -101,7 +102,7 @@ async def running_console(broker: Broker, players: int = 3) -> AsyncIterator[tup
     sim.start()
     console = Console(table_config(sim.port, players))
     connected = asyncio.Event()
-    console.add_mcu("mcu", sim.port, 115200)
+    add_mcu(console, "mcu", sim.port, 115200)
     task = asyncio.create_task(console.run(broker.host, broker.port, on_ready=connected.set))
     try:
         async with asyncio.timeout(5):
@@ -203,7 +204,7 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
     sim = SimulatedMcu(pads=4, link_path=link)
     sim.start()
     console = Console(table_config(link))
-    console.add_mcu("mcu", link, 115200)
+    add_mcu(console, "mcu", link, 115200)
     # The display subscribes first: the console's "connected" may come at once.
     async with display(mosquitto, "chgk/t1/events") as d:
         task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))

@@ -13,8 +13,8 @@ from typing import Any
 
 from console.engine.model import Host, HostAction, Press, Watermark
 from console.games import config_from_dict
-from console.replay import replay_file, replay_lines
-from console.runtime import Console
+from console.shell.runtime import Console
+from console.tools.replay import replay_file, replay_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 

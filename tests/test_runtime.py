@@ -12,8 +12,9 @@ from gpiozero.pins.mock import MockFactory
 
 from console.engine.model import HostAction
 from console.games import config_from_dict
-from console.runtime import Console
+from console.shell.runtime import Console
 from console.shell.sound import Cue, NullPlayer
+from console.sources.gpio import add_buttons, add_pedal
 from tests.conftest import until
 
 
@@ -40,14 +41,14 @@ def gpio_console(**game: Any) -> tuple[Console, NullPlayer, list[dict[str, Any]]
     console = Console(config, cue_player=cues)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    console.add_gpio("btn", [17, 27], pin_factory="mock")
+    add_buttons(console, "btn", [17, 27], pin_factory="mock")
     return console, cues, events
 
 
 async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockFactory) -> None:
     """004 App.5: the signal is shown by light and/or sound; here the cue on acceptance."""
     console, cues, events = gpio_console()
-    console.start_gpio()
+    console.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         await asyncio.sleep(0.01)
@@ -57,7 +58,7 @@ async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockF
         assert decision["player"] == "p1"
         assert cues.played == [Cue.SIGNAL]
     finally:
-        console.close_gpio()
+        console.close_local_inputs()
 
 
 async def test_time_up_cue_when_nobody_signals(mock_pins: MockFactory) -> None:
@@ -72,15 +73,15 @@ async def test_time_up_cue_when_nobody_signals(mock_pins: MockFactory) -> None:
 
 async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory) -> None:
     console, _cues, events = gpio_console()
-    console.add_pedal(22, HostAction.READING_FINISHED, pin_factory="mock")
-    console.start_gpio()
+    add_pedal(console, 22, HostAction.READING_FINISHED, pin_factory="mock")
+    console.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         mock_pins.pin(22).drive_low()
         await until(lambda: any(e["type"] == "reading_finished" for e in events))
         assert console.svoya.phase == "open"
     finally:
-        console.close_gpio()
+        console.close_local_inputs()
 
 
 async def test_a_failure_on_the_timer_is_reported_and_the_window_still_closes(
@@ -115,7 +116,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         raise RuntimeError("the screen is broken")
 
     console.wire_watchers.insert(0, broken_screen)
-    console.start_gpio()
+    console.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         await asyncio.sleep(0.01)
@@ -124,7 +125,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         assert cues.played == [Cue.SIGNAL]
         assert console.svoya.phase == "answering"
     finally:
-        console.close_gpio()
+        console.close_local_inputs()
 
 
 async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_pins: MockFactory) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from console.engine.model import NS_PER_S, Host, HostAction
 from console.games import config_from_dict
-from console.runtime import Console
+from console.shell.runtime import Console
 from console.shell.sound import Cue, NullPlayer
 
 

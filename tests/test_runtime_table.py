@@ -9,7 +9,7 @@ from typing import Any
 
 from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.games import load_config
-from console.runtime import Console
+from console.shell.runtime import Console
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "console" / "data" / "demo-chgk.toml"
@@ -70,7 +70,7 @@ def test_the_table_journal_replays_to_the_same_decisions(tmp_path: Path) -> None
 
     from console.engine.sectors import SectorMap
     from console.engine.spin import AngleSample
-    from console.replay import replay_lines
+    from console.tools.replay import replay_lines
 
     config = load_config(table(tmp_path)[0].config.source)
     journal = io.StringIO()

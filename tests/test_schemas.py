@@ -35,9 +35,9 @@ from console.engine.rules import TiePolicy
 from console.engine.svoya import Phase
 from console.engine.svoya_events import EndReason
 from console.games import config_from_dict, game, load_config
-from console.replay import replay_lines
-from console.runtime import Console
 from console.schemas import KINDS, load_schema, validate
+from console.shell.runtime import Console
+from console.tools.replay import replay_lines
 from tests.conftest import Broker, until
 
 ROOT = Path(__file__).resolve().parent.parent

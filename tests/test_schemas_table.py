@@ -44,10 +44,10 @@ from console.games import load_config
 from console.games.chgk import PICK_SECTOR
 from console.games.chgk import parse_command as parse_chgk_command
 from console.mqtt_link import Topics
-from console.replay import replay_lines
-from console.runtime import Console
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
+from console.shell.runtime import Console
 from console.texts_table import DESCRIBED, describe_table, read_table_event
+from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
 

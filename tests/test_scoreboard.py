@@ -91,7 +91,7 @@ async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_
     """The ChGK board: the sectors drawn, the score, the round and its countdown."""
     from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
     from console.games import load_config
-    from console.runtime import Console
+    from console.shell.runtime import Console
 
     console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
     assert mosquitto_ws.ws_port is not None

@@ -21,13 +21,14 @@ from typing import TextIO
 from console.config import Config, ConfigError
 from console.engine.model import HostAction
 from console.games import load_config
-from console.runtime import Console
 from console.shell import sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
 from console.shell.files import create_new
+from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
+from console.sources.gpio import add_pedal
 
 log = logging.getLogger("chgk.daemon")
 
@@ -43,7 +44,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
             stops.append(stop_source)
 
     if config.host.pedal_pin >= 0:
-        console.add_pedal(config.host.pedal_pin, HostAction(config.host.pedal_action),
+        add_pedal(console, config.host.pedal_pin, HostAction(config.host.pedal_action),
                           pin_factory=config.host.pedal_pin_factory)
 
     def ready() -> None:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 from firmware_proto import MAX_PADS
 
 if TYPE_CHECKING:
-    from console.runtime import Console
+    from console.shell.runtime import Console
 
 BUTTONS = "buttons"  # players' pads: presses and their sources' watermarks
 ANGLE = "angle"  # the top's angle sensor

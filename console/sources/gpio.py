@@ -1,16 +1,100 @@
-"""Players' buttons and the top's quadrature encoder on the Pi's GPIO pins (gpiozero)."""
+"""Players' buttons, the host's pedal and the top's quadrature encoder on the Pi's GPIO pins.
+
+Contract: `add_buttons`, `add_pedal` and `add_encoder` build the gpiozero driver of one input on
+a `Console` and register it as a *local input*: the console claims its pins when it runs
+(`LocalInput.start`, which reports the source connected or disconnected) and frees them when
+it stops. Each edge reaches the referee stamped with the kernel's (the pin factory's) time.
+The `attach_*` functions are this backend's entries in the source registry.
+"""
 
 from __future__ import annotations
 
-from console.runtime import Console
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from console.engine.model import Host, HostAction, Press
+from console.engine.spin import AngleSample
 from console.sources import SourceSettings, Stop
+from drivers.gpio_buttons import GpioButtons, GpioPress
+from drivers.gpio_encoder import GpioEncoder
+from drivers.gpio_pins import GpioError
+
+if TYPE_CHECKING:
+    from console.shell.runtime import Console
+
+__all__ = ["GpioInput", "add_buttons", "add_encoder", "add_pedal", "attach_buttons", "attach_encoder"]
+
+
+@dataclass
+class GpioInput:
+    """A GPIO driver the console starts and closes with itself (see the module docstring)."""
+
+    console: Console
+    name: str  # as reported in source_status ("pedal" for the host's pedal)
+    device: GpioButtons | GpioEncoder
+    what: str  # the detail of "connected"
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        try:
+            self.device.start(loop)
+        except GpioError as exc:
+            self.console.report_status(self.name, "disconnected", str(exc))
+        else:
+            self.console.report_status(self.name, "connected", self.what)
+
+    def close(self) -> None:
+        self.device.close()
+
+
+def add_buttons(console: Console, name: str, pins: Sequence[int], *, pull_up: bool = True,
+                pin_factory: str | object = "") -> GpioButtons:
+    """Players' buttons on GPIO pins; pad i of source `name` is pins[i]."""
+
+    def on_edge(edge: GpioPress) -> None:
+        if edge.pressed:
+            console.feed([Press(name, f"{name}:{edge.pad}", edge.at_ns)])
+
+    buttons = GpioButtons(pins, on_edge=on_edge, pull_up=pull_up, pin_factory=pin_factory,
+                          on_error=lambda message: console.report_error(name, message))
+    console.local_inputs.append(GpioInput(console, name, buttons, f"GPIO pins {list(pins)}"))
+    return buttons
+
+
+def add_pedal(console: Console, pin: int, action: HostAction, *,
+              pin_factory: str | object = "") -> GpioButtons:
+    """The host's foot pedal on a GPIO pin: each press is `action`, at the edge's time. It is
+    never one of the sources (a source may not be called "pedal", nor share its pin)."""
+
+    def on_edge(edge: GpioPress) -> None:
+        if edge.pressed:
+            console.feed([Host(action, edge.at_ns)])
+
+    pedal = GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory,
+                        on_error=lambda message: console.report_error("pedal", message))
+    console.local_inputs.append(GpioInput(console, "pedal", pedal, f"GPIO pins {[pin]}"))
+    return pedal
+
+
+def add_encoder(console: Console, name: str, pins: Sequence[int], counts_per_turn: int, *,
+                pin_factory: str | object = "") -> GpioEncoder:
+    """The top's angle from a quadrature encoder (A, B and an optional index pin)."""
+    encoder = GpioEncoder(
+        pins[0], pins[1], counts_per_rev=counts_per_turn,
+        pin_index=pins[2] if len(pins) > 2 else None, pin_factory=pin_factory,
+        on_reading=lambda r: console.feed([AngleSample(r.at_ns, r.raw, r.status)]),
+        on_error=lambda message: console.report_error(name, message),
+    )
+    console.local_inputs.append(GpioInput(console, name, encoder, "the top's encoder"))
+    return encoder
 
 
 def attach_buttons(console: Console, name: str, settings: SourceSettings) -> Stop | None:
-    console.add_gpio(name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory)
+    add_buttons(console, name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory)
     return None
 
 
 def attach_encoder(console: Console, name: str, settings: SourceSettings) -> Stop | None:
-    console.add_encoder(name, settings.pins, settings.counts_per_turn, pin_factory=settings.pin_factory)
+    add_encoder(console, name, settings.pins, settings.counts_per_turn, pin_factory=settings.pin_factory)
     return None

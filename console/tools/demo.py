@@ -27,10 +27,11 @@ from typing import TextIO
 from console.config import Config
 from console.engine.events import Event
 from console.engine.model import HostAction
-from console.runtime import Console
 from console.shell.broker import EmbeddedBroker
 from console.shell.display_server import DisplayServer
+from console.shell.runtime import Console
 from console.shell.sound import open_player
+from console.sources.mcu import add_mcu
 from console.texts import ACTIONS, PHASES, STATUS, describe
 from drivers.sim_mcu import SimulatedMcu
 
@@ -177,7 +178,7 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     player = open_player(config.sound.device or None, config.sound.enabled and sound, log)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        console.add_mcu(name, sim.port, config.sources[name].baudrate)
+        add_mcu(console, name, sim.port, config.sources[name].baudrate)
     buttons = []
     for p in console.config.players:
         source, _, index = p.pad.partition(":")

@@ -32,8 +32,9 @@ from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPi
 from console.engine.events import Event
 from console.engine.spin_events import SpinAngle, SpinStarted
 from console.engine.table import TableGame
-from console.runtime import Console
+from console.shell.runtime import Console
 from console.shell.sound import open_player
+from console.sources.mcu import add_mcu
 from console.texts_table import (
     ACTIONS,
     HELPS,
@@ -288,7 +289,7 @@ async def run_table_demo(
     player = open_player(config.sound.device or None, config.sound.enabled and sound, log)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        console.add_mcu(name, sim.port, config.sources[name].baudrate)
+        add_mcu(console, name, sim.port, config.sources[name].baudrate)
     # The top is mounted as the config's calibration says, so the engine's sectors are the top's.
     top = SimTop(seed=top_seed, rate_hz=SAMPLE_RATE_HZ, sensor_offset_deg=config.table.zero_offset_deg,
                  clockwise_increases=config.table.clockwise_increases)

@@ -14,7 +14,7 @@ import io
 import json
 from pathlib import Path
 
-from console.replay import replay_lines
+from console.tools.replay import replay_lines
 from tests.differential.scenarios import KINDS, scenario
 
 HERE = Path(__file__).parent

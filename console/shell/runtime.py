@@ -16,8 +16,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from console.config import Config
 from console.engine.chgk_events import (
@@ -44,12 +43,17 @@ from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.sound import Cue as SoundCue
 from console.shell.sound import CuePlayer, NullPlayer
-from console.sources import ANGLE, BUTTONS
-from drivers.gpio_buttons import GpioButtons, GpioError, GpioPress
-from drivers.gpio_encoder import GpioEncoder
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 
 log = logging.getLogger("chgk.console")
+
+
+class LocalInput(Protocol):
+    """An input driver on this machine's own pins, started and closed with `Console.run`."""
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None: ...
+    def close(self) -> None: ...
+
 
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
@@ -80,10 +84,8 @@ class Console:
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
-        self.links: dict[str, McuLink] = {}
-        self.gpio: dict[str, GpioButtons] = {}
-        self.pedals: list[GpioButtons] = []  # the host's
-        self.encoders: dict[str, GpioEncoder] = {}
+        self.links: dict[str, McuLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
+        self.local_inputs: list[LocalInput] = []  # started and closed with run (console/sources/gpio.py)
         self.source_status: dict[str, str] = {}
         self.publisher = Publisher(self.topics, before_run=EVENTS_BEFORE_RUN)
         self.watchers = self.publisher.watchers  # the typed events, as published
@@ -302,79 +304,6 @@ class Console:
 
     # ------------------------------------------------------------------ drivers
 
-    def add_mcu(self, name: str, port: str, baudrate: int) -> McuLink:
-        """An MCU on a serial port: its pads for «Своя игра», the top's angle at the table."""
-        buttons, angle = BUTTONS in self.game.takes, ANGLE in self.game.takes
-        link = McuLink(
-            port,
-            name=name,
-            baudrate=baudrate,
-            # At the table the MCU reads the top; pads (if any are wired) play no part there.
-            # partial, not lambda: one Python frame less on the press path (docs/performance.md).
-            on_edge=partial(self.mcu_edge, name) if buttons else (lambda edge: None),
-            on_watermark=partial(self.mcu_watermark, name) if buttons else None,
-            on_status=lambda state, detail: self.report_status(name, state, detail),
-            on_error=lambda message: self.report_error(name, message),
-            on_angle=self.mcu_angle if angle else None,
-        )
-        self.links[name] = link
-        return link
-
-    def add_gpio(self, name: str, pins: Sequence[int], *, pull_up: bool = True,
-                 pin_factory: str | object = "") -> GpioButtons:
-        """Buttons on GPIO pins; pad i of source `name` is pins[i]."""
-
-        def on_edge(edge: GpioPress) -> None:
-            if edge.pressed:
-                self.feed([Press(name, f"{name}:{edge.pad}", edge.at_ns)])
-
-        buttons = GpioButtons(pins, on_edge=on_edge, pull_up=pull_up, pin_factory=pin_factory,
-                              on_error=lambda message: self.report_error(name, message))
-        self.gpio[name] = buttons
-        return buttons
-
-    def add_pedal(self, pin: int, action: HostAction, *, pin_factory: str | object = "") -> GpioButtons:
-        """The host's foot pedal on a GPIO pin: each press is `action`, at the edge's time."""
-
-        def on_edge(edge: GpioPress) -> None:
-            if edge.pressed:
-                self.feed([Host(action, edge.at_ns)])
-
-        pedal = GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory,
-                            on_error=lambda message: self.report_error("pedal", message))
-        self.pedals.append(pedal)  # never among the sources: a source may not be called "pedal"
-        return pedal
-
-    def add_encoder(self, name: str, pins: Sequence[int], counts_per_turn: int, *,
-                    pin_factory: str | object = "") -> GpioEncoder:
-        """The top's angle from a quadrature encoder (A, B and an optional index pin)."""
-        encoder = GpioEncoder(
-            pins[0], pins[1], counts_per_rev=counts_per_turn,
-            pin_index=pins[2] if len(pins) > 2 else None, pin_factory=pin_factory,
-            on_reading=lambda r: self.feed([AngleSample(r.at_ns, r.raw, r.status)]),
-            on_error=lambda message: self.report_error(name, message),
-        )
-        self.encoders[name] = encoder
-        return encoder
-
-    def start_gpio(self) -> None:
-        """Claim the GPIO pins of every GPIO source and the pedal (`run` does this)."""
-        loop = asyncio.get_running_loop()
-        for name, buttons in [*self.gpio.items(), *(("pedal", pedal) for pedal in self.pedals)]:
-            try:
-                buttons.start(loop)
-            except GpioError as exc:
-                self.report_status(name, "disconnected", str(exc))
-            else:
-                self.report_status(name, "connected", f"GPIO pins {list(buttons.pins)}")
-        for name, encoder in self.encoders.items():
-            try:
-                encoder.start(loop)
-            except GpioError as exc:
-                self.report_status(name, "disconnected", str(exc))
-            else:
-                self.report_status(name, "connected", "the top's encoder")
-
     async def run(
         self, broker_host: str, broker_port: int, *, on_ready: Callable[[], None] | None = None
     ) -> None:
@@ -392,17 +321,22 @@ class Console:
                              game=self.kind, seed=self.seed)
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
-        self.start_gpio()
+        self.start_local_inputs()
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(self.mqtt.run(), name="mqtt")
                 for name, link in self.links.items():
                     tasks.create_task(link.run(), name=f"mcu-{name}")
         finally:
-            self.close_gpio()
+            self.close_local_inputs()
 
-    def close_gpio(self) -> None:
-        for buttons in [*self.gpio.values(), *self.pedals]:
-            buttons.close()
-        for encoder in self.encoders.values():
-            encoder.close()
+    def start_local_inputs(self) -> None:
+        """Claim the pins of the local inputs, each reported connected or not (run does this)."""
+        loop = asyncio.get_running_loop()
+        for local in self.local_inputs:
+            local.start(loop)
+
+    def close_local_inputs(self) -> None:
+        """Free the pins of the local inputs (run does this when it stops)."""
+        for local in self.local_inputs:
+            local.close()
