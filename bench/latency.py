@@ -19,7 +19,8 @@ the lamp should come first: `lamp_lead_ms = t1 - t2` (positive when it did) and
 `lamp_before_subscriber`, the share of samples in which it did, show whether it does. The
 machine (CPUs, architecture, kernel, Python, mosquitto) and the date come with the figures,
 and `cpu_busy_percent`: how busy all CPUs were while sampling (this benchmark, the daemon and
-mosquitto included; anything else running on the machine shows up there, and in the tails).
+mosquitto included; anything else running on the machine shows up there, and in the tails),
+of which `cpu_steal_percent` was taken by the hypervisor (a VM's neighbours).
 The host's "next" and "correct" keys go in through the console's MQTT command topic between
 samples. Prints figures; asserts nothing.
 """
@@ -182,7 +183,8 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
             press_ms.append(one_press)
             lamp_ms.append(one_lamp)
             floor_ms.append(one_floor)
-        busy, total = (after - before for after, before in zip(cpu_times(), cpu_before, strict=True))
+        busy, steal, total = (after - before
+                              for after, before in zip(cpu_times(), cpu_before, strict=True))
     finally:
         for proc in reversed(procs):
             proc.terminate()
@@ -206,17 +208,19 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         "lamp_lead_ms": summary(lead_ms),
         "lamp_before_subscriber": round(sum(lead > 0 for lead in lead_ms) / len(lead_ms), 3),
         "cpu_busy_percent": round(100 * busy / total, 1) if total else None,
+        "cpu_steal_percent": round(100 * steal / total, 1) if total else None,
         "machine": machine(),
         "date": datetime.date.today().isoformat(),
     }
 
 
-def cpu_times() -> tuple[int, int]:
-    """(busy, total) jiffies of all CPUs so far, from /proc/stat (idle and iowait are not busy)."""
+def cpu_times() -> tuple[int, int, int]:
+    """(busy, steal, total) jiffies of all CPUs so far, from /proc/stat (idle and iowait are
+    not busy; steal, time the hypervisor gave to someone else, is)."""
     with open("/proc/stat") as stat:
         fields = [int(f) for f in stat.readline().split()[1:]]
     total = sum(fields[:8])  # guest time is already counted in user time
-    return total - fields[3] - fields[4], total
+    return total - fields[3] - fields[4], fields[7], total
 
 
 def machine() -> dict[str, Any]:
