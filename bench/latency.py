@@ -149,7 +149,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
     sim.start()
     try:
         procs.append(subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")]))
-        _wait_port(port)
+        wait_port(port)
         (tmp / "console.toml").write_text(_config(sim.port, port))
         daemon = subprocess.Popen(
             [sys.executable, "-m", "console.cli", "run", "--config", str(tmp / "console.toml")],
@@ -270,7 +270,7 @@ def _config(serial_port: str, mqtt_port: int) -> str:
     )
 
 
-def _wait_port(port: int, timeout: float = 5.0) -> None:
+def wait_port(port: int, timeout: float = 5.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with socket.socket() as s:

@@ -54,7 +54,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.latency import Lines, _wait_port, free_port, percentile, write_line
+from bench.latency import Lines, free_port, percentile, wait_port, write_line
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop, SpinTruth
 
@@ -117,7 +117,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
     try:
         broker = subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")])
         procs.append(broker)
-        _wait_port(port)
+        wait_port(port)
         (tmp / "console.toml").write_text(_config(sim.port, port), encoding="utf-8")
         daemon = subprocess.Popen(
             [sys.executable, "-m", "console.cli", "run", "--config", str(tmp / "console.toml")],

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 import aiomqtt
 
-from console.mqtt_link import MqttLink, Topics, encode
+from console.shell.mqtt_link import MqttLink, Topics, encode
 from tests.conftest import Broker, until
 
 

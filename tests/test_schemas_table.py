@@ -43,8 +43,8 @@ from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, S
 from console.games import load_config
 from console.games.chgk import PICK_SECTOR
 from console.games.chgk import parse_command as parse_chgk_command
-from console.mqtt_link import Topics
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
+from console.shell.mqtt_link import Topics
 from console.shell.runtime import Console
 from console.texts_table import DESCRIBED, describe_table, read_table_event
 from console.tools.replay import replay_lines

@@ -20,7 +20,7 @@ from typing import Any
 from console.engine.chgk_events import GameRecord
 from console.engine.events import Event
 from console.engine.spin_events import SpinAngle
-from console.mqtt_link import MqttLink, Topics
+from console.shell.mqtt_link import MqttLink, Topics
 from console.wire import event_json
 
 __all__ = ["Publisher"]

@@ -32,12 +32,12 @@ from console.engine.svoya import SvoyaReferee
 from console.engine.table import TableGame
 from console.games import game
 from console.games.kind import GameKind
-from console.mqtt_link import MqttLink, Topics, encode
 from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.journal import Journal
 from console.shell.lamps import LampMasks
+from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords

@@ -17,8 +17,8 @@ from console.config import Config, ConfigError
 from console.engine.game import Game
 from console.engine.model import Output, Press, Watermark
 from console.games import config_from_dict, game, names
-from console.mqtt_link import encode
 from console.scenario import AnyInput, ScenarioError, Step, parse_step
+from console.shell.mqtt_link import encode
 from console.sources import source_kind
 from console.wire import events_json
 
