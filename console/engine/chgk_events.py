@@ -15,14 +15,12 @@ JSON (the demo, a display) and dispatch on classes.
 
 from __future__ import annotations
 
-import types
-import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, fields, is_dataclass
-from enum import Enum
+from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from console.engine.chgk_rules import PickSource, SectorKind, Side, Stage
+from console.engine.event_read import read_event
 from console.engine.events import Event
 from console.engine.model import Json
 
@@ -481,44 +479,7 @@ def event_from_json(obj: Mapping[str, object]) -> Event | None:
     (an older or newer engine's). A refusal (``error``) comes back as `TableCommandRefused`
     when it carries ``details`` (the referee's), so screens can dispatch on classes.
     """
-    kind = obj.get("type")
-    if kind == "error" and isinstance(obj.get("details"), Mapping):
-        cls: type[Event] | None = HostCommandRefused if obj.get("audience") == "host" else TableCommandRefused
-    else:
-        cls = _BY_TYPE.get(str(kind))
-    if cls is None:
-        return None
-    try:
-        made = _build(cls, obj)
-    except (KeyError, TypeError, ValueError):
-        return None
-    assert isinstance(made, Event)
-    return made
-
-
-def _build(cls: type, obj: Mapping[str, object]) -> object:
-    hints = typing.get_type_hints(cls)
-    args = {f.name: _value(hints[f.name], obj[f.name]) for f in fields(cls)
-            if f.init and (f.name in obj or f.name == "t_ns")}
-    return cls(**args)
-
-
-def _value(hint: object, value: object) -> object:
-    """`value` read from JSON as type `hint` (the shapes the classes above use)."""
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType):
-        options = [h for h in typing.get_args(hint) if h is not type(None)]
-        return None if value is None else _value(options[0], value)
-    if origin is tuple:
-        if not isinstance(value, list):
-            raise TypeError(f"expected a list, got {value!r}")
-        return tuple(_value(typing.get_args(hint)[0], v) for v in value)
-    if origin is dict or origin is Literal:
-        return value
-    if isinstance(hint, type) and issubclass(hint, Enum):
-        return hint(value)
-    if isinstance(hint, type) and is_dataclass(hint):
-        if not isinstance(value, Mapping):
-            raise TypeError(f"expected an object, got {value!r}")
-        return _build(hint, value)
-    return value
+    if obj.get("type") == "error" and isinstance(obj.get("details"), Mapping):
+        refusal = HostCommandRefused if obj.get("audience") == "host" else TableCommandRefused
+        return read_event({"error": refusal}, obj)
+    return read_event(_BY_TYPE, obj)
