@@ -1,0 +1,78 @@
+"""A «Что? Где? Когда?» table game's late stage: refills in the final and the decisive round.
+
+Contract: `refill` puts a new envelope on a freed sector in the final, after rounds 1 up to
+`rules.refill_until_round` (000 3.8.1); `take_decisive_round` resets the score for the one
+round that decides the game (003 6.4; the reading is in its docstring). Each raises
+`NotAllowed` with nothing changed when its clause does not allow it now, and otherwise changes
+the `TableGame` and appends its event to `out`.
+"""
+
+from __future__ import annotations
+
+from console.engine.chgk_events import DecisiveRoundTaken, SectorRefilled
+from console.engine.chgk_game import TableGame
+from console.engine.chgk_round import NotAllowed
+from console.engine.chgk_rules import ChgkHost, Side, Stage
+from console.engine.model import Output
+
+
+def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+    """In the final, new envelopes go on freed sectors up to round 4 inclusive (000 3.8.1)."""
+    if game.rules.stage is not Stage.FINAL:
+        raise NotAllowed(f"refills are for the final only (000 3.8.1); this is a "
+                         f"{game.rules.stage.value}", stage=game.rules.stage.value)
+    game.require_ready()
+    played = len(game.rounds)
+    if not 1 <= played <= game.rules.refill_until_round:
+        raise NotAllowed(f"refills follow rounds 1..{game.rules.refill_until_round} (000 3.8.1); "
+                         f"{played} rounds are played", rounds_played=played)
+    number = game.sector_arg(cmd.sector, "sector")
+    if not game.table[number].played:
+        raise NotAllowed(f"sector {number} still holds its envelope", sector=number)
+    envelope = game.table.refill(number)
+    out.append(SectorRefilled(t_ns=now, sector=number, envelope=envelope, after_round=played))
+
+
+def take_decisive_round(game: TableGame, now: int, out: list[Output]) -> None:
+    """003 6.4: the score resets, one player stays, one round for 6 points decides the game.
+
+    «Если набрали 5 очков и не могут без решающего раунда обойти соперников», read on
+    this table's own game: the opponents are the other side of the score, the game goes
+    to the winning score (`rules.target`) or until the table has no sector left. Without
+    the decisive round the best the team can do is to win every round still on the table:
+    it ends with min(team + left, target) points. It "cannot overtake" exactly when that
+    does not beat the opponents' score; as the opponents are below the target, that is
+    team + left <= opponents. So at 5:2, or at 5:5 in a game to 6, it is refused (the
+    next round may win the game); at 5:7 in a final to 8 with one sector left it is
+    allowed. `left` counts the sectors that can still be played (not the hidden fortochka
+    before a round that may be the last: it is passed over then, 000 4.2 д).
+
+    Consequence: in a game to 6 a team at 5 can always win the next round, so the decisive
+    round is taken only in games to 7 or 8 whose table runs short. The other reading, that
+    «соперники» are the other teams of the series and the clause is about the series
+    standings, is not something this table knows; it is not taken here.
+    """
+    at = game.rules.decisive_round_at
+    if at is None:
+        raise NotAllowed("this table plays no decisive round (003 6.4)")
+    game.require_ready()
+    if game.decisive:
+        raise NotAllowed("the decisive round is already taken")
+    team, club = game.score[Side.TEAM], game.score[Side.CLUB]
+    if team != at:
+        raise NotAllowed(f"the team takes it at {at} points (003 6.4); it has {team}",
+                         score=game.score_json())
+    left = game.table.unplayed()
+    if game.final_round() and game.table.fortochka() is not None:
+        left -= 1  # the fortochka is passed over in a round that may be the last (000 4.2 д)
+    if left == 0:
+        raise NotAllowed("no sector is left on the table to play it on", score=game.score_json())
+    if team + left > club:
+        raise NotAllowed(f"only when the team cannot overtake the opponents without it (003 6.4): "
+                         f"at {team}:{club} with {left} sectors left it still can",
+                         score=game.score_json())
+    before = game.score_record()
+    game.score = {Side.TEAM: 0, Side.CLUB: 0}
+    game.decisive = True
+    out.append(DecisiveRoundTaken(t_ns=now, score_before=before, points=game.rules.decisive_round_points,
+                                  players_at_table=1))

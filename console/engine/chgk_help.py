@@ -1,0 +1,87 @@
+"""Help at the «Что? Где? Когда?» table: extra time, the club's help, a saved minute, BINGO.
+
+Contract: each function checks its clause against the game (000 6.1-6.2; 003 6.1.5, 6.3.1,
+6.3.3), raises `NotAllowed` with nothing changed when the help is not allowed now, and
+otherwise applies it to the `TableGame` and appends its events to `out`. Help time asked for
+before the count is added to the coming count; during the count it extends it; after the time
+is up it is a new count from the host's key.
+"""
+
+from __future__ import annotations
+
+from console.engine.chgk_events import FortochkaMoved, HelpUsed, QuestionMoved, TimerExtended
+from console.engine.chgk_game import TableGame
+from console.engine.chgk_round import NotAllowed, Phase
+from console.engine.chgk_rules import HELP_TITLES, ChgkHost, HelpKind, SectorKind, Side
+from console.engine.model import NS_PER_S, Output
+
+HOW_APPLIED = {Phase.ASKED: "added_to_count", Phase.DISCUSSION: "extended", Phase.ANSWER: "new_count"}
+
+
+def check_help(game: TableGame, kind: HelpKind) -> None:
+    """Refuse `kind` unless the table offers it, it is unused and the score allows it."""
+    rules = game.rules
+    if kind not in rules.helps:
+        raise NotAllowed(f"{HELP_TITLES[kind]} is not offered at this table")
+    if kind in game.helps_used:
+        raise NotAllowed(f"{HELP_TITLES[kind]} is once a game and was used already (000 6.1-6.2)")
+    team, club = game.score[Side.TEAM], game.score[Side.CLUB]
+    if kind in rules.help_only_when_behind and team >= club:
+        raise NotAllowed(f"only a team behind in the score may ask for it (000 6.1-6.2, 003 6.3.3); "
+                         f"the score is {team}:{club}", score=game.score_json())
+
+
+def use_saved_minute(game: TableGame, at: int, now: int, out: list[Output]) -> None:
+    """A minute saved by an early answer, spent as extra time (003 6.1.5)."""
+    if game.saved_minutes < 1:
+        raise NotAllowed("no minute has been saved by an early answer (003 6.1.5)")
+    time_help(game, None, game.rules.saved_minute_ns, at, now, out)
+
+
+def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now: int,
+              out: list[Output]) -> None:
+    """Extra discussion time (`kind` None: a saved minute): added to the coming count, to the
+    running one, or a new count."""
+    r = game.require_round()
+    if r.played_as is SectorKind.ZEITNOT:
+        raise NotAllowed("help never works on «цейтнот» (000 6.1-6.2)")
+    if r.declared_early:
+        raise NotAllowed("an early answer was declared: there is no discussion to extend")
+    if kind is not None:
+        check_help(game, kind)
+        game.helps_used.add(kind)
+    else:
+        game.saved_minutes -= 1
+    label = kind.value if kind else "saved_minute"
+    r.helps.append(label)
+    out.append(HelpUsed(t_ns=now, help=label, title=HELP_TITLES[kind] if kind else "Сэкономленная минута",
+                        round=r.number, part=r.part, seconds=length / NS_PER_S,
+                        applied=HOW_APPLIED[game.phase], saved_minutes=game.saved_minutes))
+    if game.phase is Phase.ASKED:
+        r.extra_ns += length
+    elif game.phase is Phase.DISCUSSION and r.count is not None:
+        r.count.deadline += length
+        r.count.arm_warning(game.rules.warning_before_ns, now)
+        out.append(TimerExtended(t_ns=now, round=r.number, part=r.part, deadline_ns=r.count.deadline,
+                                 warning_ns=r.count.warn_at, seconds=r.count.seconds()))
+    else:  # the time was up: the extra time is a new count from the host's key
+        game.start_count(r, at, length, now, out)
+
+
+def move_question(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+    """BINGO: one envelope moves on the table before a round (003 6.3.1)."""
+    game.require_ready()
+    if game.final_round():
+        raise NotAllowed("not before a round that may be the last (003 6.3.1)")
+    check_help(game, HelpKind.MOVE_QUESTION)
+    a, b = game.sector_arg(cmd.sector, "sector"), game.sector_arg(cmd.to_sector, "to_sector")
+    if a == b:
+        raise NotAllowed("the envelope must move to another sector")
+    if game.table[a].played:
+        raise NotAllowed(f"sector {a} was played: there is no envelope on it", sector=a)
+    game.helps_used.add(HelpKind.MOVE_QUESTION)
+    hidden = game.table.fortochka()
+    game.table.swap(a, b)
+    out.append(QuestionMoved(t_ns=now, from_sector=a, to_sector=b))
+    if hidden in (a, b):
+        out.append(FortochkaMoved(t_ns=now, sector=game.table.fortochka()))
