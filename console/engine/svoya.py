@@ -15,18 +15,18 @@ stamps, and a window closes only when every source has reported through its end 
 ``arbiter``). The engine reads no clock and does no I/O: ``handle(input, now)`` and
 ``on_timer(now)`` return outputs, ``next_deadline()`` says when to call ``on_timer``.
 The same inputs at the same ``now`` always give the same outputs.
+
+The pieces: this module is the state machine (the host's actions, settling, the answer clock,
+the question's end); `svoya_presses` judges presses and picks the first, `svoya_question`
+keeps the question in play and how it looks on the snapshot.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 from operator import attrgetter
 from typing import Literal
 
-from console.engine.arbiter import Arbiter
 from console.engine.events import CommandRefused
 from console.engine.model import (
     Cue,
@@ -40,9 +40,8 @@ from console.engine.model import (
     Press,
     SetLamps,
     Watermark,
-    ns_to_ms,
 )
-from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+from console.engine.rules import AnswerClock, Player, SvoyaRules
 from console.engine.svoya_events import (
     AnswerClockStarted,
     AnswerJudged,
@@ -50,9 +49,6 @@ from console.engine.svoya_events import (
     EndReason,
     GameOver,
     GameStarted,
-    IgnoreReason,
-    PressIgnored,
-    PressRecord,
     QuestionEnded,
     QuestionStarted,
     ReadingFinished,
@@ -61,44 +57,12 @@ from console.engine.svoya_events import (
     decision_view,
     end_view,
 )
+from console.engine.svoya_presses import PressJudge, ignored
+from console.engine.svoya_question import Phase, Question
+
+__all__ = ["Phase", "SvoyaReferee"]
 
 _PRESS_AT = attrgetter("at")
-
-
-class Phase(StrEnum):
-    IDLE = "idle"
-    READING = "reading"
-    OPEN = "open"
-    ANSWERING = "answering"
-    AWAIT_RESET = "await_reset"
-    GAME_OVER = "game_over"
-
-
-@dataclass
-class _Question:
-    theme: int
-    number: int
-    value: int
-    announced_at: int
-    counting_from: int  # signals count from here: the announcement, then each reset (App.4, 8)
-    reading_end: int | None = None
-    last_wrong_at: int | None = None
-    out: set[str] = field(default_factory=set)  # players who answered wrongly (App.8)
-    pending: list[Press] = field(default_factory=list)  # presses not judged yet
-    answerer: Player | None = None
-    answer_press: Press | None = None
-    answer_deadline: int | None = None
-    answer_started: bool = False
-    reading_stopped: bool = False  # a signal stopped the reading (App.6)
-    ended_at: int | None = None  # when the question ended (the host's key, or the window's end)
-    ended_in: Phase | None = None  # the phase it ended in: how a press delivered after the end is judged
-
-    @property
-    def window_base(self) -> int | None:
-        """The later of the reading's end and the last wrong answer (App.4, App.8)."""
-        if self.reading_end is None:
-            return None
-        return max(self.reading_end, self.last_wrong_at or self.reading_end)
 
 
 class SvoyaReferee:
@@ -106,18 +70,16 @@ class SvoyaReferee:
 
     def __init__(self, rules: SvoyaRules) -> None:
         self.rules = rules
-        self._arbiter = Arbiter(rules.sources, rules.tie_window_ns)
-        self._rng = random.Random(rules.seed)
+        self._presses = PressJudge(rules)
+        self._arbiter = self._presses.arbiter  # shared: watermarks and window closing use it too
         self._scores = {p.id: 0 for p in rules.players}
-        self._false_start_until: dict[str, int] = {}
         self._phase = Phase.IDLE
-        self._q: _Question | None = None
-        self._previous: _Question | None = None  # the question before `_q`, for presses delivered late
+        self._q: Question | None = None
+        self._previous: Question | None = None  # the question before `_q`, for presses delivered late
         self._theme_index = 0
         self._question_index = 0
         self._lamps: dict[str, LampMode] = {}
         self._all_lamps_off = {p.pad: LampMode.OFF for p in rules.players}
-        self._pad_order = {p.pad: i for i, p in enumerate(rules.players)}  # for ties by pad order
         self._last_decision: SignalAccepted | None = None
         self._last_end: QuestionEnded | None = None
 
@@ -185,16 +147,7 @@ class SvoyaReferee:
     def snapshot(self, now: int) -> dict[str, Json]:
         """The whole visible state, for the retained MQTT topic and the terminal view."""
         q = self._q
-        question: dict[str, Json] | None = None
-        if q is not None and self._phase not in (Phase.IDLE, Phase.GAME_OVER):
-            question = {
-                "theme": q.theme,
-                "number": q.number,
-                "value": q.value,
-                "reading": self._reading_state(q),
-                "answerer": q.answerer.id if q.answerer else None,
-                "out": [*sorted(q.out)],
-            }
+        question = q.view() if q is not None and self._phase not in (Phase.IDLE, Phase.GAME_OVER) else None
         return {
             "phase": self._phase.value,
             "players": [
@@ -233,82 +186,16 @@ class SvoyaReferee:
         if ended is not None:
             # Made during a question that has ended since: judged as it would have been had it
             # arrived in time, never as a false start before the next one (App.4, habit 1).
-            reason = self._refusal_after_end(ended, press, player)
-            out.append(self._ignored(now, ended, press, player, reason))
+            reason = self._presses.refusal_after_end(ended, press, player)
+            out.append(ignored(now, ended, press, player, reason))
             return
-        self._false_start(press, player, now, out)
+        out.append(self._presses.false_start(press, player, now))
 
-    def _ended_question_at(self, t: int) -> _Question | None:
+    def _ended_question_at(self, t: int) -> Question | None:
         """The ended question (the last one or the one before) that was in play at time `t`."""
         for q in (self._q, self._previous):
             if q is not None and q.ended_at is not None and q.announced_at <= t <= q.ended_at:
                 return q
-        return None
-
-    def _refusal_after_end(self, q: _Question, press: Press, player: Player) -> IgnoreReason:
-        """Why a press made during ended question `q` does not count (it reached us after the end)."""
-        assert q.ended_in is not None
-        reason = self._refusal(q, press, player, q.ended_in)
-        if reason is not None:
-            return reason
-        if q.ended_in is Phase.AWAIT_RESET:
-            return IgnoreReason.BEFORE_RESET  # the host never reset, so no later signal counted (App.8)
-        if q.ended_in is Phase.OPEN:
-            # Made inside the window, delivered after it closed: the window closes only once every
-            # source has reported through its end, so this source took longer than it declared.
-            return IgnoreReason.WINDOW_CLOSED
-        return IgnoreReason.QUESTION_CANCELLED
-
-    def _false_start(self, press: Press, player: Player, now: int, out: list[Output]) -> None:
-        """A press before the value is announced never wins (004 App.4)."""
-        locked_until: int | None = None
-        if self.rules.false_start is FalseStartPolicy.LOCKOUT:
-            until = press.at + self.rules.false_start_lockout_ns
-            locked_until = max(until, self._false_start_until.get(player.id, 0))
-            self._false_start_until[player.id] = locked_until
-        out.append(PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at,
-                                reason=IgnoreReason.FALSE_START, locked_until_ns=locked_until))
-
-    def _judge_pending(self, now: int, out: list[Output]) -> None:
-        """Drop presses that can never count, with an event naming why."""
-        q = self._q
-        assert q is not None
-        keep: list[Press] = []
-        for press in q.pending:
-            player = self.rules.pads[press.pad]
-            reason = self._refusal(q, press, player, self._phase)
-            if reason is None:
-                keep.append(press)
-            else:
-                out.append(self._ignored(now, q, press, player, reason))
-        q.pending = keep
-
-    def _ignored(self, now: int, q: _Question, press: Press, player: Player,
-                 reason: IgnoreReason) -> PressIgnored:
-        behind: float | None = None
-        if q.answer_press is not None and reason in (IgnoreReason.ANSWERER_CHOSEN,
-                                                     IgnoreReason.DELIVERED_TOO_LATE):
-            behind = ns_to_ms(press.at - q.answer_press.at)
-        return PressIgnored(t_ns=now, player=player.id, pad=press.pad, at_ns=press.at, reason=reason,
-                            behind_ms=behind)
-
-    def _refusal(self, q: _Question, press: Press, player: Player, phase: Phase) -> IgnoreReason | None:
-        """Why `press` can never count in `q` in `phase`, or None if it counts or may still count."""
-        if player.id in q.out:
-            return IgnoreReason.OUT_OF_QUESTION  # answered wrongly already (App.8)
-        if self._false_start_until.get(player.id, 0) > press.at:
-            return IgnoreReason.FALSE_START_LOCKOUT
-        if press.at < q.counting_from:
-            return IgnoreReason.BEFORE_RESET  # App.8: only after the host reset the previous signal
-        window_end = self._window_end_of(q)
-        if window_end is not None and press.at > window_end:
-            return IgnoreReason.LATE
-        if phase is Phase.ANSWERING:
-            if q.answer_press is not None and press.at < q.answer_press.at:
-                # Made before the winner's press but delivered later than its source declared:
-                # the decision stands (it was final), and the host sees this press for what it is.
-                return IgnoreReason.DELIVERED_TOO_LATE
-            return IgnoreReason.ANSWERER_CHOSEN
         return None
 
     def _candidates(self) -> list[Press]:
@@ -322,7 +209,7 @@ class SvoyaReferee:
         q = self._q
         if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
             return
-        self._judge_pending(now, out)
+        self._presses.judge_pending(q, self._phase, now, out)
         if self._phase in (Phase.READING, Phase.OPEN) and q.pending:
             t0 = min(map(_PRESS_AT, q.pending))
             if self._arbiter.first_settled(t0, now):
@@ -342,61 +229,19 @@ class SvoyaReferee:
             self._end_question(now, now, EndReason.NO_SIGNAL, out)
 
     def _window_end(self) -> int | None:
-        return None if self._q is None else self._window_end_of(self._q)
+        return None if self._q is None else self._q.window_end(self.rules.signal_window_ns)
 
-    def _window_end_of(self, q: _Question) -> int | None:
-        if q.window_base is None:
-            return None
-        return q.window_base + self.rules.signal_window_ns
-
-    def _accept_first(self, q: _Question, now: int, out: list[Output]) -> None:
+    def _accept_first(self, q: Question, now: int, out: list[Output]) -> None:
         """The first eligible signal takes the turn (App.5); ties by the configured policy."""
-        ordered = sorted(q.pending, key=lambda p: (p.at, self._pad_order[p.pad]))
-        t0 = ordered[0].at
-        tied = [p for p in ordered if p.at < t0 + self._arbiter.tie_ns]
-        winner = self._break_tie(tied)
-        q.pending = []
-        player = self.rules.pads[winner.pad]
-        q.answerer, q.answer_press = player, winner
-        q.answer_deadline, q.answer_started = None, False
-        # By the press's own time (App.6): a signal made before the host's «дочитан» key stopped
-        # the reading even when the key reached the console first.
-        stopped_reading = q.reading_end is None or winner.at < q.reading_end
-        q.reading_stopped = stopped_reading
+        decision = self._presses.take_first(q, now)
         self._phase = Phase.ANSWERING
-        presses = tuple(
-            PressRecord(player=self.rules.pads[p.pad].id, pad=p.pad, at_ns=p.at,
-                        behind_ms=ns_to_ms(p.at - t0))
-            for p in ordered
-        )
-        tie = len(tied) > 1
-        decision = SignalAccepted(
-            t_ns=now,
-            player=player.id,
-            name=player.name,
-            pad=winner.pad,
-            press_at_ns=winner.at,
-            value=q.value,
-            stop_reading=stopped_reading,
-            tie=tie,
-            presses=presses,
-            tie_policy=self.rules.tie_policy if tie else None,
-            tied=tuple(self.rules.pads[p.pad].id for p in tied) if tie else None,
-        )
         self._last_decision = decision
         out.append(decision)
         out.append(PlayCue(Cue.SIGNAL))
         if self.rules.answer_clock is AnswerClock.LAMP:
             self._start_answer_clock(q, now, "lamp", now, out)
 
-    def _break_tie(self, tied: list[Press]) -> Press:
-        if len(tied) == 1:
-            return tied[0]
-        if self.rules.tie_policy is TiePolicy.PAD_ORDER:
-            return min(tied, key=lambda p: self._pad_order[p.pad])
-        return tied[self._rng.randrange(len(tied))]
-
-    def _start_answer_clock(self, q: _Question, at: int, by: Literal["lamp", "host", "short_form"],
+    def _start_answer_clock(self, q: Question, at: int, by: Literal["lamp", "host", "short_form"],
                             now: int, out: list[Output]) -> None:
         """The answerer must begin within 3 s (App.7) of `at` (the naming, lamp or short form)."""
         q.answer_deadline = at + self.rules.answer_window_ns
@@ -410,7 +255,7 @@ class SvoyaReferee:
             seconds=self.rules.answer_window_ns / 1e9,
         ))
 
-    def _check_answer_clock(self, q: _Question, now: int, out: list[Output]) -> None:
+    def _check_answer_clock(self, q: Question, now: int, out: list[Output]) -> None:
         if q.answer_deadline is None or q.answer_started:
             return
         if now >= q.answer_deadline + self.rules.host_max_delay_ns:
@@ -444,7 +289,7 @@ class SvoyaReferee:
             return "a question is in play (finish it or cancel it first)"
         value = self.rules.values[self._question_index]
         self._previous = self._q
-        self._q = _Question(
+        self._q = Question(
             theme=self._theme_index + 1,
             number=self._question_index + 1,
             value=value,
@@ -464,11 +309,8 @@ class SvoyaReferee:
         q.reading_end = at
         self._phase = Phase.OPEN
         out.append(ReadingFinished(t_ns=now, window_ends_ns=self._window_end(),
-                                   players_in_play=self._in_play(q)))
+                                   players_in_play=q.in_play(self.rules.players)))
         return None
-
-    def _in_play(self, q: _Question) -> tuple[str, ...]:
-        return tuple(p.id for p in self.rules.players if p.id not in q.out)
 
     def _host_name(self, at: int, now: int, out: list[Output]) -> str | None:
         q = self._q
@@ -519,7 +361,7 @@ class SvoyaReferee:
         self._judge(q, correct=correct, at=at, now=now, how="host", out=out)
         return None
 
-    def _judge(self, q: _Question, *, correct: bool, at: int, now: int, how: Literal["host", "timeout"],
+    def _judge(self, q: Question, *, correct: bool, at: int, now: int, how: Literal["host", "timeout"],
                out: list[Output]) -> None:
         """Score the answer (App.3) and move on (App.8, App.10)."""
         player = q.answerer
@@ -529,7 +371,7 @@ class SvoyaReferee:
         out.append(AnswerJudged(t_ns=now, player=player.id, correct=correct, by=how, value=q.value,
                                 delta=delta, score=self._scores[player.id]))
         # The answerer's press stays on an ended question: a press delivered after the end is
-        # measured against it like one delivered before (see `_refusal_after_end`).
+        # measured against it like one delivered before (see `PressJudge.refusal_after_end`).
         if correct:
             self._end_question(now, at, EndReason.CORRECT, out, winner=player.id)
             return
@@ -551,7 +393,7 @@ class SvoyaReferee:
         self._phase = Phase.OPEN if q.reading_end is not None else Phase.READING
         # With no new signal and the reading unfinished, the host goes on reading (App.9).
         out.append(SignalsReset(t_ns=now, window_ends_ns=self._window_end(),
-                                players_in_play=self._in_play(q)))
+                                players_in_play=q.in_play(self.rules.players)))
         return None
 
     def _host_cancel(self, at: int, now: int, out: list[Output]) -> str | None:
@@ -562,7 +404,7 @@ class SvoyaReferee:
 
     def _host_new_game(self, at: int, now: int, out: list[Output]) -> str | None:
         self._scores = {p.id: 0 for p in self.rules.players}
-        self._false_start_until.clear()
+        self._presses.new_game()
         self._theme_index = self._question_index = 0
         self._q = self._previous = None
         self._phase = Phase.IDLE
@@ -580,7 +422,7 @@ class SvoyaReferee:
         q.ended_at, q.ended_in = at, self._phase
         for press in q.pending:  # not decided yet (the host withdrew the question, or ended it with them)
             player = self.rules.pads[press.pad]
-            out.append(self._ignored(now, q, press, player, self._refusal_after_end(q, press, player)))
+            out.append(ignored(now, q, press, player, self._presses.refusal_after_end(q, press, player)))
         if reason is EndReason.NO_SIGNAL:
             out.append(PlayCue(Cue.TIME_UP))
         end = QuestionEnded(t_ns=now, reason=reason, theme=q.theme, number=q.number, value=q.value,
@@ -619,17 +461,7 @@ class SvoyaReferee:
         q = self._q
         if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
             return "idle"
-        if q.answerer is not None and q.answerer.id == p.id:
-            return "answering"
-        if p.id in q.out:
-            return "out"
-        return "in_play"
-
-    @staticmethod
-    def _reading_state(q: _Question) -> str:
-        if q.reading_stopped:
-            return "stopped"
-        return "in_progress" if q.reading_end is None else "finished"
+        return q.status_of(p)
 
     def _next_position(self) -> dict[str, Json] | None:
         if self._phase is Phase.GAME_OVER:
