@@ -18,7 +18,8 @@ than ``stop_speed_dps`` and all within ``still_window_deg`` of each other (peak 
 noise and the stopped top's wobble must fit).  Such a run begins while the top still crawls
 its last fraction of a degree, so once it has lasted the hold time, the resting angle is
 taken from its second half and the moment of rest (``stopped_at_ns``) is when the smoothed
-angle reached it (see ``_Still.came_to_rest``).
+angle reached it (see ``StillRun.came_to_rest``).  The maths is in ``spin_signal``; this
+module is the state machine over it.
 
 Timing.  The stop is declared as soon as a sample shows the run has lasted ``hold_ns``, or,
 when samples stop coming (a source that sends only on change, a link that died),
@@ -40,7 +41,6 @@ the same inputs at the same ``now`` give the same events.  Times are host monoto
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -50,7 +50,6 @@ from console.engine.spin_events import (
     Direction,
     InvalidReason,
     SensorFault,
-    SensorFlag,
     SensorOk,
     SensorSilent,
     SpinAngle,
@@ -60,7 +59,20 @@ from console.engine.spin_events import (
     SpinStarted,
     SpinStopped,
 )
-from firmware_proto import ANGLE_STATUS_MASK, RAW_PER_TURN, AngleStatus
+from console.engine.spin_signal import (
+    COUNTS_PER_DEG,
+    REST_TOLERANCE_COUNTS,
+    SMOOTH_NS,
+    STATUS_MAGNET_DETECTED,
+    STATUS_MAGNET_TOO_STRONG,
+    STATUS_MAGNET_TOO_WEAK,
+    AngleSample,
+    SlopeWindow,
+    StillRun,
+    Unwrapper,
+    fault_flags,
+)
+from firmware_proto import RAW_PER_TURN
 
 __all__ = [
     "STATUS_MAGNET_DETECTED",
@@ -73,51 +85,6 @@ __all__ = [
     "SpinStats",
     "fault_flags",
 ]
-
-# Bits of the sensor status, as on the wire (AS5600 STATUS): the protocol owns them; plain ints
-# here, the names the scenarios and the detector's callers use.
-STATUS_MAGNET_DETECTED = int(AngleStatus.MAGNET_DETECTED)
-STATUS_MAGNET_TOO_WEAK = int(AngleStatus.MAGNET_TOO_WEAK)
-STATUS_MAGNET_TOO_STRONG = int(AngleStatus.MAGNET_TOO_STRONG)
-
-_HALF_TURN = RAW_PER_TURN // 2
-_COUNTS_PER_DEG = RAW_PER_TURN / 360.0
-# Speed sums are kept relative to a recent origin so that the integers stay small.
-_REBASE_NS = 1 << 30
-# Finding when the top came to rest within the final still run (_Still.came_to_rest): the
-# angle averaged over 20 ms (noise ±3 LSB -> ±0.5 LSB) reaches the resting angle within half
-# a count.  Tuned on the simulated top: stopped_at_ns within ~±50 ms of the true stop.
-_SMOOTH_NS = 20 * NS_PER_MS
-_REST_TOLERANCE_COUNTS = 0.5
-
-
-def fault_flags(status: int) -> tuple[SensorFlag, ...]:
-    """The problems a status reports (() for a healthy sensor), in a fixed order."""
-    flags: list[SensorFlag] = []
-    if not status & STATUS_MAGNET_DETECTED:
-        flags.append(SensorFlag.MAGNET_MISSING)
-    if status & STATUS_MAGNET_TOO_WEAK:
-        flags.append(SensorFlag.MAGNET_TOO_WEAK)
-    if status & STATUS_MAGNET_TOO_STRONG:
-        flags.append(SensorFlag.MAGNET_TOO_STRONG)
-    return tuple(flags)
-
-
-@dataclass(frozen=True, slots=True)
-class AngleSample:
-    """The sensor read ``raw`` (0..4095 per turn) with ``status`` (bits as on the wire) at
-    ``at_ns`` (host monotonic ns, e.g. an MCU stamp mapped by clock sync)."""
-
-    at_ns: int
-    raw: int
-    status: int = STATUS_MAGNET_DETECTED
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.raw < RAW_PER_TURN:
-            raise ValueError(f"raw must be 0..{RAW_PER_TURN - 1}, got {self.raw}")
-        if self.status & ~ANGLE_STATUS_MASK:
-            raise ValueError(f"status must use only bits 0..2, got {self.status:#04x}")
-
 
 @dataclass(frozen=True, slots=True)
 class SpinConfig:
@@ -179,85 +146,6 @@ class SpinStats:
     no_angle: int = 0  # magnet not detected: ignored
 
 
-class _Still:
-    """The longest suffix of samples that are slow and within the window (see the module doc)."""
-
-    __slots__ = ("_maxq", "_minq", "_seq", "_sum", "_window", "samples")
-
-    def __init__(self, window_counts: float) -> None:
-        self._window = window_counts
-        self.samples: deque[tuple[int, int, int]] = deque()  # (seq, t, theta)
-        self._minq: deque[tuple[int, int]] = deque()  # (seq, theta), increasing theta
-        self._maxq: deque[tuple[int, int]] = deque()  # (seq, theta), decreasing theta
-        self._sum = 0
-        self._seq = 0
-
-    def clear(self) -> None:
-        self.samples.clear()
-        self._minq.clear()
-        self._maxq.clear()
-        self._sum = 0
-
-    def add(self, t: int, theta: int) -> None:
-        self._seq += 1
-        seq = self._seq
-        self.samples.append((seq, t, theta))
-        self._sum += theta
-        while self._minq and self._minq[-1][1] >= theta:
-            self._minq.pop()
-        self._minq.append((seq, theta))
-        while self._maxq and self._maxq[-1][1] <= theta:
-            self._maxq.pop()
-        self._maxq.append((seq, theta))
-        while self._maxq[0][1] - self._minq[0][1] > self._window:
-            self._pop_front()
-
-    def trim_before(self, t: int) -> None:
-        """Forget samples stamped before ``t`` (bounds memory at rest; keeps the last one)."""
-        while len(self.samples) > 1 and self.samples[0][1] < t:
-            self._pop_front()
-
-    def _pop_front(self) -> None:
-        seq, _, theta = self.samples.popleft()
-        self._sum -= theta
-        if self._minq[0][0] == seq:
-            self._minq.popleft()
-        if self._maxq[0][0] == seq:
-            self._maxq.popleft()
-
-    @property
-    def start_ns(self) -> int | None:
-        return self.samples[0][1] if self.samples else None
-
-    def came_to_rest(self, direction: int, smooth_ns: int, tolerance: float) -> tuple[int, float]:
-        """When the arrow came to rest in this (non-empty) run, and its resting angle.
-
-        The run starts while the top still crawls the last fraction of a degree, so neither
-        its first sample nor its mean is the answer.  The resting angle is the mean of the
-        run's second half; the arrow reached it when the average over ``smooth_ns`` (3
-        samples at least) first came within ``tolerance`` of it from behind (``direction``
-        of travel): the crawl approaches from behind, the wobble after the stop rocks around.
-        """
-        samples = [(t, x) for _, t, x in self.samples]
-        first, last = samples[0][0], samples[-1][0]
-        middle = first + (last - first) // 2
-        tail = [x for t, x in samples if t >= middle]
-        rest = sum(tail) / len(tail)
-        n = len(samples)
-        k = min(n, max(3, round(n * smooth_ns / max(1, last - first))))
-        running = sum(x for _, x in samples[:k])
-        for i in range(n - k + 1):
-            if i:
-                running += samples[i + k - 1][1] - samples[i - 1][1]
-            if direction * (running / k - rest) >= -tolerance:
-                return samples[i + k // 2][0] if i else first, rest
-        return first, rest
-
-    @property
-    def mean(self) -> float:
-        return self._sum / len(self.samples)
-
-
 class SpinDetector:
     """Watches the top; see the module docstring for the contract.
 
@@ -298,10 +186,10 @@ class SpinDetector:
         self.sectors = sectors
         self.stats = SpinStats()
         cfg = self.config
-        self._window_counts = cfg.still_window_deg * _COUNTS_PER_DEG
-        self._nudge_counts = cfg.nudge_deg * _COUNTS_PER_DEG
-        self._min_rotation_counts = cfg.min_rotation_deg * _COUNTS_PER_DEG
-        self._attempt_counts = cfg.attempt_min_deg * _COUNTS_PER_DEG
+        self._window_counts = cfg.still_window_deg * COUNTS_PER_DEG
+        self._nudge_counts = cfg.nudge_deg * COUNTS_PER_DEG
+        self._min_rotation_counts = cfg.min_rotation_deg * COUNTS_PER_DEG
+        self._attempt_counts = cfg.attempt_min_deg * COUNTS_PER_DEG
         self._live_interval_ns = int(NS_PER_S / cfg.live_rate_hz)
         # Memory bound at rest: a still run longer than this is as good as any longer one.
         self._run_keep_ns = 2 * cfg.hold_ns + cfg.sample_grace_ns
@@ -313,16 +201,11 @@ class SpinDetector:
         self._health = "ok"  # "ok" | "fault" | "silent"
         self._status = STATUS_MAGNET_DETECTED
 
-        # angle
-        self._raw: int | None = None  # last usable raw reading
-        self._theta = 0  # unwrapped, sensor counts
-        # speed: least squares over a sliding window, sums relative to (t0, theta0)
-        self._win: deque[tuple[int, int]] = deque()
-        self._t0 = 0
-        self._theta0 = 0
-        self._sums = [0, 0, 0, 0, 0]  # n, St, Sx, Stt, Stx
+        # signal: the unwrapped angle, its speed, the still run
+        self._unwrap = Unwrapper()
+        self._slope = SlopeWindow(cfg.speed_window_ns)
         self._speed_dps: float | None = None
-        self._still = _Still(self._window_counts)
+        self._still = StillRun(self._window_counts)
 
         # phase
         self._phase = SpinPhase.REST
@@ -399,18 +282,13 @@ class SpinDetector:
 
     def _add(self, sample: AngleSample, now: int, out: list[Output]) -> None:
         t = sample.at_ns
-        if self._raw is None:
-            self._theta = sample.raw
-        else:
-            self._theta += (sample.raw - self._raw + _HALF_TURN) % RAW_PER_TURN - _HALF_TURN
-        self._raw = sample.raw
+        theta = self._unwrap.add(sample.raw)
         if self._last_good_ns is not None and t - self._last_good_ns > self.config.speed_window_ns:
-            self._win.clear()  # after a gap the old samples say nothing about the speed now
+            self._slope.clear()  # after a gap the old samples say nothing about the speed now
             if self._phase is not SpinPhase.REST:
                 self._degraded = True
         self._last_good_ns = t
-        theta = self._theta
-        speed = self._update_speed(t, theta)
+        speed = self._slope.speed_dps(t, theta)
         self._speed_dps = speed
         cfg = self.config
         if speed is not None and abs(speed) >= cfg.stop_speed_dps:
@@ -425,7 +303,7 @@ class SpinDetector:
         if speed is not None and abs(speed) > cfg.start_speed_dps:
             if self._fast == 0:
                 self._fast_since_ns = t
-                self._fast_origin = self._win[0][1] + self._theta0
+                self._fast_origin = self._slope.oldest_theta()
             self._fast += 1
         else:
             self._fast = 0
@@ -459,7 +337,7 @@ class SpinDetector:
                     at_ns=t,
                     angle_deg=self._angle(theta),
                     raw=theta % RAW_PER_TURN,
-                    moved_deg=round(abs(theta - self._result_theta) / _COUNTS_PER_DEG, 2),
+                    moved_deg=round(abs(theta - self._result_theta) / COUNTS_PER_DEG, 2),
                     result_angle_deg=self._result.angle_deg,
                 )
             )
@@ -528,7 +406,7 @@ class SpinDetector:
         theta = self._still.mean
         if self._phase is not SpinPhase.REST:
             direction = 1 if theta >= self._origin else -1
-            start, theta = self._still.came_to_rest(direction, _SMOOTH_NS, _REST_TOLERANCE_COUNTS)
+            start, theta = self._still.came_to_rest(direction, SMOOTH_NS, REST_TOLERANCE_COUNTS)
         if self._phase is SpinPhase.SPINNING:
             self._stopped(start, theta, now, out)
         elif self._phase is SpinPhase.MOVING and self._max_rotation >= self._attempt_counts:
@@ -566,49 +444,6 @@ class SpinDetector:
         out.append(SpinStopped.of(result, t_ns=now, latency_ms=round((now - start) / NS_PER_MS, 3)))
         self._result = result
         self._result_theta = theta
-
-    # ------------------------------------------------------------------ speed
-
-    def _update_speed(self, t: int, theta: int) -> float | None:
-        win = self._win
-        if not win or t - self._t0 > _REBASE_NS:
-            self._rebase(t, theta)
-        sums = self._sums
-        while win and win[0][0] + self._t0 < t - self.config.speed_window_ns:
-            old_t, old_x = win.popleft()
-            sums[0] -= 1
-            sums[1] -= old_t
-            sums[2] -= old_x
-            sums[3] -= old_t * old_t
-            sums[4] -= old_t * old_x
-        rt, rx = t - self._t0, theta - self._theta0
-        win.append((rt, rx))
-        sums[0] += 1
-        sums[1] += rt
-        sums[2] += rx
-        sums[3] += rt * rt
-        sums[4] += rt * rx
-        n, st, sx, stt, stx = sums
-        denominator = n * stt - st * st
-        if n < 2 or denominator <= 0:
-            return None
-        counts_per_ns = (n * stx - st * sx) / denominator
-        return counts_per_ns * NS_PER_S / _COUNTS_PER_DEG
-
-    def _rebase(self, t: int, theta: int) -> None:
-        """Move the origin of the speed sums to ``(t, theta)`` and recompute them (exactly)."""
-        absolute = [(rt + self._t0, rx + self._theta0) for rt, rx in self._win]
-        self._t0, self._theta0 = t, theta
-        self._win.clear()
-        self._sums = [0, 0, 0, 0, 0]
-        for at, x in absolute:
-            rt, rx = at - t, x - theta
-            self._win.append((rt, rx))
-            self._sums[0] += 1
-            self._sums[1] += rt
-            self._sums[2] += rx
-            self._sums[3] += rt * rt
-            self._sums[4] += rt * rx
 
     # ------------------------------------------------------------------ health
 
