@@ -12,6 +12,11 @@ One timebase: every ``now`` and every ``at_ns`` here is host monotonic nanosecon
 transport's ``time.monotonic_ns``), used both to time round trips and to schedule; there is
 no second (event loop) clock.
 
+The pieces: this module is the link's state (handshake, status, silence, the ping schedule,
+sequence numbers, held presses, watermarks, problems); ``drivers.mcu_clock`` keeps the
+device's timeline on host time (clock seeding, pings and pongs, stamp mapping) and
+``drivers.mcu_inputs`` holds the records the session hands on.
+
 Fairness: a :class:`PadEdge` carries the time at which the MCU *scanned* the press (its own
 stamp mapped onto host time by a :class:`~drivers.clock_sync.ClockModel`), never the time
 the frame happened to arrive.
@@ -19,15 +24,23 @@ the frame happened to arrive.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
-from typing import TypeAlias
 
 from drivers.clock_sync import ClockModel
+from drivers.mcu_clock import McuTimeline
+from drivers.mcu_inputs import (
+    AngleReading,
+    McuInput,
+    McuStats,
+    PadEdge,
+    Problem,
+    SessionOutput,
+    StatusChanged,
+    Watermark,
+)
 from drivers.report_limit import ReportLimit
 from firmware_proto import (
     MAX_HEARTBEAT_INTERVAL_US,
-    PING_ID_MODULUS,
     PROTOCOL_VERSION,
     SEQ_MODULUS,
     STAMP_MODULUS,
@@ -38,12 +51,10 @@ from firmware_proto import (
     HelloRequest,
     Lamps,
     Message,
-    Ping,
     Pong,
     Press,
     ProtocolError,
     Release,
-    TimestampUnwrapper,
     encode,
 )
 
@@ -60,8 +71,6 @@ __all__ = [
 ]
 
 _NS_PER_S = 1_000_000_000
-# Outstanding pings kept for matching; an unanswered ping is forgotten after this many newer.
-_MAX_OUTSTANDING_PINGS = 8
 # Presses that arrive while the clock model is unseeded (only right after a device restart)
 # wait for the HELLO round trip; a device that never answers is dropped with the session.
 _MAX_PENDING_EDGES = 64
@@ -72,77 +81,6 @@ _HELLO_CONTINUITY_US = 2_000_000
 # reported one by one per second, the rest as a count (drivers/report_limit.py).
 _REPORTS_PER_SECOND = 5
 _HELLO_REQUEST = encode(HelloRequest(PROTOCOL_VERSION))
-
-
-# -- what the session hands on -------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PadEdge:
-    """One scan's worth of pads changing state, timed by the MCU."""
-
-    pads: tuple[int, ...]  # pad indices (0-based) in this scan
-    pressed: bool  # True for PRESS, False for RELEASE
-    at_ns: int  # host monotonic ns when it happened at the MCU (via ClockModel)
-    mcu_us: int  # unwrapped MCU stamp
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class AngleReading:
-    """One reading of the top's angle sensor (an ANGLE frame), timed by the MCU."""
-
-    raw: int  # 0..4095 per turn
-    status: int  # firmware_proto.AngleStatus bits
-    at_ns: int  # host monotonic ns when the MCU read it (via ClockModel); never decreases
-    mcu_us: int  # unwrapped MCU stamp
-    seq: int
-
-
-@dataclass(frozen=True, slots=True)
-class Watermark:
-    """Every press/release stamped up to host time ``ns`` has been handed on."""
-
-    ns: int
-
-
-@dataclass(frozen=True, slots=True)
-class StatusChanged:
-    """The link's state changed: ``"connected"``, ``"disconnected"`` or ``"incompatible"``,
-    with an English sentence naming the port."""
-
-    state: str
-    detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One English sentence about a protocol problem (bad frame, lost frames, restart...)."""
-
-    message: str
-
-
-McuInput: TypeAlias = PadEdge | Watermark | AngleReading | StatusChanged | Problem
-
-
-@dataclass(slots=True)
-class SessionOutput:
-    """What one call of the session asks of its transport, to be done in this order: write
-    ``writes`` to the port, hand on ``inputs``, then, if ``close``, close the port."""
-
-    writes: list[bytes] = field(default_factory=list)
-    inputs: list[McuInput] = field(default_factory=list)
-    close: bool = False  # the session is over (the device went silent or the port was lost)
-
-
-@dataclass(slots=True)
-class McuStats:
-    """Counters since the session was created (for diagnostics)."""
-
-    frames: int = 0  # frames decoded successfully
-    errors: int = 0  # undecodable frames, out-of-order sequence numbers, unexpected messages
-    lost_frames: int = 0  # frames known missing from sequence-number gaps
-    reconnects: int = 0  # times the link became connected again after having been connected
 
 
 class _State(Enum):
@@ -184,7 +122,7 @@ class McuSession:
       consumer settles a scan on it); a HEARTBEAT gives a Watermark when it advances it.
       Watermarks never decrease, across rounds too.  Presses that arrive before the clock is
       seeded wait (at most 64) and are handed on when it is.  An edge's ``at_ns`` never maps
-      earlier than an earlier-stamped frame's (see :meth:`_map`).
+      earlier than an earlier-stamped frame's (see `McuTimeline.map_edge`).
     * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
       clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
     * Status: :class:`StatusChanged` only on change.  Problems: one :class:`Problem` per bad
@@ -215,8 +153,7 @@ class McuSession:
         self._angles = angles
 
         self.stats = McuStats()
-        self._model = ClockModel()
-        self._unwrapper = TimestampUnwrapper()
+        self._timeline = McuTimeline()
         self._decoder = FrameDecoder()
         self._reports = ReportLimit(_REPORTS_PER_SECOND)
         self._out = SessionOutput()  # the output of the call in progress
@@ -225,17 +162,11 @@ class McuSession:
         self._status: tuple[str, str] | None = None
         self._ever_connected = False
         self._hello_sent_ns: int | None = None  # send time of the unanswered HELLO_REQUEST
-        self._seed_provisional = False  # the model holds only the HELLO sample
-        self._pings: dict[int, int] = {}  # ping_id -> host send ns
-        self._next_ping_id = 0
         self._next_ping_ns = 0
         self._last_seq: int | None = None
         self._last_rx_ns = 0
         self._pending: list[tuple[Press | Release, int]] = []
         self._watermark_ns: int | None = None
-        # (mcu_us, at_ns) of the latest frame mapped in device order, see _map.
-        self._last_mapped: tuple[int, int] | None = None
-        self._last_angle_ns: int | None = None  # at_ns of the latest AngleReading, see _angle
         self._lamps: tuple[int, int] | None = None
 
     # -- state ---------------------------------------------------------------------------
@@ -252,7 +183,7 @@ class McuSession:
     @property
     def clock(self) -> ClockModel:
         """The clock model (reset, not replaced, on every round and device restart)."""
-        return self._model
+        return self._timeline.model
 
     # -- the transport's calls -------------------------------------------------------------
 
@@ -262,9 +193,9 @@ class McuSession:
         # A fresh round: the device may have restarted (timer, sequence numbers) or even be
         # a different one, so nothing learned about the previous round carries over.
         self._decoder.reset()
-        self._restart_timeline()
+        self._timeline.new_round()
+        self._last_seq = None
         self._pending.clear()
-        self._seed_provisional = False
         self._state = _State.HANDSHAKE
         self._last_rx_ns = now
         self._next_ping_ns = now  # the first PING goes out as soon as we are connected
@@ -343,7 +274,7 @@ class McuSession:
                 )
             elif self._hello_sent_ns is None and now >= self._next_ping_ns:
                 if not backlog:
-                    self._send_ping(now)
+                    self._out.writes.append(self._timeline.ping(now))
                 self._next_ping_ns = now + self._ping_interval_ns
         return out
 
@@ -406,14 +337,6 @@ class McuSession:
         self._hello_sent_ns = now  # one end of the bracket
         self._out.writes.append(_HELLO_REQUEST)
 
-    def _send_ping(self, now: int) -> None:
-        ping_id = self._next_ping_id
-        self._next_ping_id = (ping_id + 1) % PING_ID_MODULUS
-        while len(self._pings) >= _MAX_OUTSTANDING_PINGS:
-            del self._pings[next(iter(self._pings))]  # the oldest: surely lost
-        self._pings[ping_id] = now
-        self._out.writes.append(encode(Ping(ping_id)))
-
     # -- input: the press path -------------------------------------------------------------
 
     def _dispatch(self, msg: Message, now: int) -> None:
@@ -423,8 +346,8 @@ class McuSession:
             return  # INCOMPATIBLE: the frames of another protocol version mean nothing
         elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
             self._check_seq(msg.seq, now)
-            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
-            if self._model.ready:
+            mcu_us = self._timeline.unwrap(msg.timestamp_us)
+            if self._timeline.ready:
                 self._edge(msg, mcu_us)
             elif len(self._pending) < _MAX_PENDING_EDGES:
                 self._pending.append((msg, mcu_us))
@@ -436,15 +359,15 @@ class McuSession:
                 )
         elif isinstance(msg, Heartbeat):
             self._check_seq(msg.seq, now)
-            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
-            if self._model.ready:
-                self._advance_watermark(self._map(mcu_us), always=False)
+            mcu_us = self._timeline.unwrap(msg.timestamp_us)
+            if self._timeline.ready:
+                self._advance_watermark(self._timeline.map_edge(mcu_us), always=False)
         elif isinstance(msg, Pong):
-            self._on_pong(msg, now)
+            self._timeline.on_pong(msg, now)
         elif isinstance(msg, Angle):
             self._check_seq(msg.seq, now)
-            mcu_us = self._unwrapper.unwrap(msg.timestamp_us)
-            if self._angles and self._model.ready:
+            mcu_us = self._timeline.unwrap(msg.timestamp_us)
+            if self._angles and self._timeline.ready:
                 self._angle(msg, mcu_us)
         else:  # a host -> device message coming back: an echoing (non-raw) tty or a loop
             self._error(
@@ -454,7 +377,7 @@ class McuSession:
             )
 
     def _edge(self, msg: Press | Release, mcu_us: int) -> None:
-        at_ns = self._map(mcu_us)
+        at_ns = self._timeline.map_edge(mcu_us)
         self._out.inputs.append(
             PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
         )
@@ -463,32 +386,8 @@ class McuSession:
         self._advance_watermark(at_ns, always=True)
 
     def _angle(self, msg: Angle, mcu_us: int) -> None:
-        # Mapped apart from presses (not through _map), so the press path never depends on
-        # the angle stream; clamped to never go back, since the spin detector unwraps and
-        # differentiates readings in time order and a new clock sample may shift the line
-        # back by a few microseconds.
-        at_ns = self._model.to_host_ns(mcu_us)
-        if self._last_angle_ns is not None and at_ns < self._last_angle_ns:
-            at_ns = self._last_angle_ns
-        self._last_angle_ns = at_ns
+        at_ns = self._timeline.map_angle(mcu_us)
         self._out.inputs.append(AngleReading(msg.raw_angle, msg.status, at_ns, mcu_us, msg.seq))
-
-    def _map(self, mcu_us: int) -> int:
-        """MCU stamp -> host ns, never earlier than an earlier-or-equal stamp already mapped.
-
-        Each new clock sample moves the line by a few microseconds; without the clamp a
-        PRESS could map to just before the HEARTBEAT stamped before it (whose watermark the
-        consumer may already have acted on).  The clamp only holds while stamps are within
-        that shift of each other, so it heals by itself.  A stamp older than the last one (a
-        frame out of device order) is mapped as is: it must show its own time.
-        """
-        at_ns = self._model.to_host_ns(mcu_us)
-        last = self._last_mapped
-        if last is None or mcu_us >= last[0]:
-            if last is not None and at_ns < last[1]:
-                at_ns = last[1]
-            self._last_mapped = (mcu_us, at_ns)
-        return at_ns
 
     def _advance_watermark(self, at_ns: int, *, always: bool) -> None:
         watermark = self._watermark_ns
@@ -538,13 +437,11 @@ class McuSession:
             self._on_unsolicited_hello(hello, now)
             return
         self._hello_sent_ns = None
-        mcu_us = self._unwrapper.unwrap(hello.timestamp_us)
-        if not self._model.add_sample(sent_ns, now, mcu_us):
-            self._send_hello_request(now)  # too slow to trust; ask again
-            return
         # The HELLO carries no request id: if an earlier request was answered late, this
         # sample is off.  The first PONG (which has an id) replaces it.
-        self._seed_provisional = True
+        if not self._timeline.seed_from_hello(sent_ns, now, hello.timestamp_us):
+            self._send_hello_request(now)  # too slow to trust; ask again
+            return
         if self._state is not _State.CONNECTED:
             self._state = _State.CONNECTED
             if self._ever_connected:
@@ -564,7 +461,7 @@ class McuSession:
 
     def _on_unsolicited_hello(self, hello: Hello, now: int) -> None:
         """A HELLO nobody asked for: a power-up HELLO (restart) or a duplicate answer."""
-        last = self._unwrapper.last
+        last = self._timeline.last_stamp
         if last is not None and self._state is not _State.INCOMPATIBLE:
             ahead = (hello.timestamp_us - last) % STAMP_MODULUS
             if ahead < _HELLO_CONTINUITY_US:
@@ -577,25 +474,7 @@ class McuSession:
             )
         elif self._state is _State.INCOMPATIBLE:
             self._state = _State.HANDSHAKE  # new firmware, it seems: its presses count again
-        self._restart_timeline()
-        self._unwrapper.unwrap(hello.timestamp_us)
-        self._send_hello_request(now)  # the answer's round trip seeds the clock
-
-    def _restart_timeline(self) -> None:
-        self._unwrapper.reset()
-        self._model.reset()
-        self._pings.clear()
+        self._timeline.restart()
         self._last_seq = None
-        self._last_mapped = None
-        self._last_angle_ns = None
-
-    def _on_pong(self, pong: Pong, now: int) -> None:
-        mcu_us = self._unwrapper.unwrap(pong.timestamp_us)
-        sent_ns = self._pings.pop(pong.ping_id, None)
-        if sent_ns is None:
-            return  # forgotten (too old) or from before a restart: no usable bracket
-        if self._seed_provisional and 0 <= now - sent_ns <= self._model.max_rtt_ns:
-            # The first usable PONG replaces the HELLO seed, whose bracket may be wrong.
-            self._seed_provisional = False
-            self._model.reset()
-        self._model.add_sample(sent_ns, now, mcu_us)
+        self._timeline.unwrap(hello.timestamp_us)
+        self._send_hello_request(now)  # the answer's round trip seeds the clock

@@ -1,0 +1,93 @@
+"""What the MCU session hands its transport: the inputs it passes on and what to do next.
+
+Contract: `PadEdge` (one scan's pads changing, timed by the MCU), `AngleReading` (the top's
+sensor, timed by the MCU), `Watermark` (every edge stamped up to then has been handed on),
+`StatusChanged` and `Problem` (English sentences) are the `McuInput`s a transport hands on
+to the console; `SessionOutput` is one session call's answer (frames to write, inputs to hand
+on, whether to close the port), `McuStats` the session's diagnostic counters. Plain frozen
+records (the output and the counters mutable): no behaviour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+__all__ = [
+    "AngleReading",
+    "McuInput",
+    "McuStats",
+    "PadEdge",
+    "Problem",
+    "SessionOutput",
+    "StatusChanged",
+    "Watermark",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PadEdge:
+    """One scan's worth of pads changing state, timed by the MCU."""
+
+    pads: tuple[int, ...]  # pad indices (0-based) in this scan
+    pressed: bool  # True for PRESS, False for RELEASE
+    at_ns: int  # host monotonic ns when it happened at the MCU (via ClockModel)
+    mcu_us: int  # unwrapped MCU stamp
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class AngleReading:
+    """One reading of the top's angle sensor (an ANGLE frame), timed by the MCU."""
+
+    raw: int  # 0..4095 per turn
+    status: int  # firmware_proto.AngleStatus bits
+    at_ns: int  # host monotonic ns when the MCU read it (via ClockModel); never decreases
+    mcu_us: int  # unwrapped MCU stamp
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Watermark:
+    """Every press/release stamped up to host time ``ns`` has been handed on."""
+
+    ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class StatusChanged:
+    """The link's state changed: ``"connected"``, ``"disconnected"`` or ``"incompatible"``,
+    with an English sentence naming the port."""
+
+    state: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One English sentence about a protocol problem (bad frame, lost frames, restart...)."""
+
+    message: str
+
+
+McuInput: TypeAlias = PadEdge | Watermark | AngleReading | StatusChanged | Problem
+
+
+@dataclass(slots=True)
+class SessionOutput:
+    """What one call of the session asks of its transport, to be done in this order: write
+    ``writes`` to the port, hand on ``inputs``, then, if ``close``, close the port."""
+
+    writes: list[bytes] = field(default_factory=list)
+    inputs: list[McuInput] = field(default_factory=list)
+    close: bool = False  # the session is over (the device went silent or the port was lost)
+
+
+@dataclass(slots=True)
+class McuStats:
+    """Counters since the session was created (for diagnostics)."""
+
+    frames: int = 0  # frames decoded successfully
+    errors: int = 0  # undecodable frames, out-of-order sequence numbers, unexpected messages
+    lost_frames: int = 0  # frames known missing from sequence-number gaps
+    reconnects: int = 0  # times the link became connected again after having been connected
