@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import aiomqtt
 
 from console.shell.mqtt_link import MqttLink, Topics, encode
-from tests.conftest import Broker, until
+from tests.conftest import Broker, start_mosquitto, until
 
 
 async def stop(task: asyncio.Task[None]) -> bool:
@@ -53,37 +55,104 @@ async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosq
     assert still_running == []
 
 
-async def test_retries_against_a_broker_that_never_answers_leave_no_connection_open() -> None:
-    """A broker that accepts connections but never sends CONNACK (hung, or a dead host behind
-    a proxy): each attempt is given up in time and its socket closed, so the retries of a
-    long evening cannot run the console out of file descriptors."""
-    attempts = 0
-    open_now = 0
+async def test_the_link_stops_when_cancelled_at_any_moment_while_connecting(tmp_path: Path) -> None:
+    """Stopped during its TCP connect, while waiting for the CONNACK, or as it comes: the
+    link stops each time (the attempt is given up through aiomqtt's public calls)."""
+    broker, port = start_mosquitto(tmp_path)
+    try:
+        still_running = []
+        for step in range(60):
+            link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"),
+                            on_command=lambda _payload: None)
+            task = asyncio.create_task(link.run())
+            for _ in range(step):  # connecting to mosquitto on loopback: ~40 loop iterations
+                await asyncio.sleep(0)
+            if not await stop(task):
+                still_running.append(step)
+        assert still_running == []
+    finally:
+        # A TCP connect the stop came in the middle of finishes in aiomqtt's thread, and that
+        # connection stays (mqtt_link._give_up): it ends with the broker, while this loop runs.
+        broker.terminate()
+        broker.wait(timeout=5)
+        await asyncio.sleep(0.1)
 
-    async def silent_broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        nonlocal attempts, open_now
-        attempts += 1
-        open_now += 1
+
+def open_fds() -> int:
+    """How many file descriptors this process has open (Linux)."""
+    return len(os.listdir("/proc/self/fd"))
+
+
+class SilentBroker:
+    """A broker that accepts connections but never sends CONNACK (hung, or a dead host behind
+    a proxy), on loopback. Both ends of every connection are in this process, so an attempt
+    the console leaves open shows twice: in the connections held here, and as two more file
+    descriptors of this process (paho would close it only at its keepalive, a minute on)."""
+
+    def __init__(self) -> None:
+        self.fds_at_attempt: list[int] = []  # this process's, as each attempt reaches it
+        self.open_now = 0
+        self.waiting_for_connack = 0  # open connections whose CONNECT has come
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self.serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.fds_at_attempt.append(open_fds())
+        self.open_now += 1
+        heard = False
         try:
-            while await reader.read(1024):  # CONNECT and the rest: never answered
+            if await reader.read(1024):  # the CONNECT: never answered
+                heard = True
+                self.waiting_for_connack += 1
+            while await reader.read(1024):
                 pass
         finally:
-            open_now -= 1  # the console closed its side
+            self.open_now -= 1  # the console closed its side
+            self.waiting_for_connack -= heard
             writer.close()
 
-    server = await asyncio.start_server(silent_broker, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
+
+async def test_retries_against_a_broker_that_never_answers_leave_no_connection_open() -> None:
+    """Each attempt is given up in time and its socket closed, so the retries of a long
+    evening cannot run the console out of file descriptors."""
+    broker = SilentBroker()
+    port = await broker.start()
     link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None,
                     reconnect_interval=0.05, broker_timeout=0.2)
     task = asyncio.create_task(link.run())
     try:
-        await until(lambda: attempts >= 4, within=10)
-        await asyncio.sleep(0.1)
-        assert open_now <= 1  # only the attempt in progress, if any
+        await until(lambda: len(broker.fds_at_attempt) >= 8, within=20)
         assert not link.connected
+        # The first attempt may open what lasts (the executor aiomqtt connects in): from the
+        # second on, not one descriptor more.
+        assert broker.fds_at_attempt[-1] <= broker.fds_at_attempt[1], broker.fds_at_attempt
+        assert broker.open_now <= 1  # only the attempt in progress
     finally:
         assert await stop(task)
-        server.close()
+        broker.server.close()
+
+
+async def test_a_link_stopped_while_waiting_for_the_connack_stops_at_once_and_closes_it() -> None:
+    """The console stopped while the broker keeps it waiting for the CONNACK: it stops at
+    once, not when the broker bound (10 s) runs out, and leaves that connection closed."""
+    broker = SilentBroker()
+    port = await broker.start()
+    before = open_fds()
+    link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: broker.waiting_for_connack == 1)
+        started = asyncio.get_running_loop().time()
+        assert await stop(task)
+        assert asyncio.get_running_loop().time() - started < 0.5
+        await until(lambda: broker.open_now == 0, within=2)
+        await asyncio.sleep(0.05)  # the broker's side closes a loop iteration later
+        assert open_fds() <= before
+    finally:
+        task.cancel()
+        broker.server.close()
 
 
 async def test_a_message_paho_refuses_is_dropped_and_the_link_stays_up(mosquitto: Broker) -> None:

@@ -23,6 +23,8 @@ Stopping: cancel the task running `run()`; it says "offline" (within a second) a
 Every wait on the broker is bounded by `asyncio.timeout`, never by aiomqtt's own timeout: that
 one is `asyncio.wait_for`, which on Python 3.11 swallows a cancellation arriving in the same
 loop iteration as the broker's answer (CPython gh-86296), and the daemon then never stops.
+A connection attempt given up (no CONNACK in time, or the console stopping) is closed at once,
+through aiomqtt's public calls (`_give_up`), so retries cannot pile up open sockets.
 """
 
 from __future__ import annotations
@@ -281,32 +283,60 @@ def _no_answer(seconds: float) -> aiomqtt.MqttError:
 async def _connected(client: aiomqtt.Client, seconds: float) -> AsyncIterator[None]:
     """`async with client`, with connecting and disconnecting bounded in time.
 
+    aiomqtt connects in a task of its own, awaited through `asyncio.shield`: the bound, or the
+    console stopping, ends our wait for the CONNACK and never aiomqtt's. Were aiomqtt's wait
+    cancelled, its future for the CONNACK would be left cancelled, and its disconnect callback
+    would raise on it before paho closes the socket, so `_give_up` could not close it.
     A disconnect that gets no answer is logged, not raised: it must not replace the error or
-    the cancellation that is ending the session. A connection given up halfway (no answer in
-    time, or the console stopping) is closed, so that retries against a broker that accepts
-    connections but never answers do not pile up open sockets."""
+    the cancellation that is ending the session."""
+    connecting = asyncio.ensure_future(client.__aenter__())
     try:
         async with _bounded(seconds):
-            await client.__aenter__()
+            await asyncio.shield(connecting)
     except BaseException:
-        _close_half_open(client)
+        await _give_up(client, connecting)
         raise
     try:
         yield
     finally:
-        try:
-            async with asyncio.timeout(GOODBYE_TIMEOUT_S):
-                await client.__aexit__(None, None, None)
-        except (TimeoutError, aiomqtt.MqttError) as exc:
-            log.warning("mqtt: no clean disconnect from the broker (%r)", exc)
+        await _disconnect(client)
 
 
-def _close_half_open(client: aiomqtt.Client) -> None:
-    """Close the socket of a connection that never got the broker's CONNACK.
+async def _disconnect(client: aiomqtt.Client) -> None:
+    try:
+        async with asyncio.timeout(GOODBYE_TIMEOUT_S):
+            await client.__aexit__(None, None, None)
+    except (TimeoutError, aiomqtt.MqttError) as exc:
+        log.warning("mqtt: no clean disconnect from the broker (%r)", exc)
 
-    aiomqtt leaves it open (its disconnect path fails on the cancelled connect), and paho
-    offers no public call that closes a connection it does not consider established; its
-    `_sock_close` also unregisters the socket from the event loop, which ends aiomqtt's
-    housekeeping task for it."""
+
+async def _give_up(client: aiomqtt.Client, connecting: asyncio.Task[aiomqtt.Client]) -> None:
+    """Leave a connection attempt the session will not use, closed, without waiting.
+
+    Retries against a broker that accepts connections but never answers must not pile up
+    open sockets (an evening of them would run the console out of file descriptors), and a
+    console stopped meanwhile must stop now. With aiomqtt's public calls only:
+
+    * connected after all (stopped just as the CONNACK came): disconnect as usual;
+    * failed (refused, or a negative CONNACK): paho has closed its socket already;
+    * still waiting for the CONNACK: aiomqtt's `__aexit__` asks paho to disconnect in its
+      first step, and paho writes DISCONNECT and closes the socket from the event loop's
+      writer callback a moment later, whoever waits. `__aexit__` then waits for a
+      disconnection that aiomqtt reports only for a connection it considers established,
+      so that wait is cut short at once; only then is the attempt cancelled (in this
+      order aiomqtt's disconnect callback finds its disconnect settled and lets paho close).
+
+    Not covered: a TCP connect still running in aiomqtt's executor thread (the console
+    stopped mid-connect, or a name lookup slower than the bound) cannot be called back; its
+    connection stays, until paho's keepalive (a minute) if the broker never answers, for the
+    event loop's life if it does. paho gives up a TCP connect itself after 5 s, inside the
+    10 s bound, so retries meet this only with a name lookup that hangs."""
+    if connecting.done():
+        if not connecting.cancelled() and connecting.exception() is None:
+            await _disconnect(client)
+        return
+    # Whatever the cut-short wait ends with, the attempt is being given up already.
     with contextlib.suppress(Exception):
-        client._client._sock_close()
+        async with asyncio.timeout(0):
+            await client.__aexit__(None, None, None)
+    connecting.cancel()
