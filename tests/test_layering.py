@@ -51,3 +51,88 @@ def test_firmware_proto_uses_only_the_standard_library() -> None:
         third_party = {n for n in top(imports(path))
                        if n not in sys.stdlib_module_names and n not in ("firmware_proto", "__future__")}
         assert not third_party, f"{path.relative_to(ROOT)} imports {sorted(third_party)}"
+
+
+PROJECT = ("console", "drivers", "firmware_proto", "bench")
+
+
+def project_modules() -> dict[str, Path]:
+    """Every module of the project, by dotted name (a package by its __init__)."""
+    found: dict[str, Path] = {}
+    for package in PROJECT:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+def _type_checking_only(tree: ast.Module) -> set[ast.AST]:
+    """The import nodes under `if TYPE_CHECKING:` (annotations only, never run)."""
+    hidden: set[ast.AST] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            for inner in node.body:
+                hidden |= set(ast.walk(inner))
+    return hidden
+
+
+def dependencies(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The project modules `path` imports when it runs (at import time or in a function)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    hidden = _type_checking_only(tree)
+    deps: set[str] = set()
+    for node in ast.walk(tree):
+        if node in hidden:
+            continue
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        for name in names:
+            while name and name not in modules:  # `from pkg import module` or a name in it
+                name = name.rpartition(".")[0]
+            if name:
+                deps.add(name)
+    return deps
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    """A module never needs, through any chain, a module that needs it (lazy registries load
+    their entries by name with importlib, which is not an import cycle)."""
+    modules = project_modules()
+    graph = {name: dependencies(path, modules) - {name} for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, chain: list[str]) -> None:
+        if name in chain:
+            cycle = [*chain[chain.index(name):], name]
+            raise AssertionError("import cycle: " + " -> ".join(cycle))
+        if name in done:
+            return
+        for dep in sorted(graph[name]):
+            # A package's __init__ imported by its own submodule is how packages work.
+            if not name.startswith(dep + "."):
+                visit(dep, [*chain, name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_no_module_imports_private_names_of_another() -> None:
+    """`from x import _name`, and `obj._name` on anything but self/cls (a library's private
+    attribute included): each module keeps its own insides to itself."""
+    found: list[str] = []
+    for path in project_modules().values():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                found += [f"{where}: from {node.module} import {a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+            elif (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                  and not node.attr.startswith("__")
+                  and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
+                found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
+    assert not found, "\n".join(found)
