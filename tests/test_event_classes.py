@@ -20,6 +20,7 @@ import types
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import fields, is_dataclass
+from enum import Enum
 from typing import Any
 
 import pytest
@@ -166,6 +167,50 @@ def test_nested_records_match_the_schema(schema_name: str, event_type: str) -> N
                 keys, always = shape(inner)
                 assert set(sub["properties"]) == keys, f"{where}.{name}"
                 assert set(sub.get("required", ())) == always, f"{where}.{name}"
+                todo.append((inner, sub, f"{where}.{name}"))
+
+
+def enum_of_node(schema: dict[str, Any], node: dict[str, Any]) -> list[Any] | None:
+    """The enum a property holds: its own, an array's items', or a nullable choice's branch's."""
+    node = resolve(schema, node)
+    if "enum" in node:
+        return list(node["enum"])
+    if isinstance(node.get("items"), dict):
+        return enum_of_node(schema, node["items"])
+    for key in ("oneOf", "anyOf"):
+        for branch in node.get(key, []):
+            found = enum_of_node(schema, branch)
+            if found is not None:
+                return found
+    return None
+
+
+def enum_fields(cls: type) -> Iterator[tuple[str, type[Enum]]]:
+    """(field name, enum class) for each field holding an enum member, or a tuple of them."""
+    hints = typing.get_type_hints(cls)
+    for f in fields(cls):
+        for arg in _type_args(hints[f.name]):
+            if isinstance(arg, type) and issubclass(arg, Enum):
+                yield f.name, arg
+
+
+@pytest.mark.parametrize(("schema_name", "event_type"), sorted(GROUPS), ids=lambda v: str(v))
+def test_enum_fields_list_exactly_their_members(schema_name: str, event_type: str) -> None:
+    """A field typed with an enum (a reason, a phase, a sector kind, ...) is published as one
+    of its values, so the schema's enum there is exactly the enum's members, in order."""
+    schema = load_schema(schema_name)
+    for cls in GROUPS[schema_name, event_type]:
+        todo: list[tuple[type, dict[str, Any], str]] = [(cls, schema["$defs"][event_type], cls.__qualname__)]
+        while todo:
+            record, node, where = todo.pop()
+            for name, enum in enum_fields(record):
+                listed = enum_of_node(schema, node["properties"][name])
+                assert listed is not None, f"{where}.{name}: no enum in the schema"
+                values = [v for v in listed if v is not None]  # null: an optional field's
+                assert values == [m.value for m in enum], f"{where}.{name}: {listed}"
+            for name, inner in nested_records(record):
+                sub = object_of(schema, node["properties"][name])
+                assert sub is not None
                 todo.append((inner, sub, f"{where}.{name}"))
 
 
