@@ -136,3 +136,14 @@ def test_no_module_imports_private_names_of_another() -> None:
                   and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))):
                 found.append(f"{where}:{node.lineno}: {ast.unparse(node)}")
     assert not found, "\n".join(found)
+
+
+def test_the_engine_has_no_any_and_no_dict_events() -> None:
+    """The rules engine's types say what everything is (issue 6): no `typing.Any`, and its
+    events are classes (console/engine/events.py), never dicts."""
+    for path in (ROOT / "console" / "engine").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+        names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+        assert "Any" not in names, f"{path.relative_to(ROOT)} uses Any"
+        assert "Emit" not in names, f"{path.relative_to(ROOT)} emits dict events"

@@ -18,13 +18,16 @@ The engine never reads an event back: what it needs later it keeps in its own st
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar, TypeVar
 
 OMIT_IF_NONE = "omit_if_none"
+T = TypeVar("T")
 
 
-def omitted_if_none() -> Any:  # Any: dataclasses.field's own return type
-    """A field that defaults to None and is left out of the JSON while it is None."""
+def omitted_if_none(default: T | None = None) -> T | None:
+    """A field that defaults to None and is left out of the JSON while it is None (so it is
+    always an optional one: ``tied: tuple[str, ...] | None = omitted_if_none()``)."""
+    assert default is None  # a parameter only so that the field's declared type types the call
     return field(default=None, metadata={OMIT_IF_NONE: True})
 
 

@@ -47,7 +47,7 @@ class GameKind:
     check: Callable[[Config], None]  # the rules' own checks: ConfigError naming the key
     seed: Callable[[Config], int]  # the configured draw seed (0: a fresh one at start)
     # (config, seed, started_at_ns: the live start, None in a replay) -> a new engine
-    engine: Callable[[Config, int, int | None], Game]
+    engine: Callable[[Config, int, int | None], Game[Any]]
     parse_command: Callable[[JsonObject, int], GameInput]  # (command, at): ValueError naming the problem
     command_help: str  # what a host command looks like, for error messages
     steps: tuple[str, ...]  # the scenario steps it takes (docs/scenarios.md)

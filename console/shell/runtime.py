@@ -79,7 +79,7 @@ class Console:
         self.kind = config.game.kind
         self.game: GameKind = game(self.kind)
         self.seed = self.game.seed(config) or random.SystemRandom().randrange(1, 2**31)
-        self.referee: Game = self.game.engine(config, self.seed, clock())
+        self.referee: Game[Any] = self.game.engine(config, self.seed, clock())
         self.table = self.referee if isinstance(self.referee, TableGame) else None
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()

@@ -26,7 +26,7 @@ from console.wire import events_json
 class VirtualTable:
     """An engine driven on a virtual clock: inputs at their arrival times, deadlines on time."""
 
-    def __init__(self, referee: Game, start: int = 0) -> None:
+    def __init__(self, referee: Game[Any], start: int = 0) -> None:
         self.referee = referee
         self.now = start
         self.outputs: list[Output] = []
