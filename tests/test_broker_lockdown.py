@@ -1,0 +1,411 @@
+"""The shipped broker lockdown: mosquitto started with config/mosquitto/chgk-console.conf, the
+ACL config/mosquitto/acl and a password file made by scripts/mosquitto-passwords.sh.
+
+The configuration is used as shipped except for four lines (the conf's header says which):
+both listeners move to free loopback ports and the two file paths point into the test's own
+directory. Then real clients log in as each account, and the real console runs as `console`.
+
+MQTT 3.1.1 gives a publisher no error when the ACL drops its message, so "not delivered" is
+shown by order, not by waiting: each test waits for its QoS 1 publish to be acknowledged (the
+broker has handled it), then sends a legitimate marker behind it; once the marker arrives,
+anything the broker had passed on would have arrived before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+import time
+import tomllib
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from console.games import config_from_dict
+from console.shell.runtime import Console
+from console.sources.mcu import add_mcu
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import free_port, until
+
+ROOT = Path(__file__).resolve().parent.parent
+CONF = ROOT / "config" / "mosquitto" / "chgk-console.conf"
+ACL = ROOT / "config" / "mosquitto" / "acl"
+SCRIPT = ROOT / "scripts" / "mosquitto-passwords.sh"
+# The conf's only lines a test may change (its header comment lists them).
+TCP_LISTENER = "listener 1883"
+WS_LISTENER = "listener 9001"
+PASSWORD_FILE = "password_file /etc/mosquitto/chgk-console.passwd"
+ACL_FILE = "acl_file /etc/mosquitto/chgk-console.acl"
+
+BASE = "chgk/t1"
+PUBLIC = ("status", "state", "events", "angle", "record")
+HOST_ONLY = ("host/state", "host/events")
+MESSAGE_SIZE_LIMIT = 65536
+MAX_PACKET_SIZE = 1048576
+
+
+@dataclass(frozen=True)
+class LockedBroker:
+    port: int
+    ws_port: int
+    passwords: dict[str, str]  # account -> password, as the script printed them
+
+    def client(self, user: str | None, *, websockets: bool = False,
+               password: str | None = None) -> aiomqtt.Client:
+        """A client logged in as `user` (None: anonymous), over TCP or the WebSocket listener."""
+        if password is None and user is not None:
+            password = self.passwords.get(user, "")
+        return aiomqtt.Client("127.0.0.1", self.ws_port if websockets else self.port,
+                              username=user, password=password,
+                              transport="websockets" if websockets else "tcp", timeout=5)
+
+
+def locked_config(port: int, ws_port: int, password_file: Path, acl_file: Path) -> str:
+    """The shipped conf with only its four replaceable lines changed (each must be there once)."""
+    lines = CONF.read_text(encoding="utf-8").splitlines()
+    changes = {
+        TCP_LISTENER: f"listener {port} 127.0.0.1",
+        WS_LISTENER: f"listener {ws_port} 127.0.0.1",
+        PASSWORD_FILE: f"password_file {password_file}",
+        ACL_FILE: f"acl_file {acl_file}",
+    }
+    for line in changes:
+        assert lines.count(line) == 1, f"the shipped conf must have the line {line!r} once"
+    return "\n".join(changes.get(line, line) for line in lines) + "\n"
+
+
+def make_passwords(password_file: Path, *args: str) -> tuple[dict[str, str], str]:
+    """Run the shipped script; the passwords it printed, and its whole output."""
+    done = subprocess.run([str(SCRIPT), *args, str(password_file)], check=True,
+                          capture_output=True, text=True, timeout=30)
+    out = done.stdout
+    mqtt = tomllib.loads(out)  # the console's part is TOML, ready for [mqtt]
+    assert mqtt["username"] == "console"
+    passwords = {"console": mqtt["password"]}
+    for user in ("host", "display"):
+        found = re.search(rf"^# .*: user {user}, password (\S+)$", out, re.MULTILINE)
+        assert found, out
+        passwords[user] = found[1]
+    return passwords, out
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    """A directory the broker can read after it drops root (pytest's tmp_path is 0700 root's)."""
+    path = Path(tempfile.mkdtemp(prefix="chgk-broker-"))
+    path.chmod(0o755)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def locked(workdir: Path) -> Iterator[LockedBroker]:
+    """mosquitto with the shipped lockdown on free loopback ports."""
+    if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
+        pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
+    passwords, _ = make_passwords(workdir / "passwd")
+    acl = workdir / "acl"
+    shutil.copyfile(ACL, acl)
+    acl.chmod(0o644)
+    port, ws_port = free_port(), free_port()
+    conf = workdir / "mosquitto.conf"
+    conf.write_text(locked_config(port, ws_port, workdir / "passwd", acl), encoding="utf-8")
+    log = (workdir / "mosquitto.log").open("wb")
+    proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=log, stderr=log)
+    try:
+        wait_listening(proc, port, workdir)
+        wait_listening(proc, ws_port, workdir)
+        yield LockedBroker(port, ws_port, passwords)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+        log.close()
+
+
+def wait_listening(proc: subprocess.Popen[bytes], port: int, workdir: Path) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if proc.poll() is not None:
+            log = (workdir / "mosquitto.log").read_text(errors="replace")
+            pytest.fail(f"mosquitto exited with {proc.returncode}:\n{log}")
+        time.sleep(0.02)
+    pytest.fail("mosquitto did not start listening")
+
+
+class Inbox:
+    """Every message one client receives, in order."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self.client = client
+        self.seen: list[tuple[str, bytes]] = []
+        self._arrived = asyncio.Event()
+
+    async def pump(self) -> None:
+        async for message in self.client.messages:
+            assert isinstance(message.payload, bytes)
+            self.seen.append((str(message.topic), message.payload))
+            self._arrived.set()
+
+    def topics(self) -> list[str]:
+        return [topic.removeprefix(BASE + "/") for topic, _ in self.seen]
+
+    def events(self, kind: str) -> list[dict[str, object]]:
+        found = []
+        for topic, payload in self.seen:
+            if topic == f"{BASE}/events":
+                event = json.loads(payload)
+                if event.get("type") == kind:
+                    found.append(event)
+        return found
+
+    async def wait_for(self, check: Callable[[], object], within: float = 5.0) -> None:
+        async with asyncio.timeout(within):
+            while not check():
+                self._arrived.clear()
+                await self._arrived.wait()
+
+
+@asynccontextmanager
+async def inbox(broker: LockedBroker, user: str, *topics: str,
+                websockets: bool = False) -> AsyncIterator[Inbox]:
+    async with broker.client(user, websockets=websockets) as client:
+        for topic in topics:
+            await client.subscribe(topic, qos=1)
+        box = Inbox(client)
+        task = asyncio.create_task(box.pump())
+        try:
+            yield box
+        finally:
+            task.cancel()
+
+
+@asynccontextmanager
+async def running_console(broker: LockedBroker, password: str) -> AsyncIterator[Console]:
+    """The real console («Своя игра», a simulated MCU) logged in with the `console` account."""
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    config = config_from_dict(
+        {
+            "console": {"node": "t1", "journal": ""},
+            "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"}
+                        for i in range(2)],
+            "sources": {"mcu": {"kind": "serial_mcu", "port": sim.port}},
+            "sound": {"enabled": False},
+            "mqtt": {"username": "console", "password": password},
+        },
+        "test",
+    )
+    console = Console(config)
+    add_mcu(console, "mcu", sim.port, 115200)
+    connected = asyncio.Event()
+    task = asyncio.create_task(console.run("127.0.0.1", broker.port, on_ready=connected.set))
+    try:
+        async with asyncio.timeout(5):
+            await connected.wait()
+        yield console
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        sim.stop()
+
+
+async def publish(broker: LockedBroker, user: str, topic: str, payload: bytes, *,
+                  retain: bool = False) -> None:
+    """Publish at QoS 1 as `user` and wait for the broker's acknowledgement: after it, the
+    broker has delivered the message or dropped it."""
+    async with broker.client(user) as client:
+        await client.publish(topic, payload, qos=1, retain=retain)
+
+
+# ---------------------------------------------------------------------- logging in
+
+
+def test_the_test_changes_only_the_ports_and_the_file_paths(workdir: Path) -> None:
+    shipped = CONF.read_text(encoding="utf-8").splitlines()
+    used = locked_config(1, 2, workdir / "p", workdir / "a").splitlines()
+    assert len(used) == len(shipped)
+    assert sum(a != b for a, b in zip(shipped, used, strict=True)) == 4
+    settings = {line.split()[0] for line in shipped if line and not line.startswith("#")}
+    assert {"set_tcp_nodelay", "allow_anonymous", "password_file", "acl_file",
+            "message_size_limit", "max_packet_size", "listener", "protocol"} <= settings
+    assert "allow_anonymous false" in shipped and "set_tcp_nodelay true" in shipped
+    assert "protocol websockets" in shipped
+
+
+def test_the_script_makes_the_password_file_with_hashes_only(workdir: Path) -> None:
+    file = workdir / "passwd"
+    passwords, out = make_passwords(file, "--host", "tablet-secret")
+    assert f"Broker accounts in {file}," in out
+    assert passwords["host"] == "tablet-secret"
+    assert len(passwords["console"]) == len(passwords["display"]) == 24
+    assert passwords["console"] != passwords["display"]
+    text = file.read_text()
+    assert sorted(line.split(":")[0] for line in text.splitlines()) == ["console", "display", "host"]
+    assert all(password not in text for password in passwords.values())
+    assert stat.S_IMODE(file.stat().st_mode) == 0o640
+    assert not [p for p in workdir.iterdir() if p.name.startswith(".chgk-passwd")]
+    again, _ = make_passwords(file)  # replaces the file whole, with fresh passwords
+    assert again["console"] != passwords["console"]
+    bad = subprocess.run([str(SCRIPT), "--display", 'a"b', str(file)], capture_output=True,
+                         text=True, timeout=30)
+    assert bad.returncode == 2 and "quotes" in bad.stderr
+
+
+@pytest.mark.parametrize("websockets", [False, True], ids=["tcp", "websockets"])
+@pytest.mark.parametrize(("user", "password"), [(None, None), ("display", "wrong"),
+                                                 ("nobody", "x"), ("console", "")])
+async def test_no_one_logs_in_without_an_account(
+    locked: LockedBroker, websockets: bool, user: str | None, password: str | None
+) -> None:
+    with pytest.raises(aiomqtt.MqttCodeError) as refused:
+        async with locked.client(user, websockets=websockets, password=password):
+            pass
+    assert "Not authorized" in str(refused.value)  # CONNACK 5: not authorised
+
+
+# ---------------------------------------------------------------------- reading
+
+
+@pytest.mark.parametrize("websockets", [False, True], ids=["tcp", "websockets"])
+async def test_a_display_reads_the_public_topics_and_never_the_host_topics(
+    locked: LockedBroker, websockets: bool
+) -> None:
+    """A display subscribed to everything of the node, and to host/# by name, still gets only
+    the public topics; the host's tablet gets all of them."""
+    async with inbox(locked, "display", f"{BASE}/#", f"{BASE}/host/#",
+                     websockets=websockets) as display, \
+            inbox(locked, "host", f"{BASE}/#") as host, \
+            locked.client("console") as console:
+        for topic in (*HOST_ONLY, *PUBLIC):  # the host topics first: the marker comes last
+            await console.publish(f"{BASE}/{topic}", b'{"type":"x"}', qos=1)
+        await console.publish(f"{BASE}/events", b'{"type":"marker"}', qos=1)
+        await display.wait_for(lambda: display.events("marker"))
+        await host.wait_for(lambda: host.events("marker"))
+        assert display.topics() == [*PUBLIC, "events"]
+        assert host.topics() == [*HOST_ONLY, *PUBLIC, "events"]
+
+
+async def test_a_display_joining_late_gets_the_public_retained_messages_only(
+    locked: LockedBroker,
+) -> None:
+    async with locked.client("console") as console:
+        await console.publish(f"{BASE}/host/state", b'{"fortochka":5}', qos=1, retain=True)
+        await console.publish(f"{BASE}/state", b'{"phase":"idle"}', qos=1, retain=True)
+        await console.publish(f"{BASE}/status", b'{"state":"online"}', qos=1, retain=True)
+    async with inbox(locked, "display", f"{BASE}/#", websockets=True) as display:
+        await display.wait_for(lambda: len(display.seen) == 2)
+        await publish(locked, "console", f"{BASE}/events", b'{"type":"marker"}')
+        await display.wait_for(lambda: display.events("marker"))
+        assert sorted(display.topics()) == ["events", "state", "status"]
+
+
+# ---------------------------------------------------------------------- commanding
+
+
+async def test_only_the_host_commands_the_console(locked: LockedBroker) -> None:
+    """The same {"action": "next"} from the display account is dropped by the broker, from the
+    host account it starts the question (seen by a display)."""
+    async with running_console(locked, locked.passwords["console"]) as console, \
+            inbox(locked, "display", f"{BASE}/events") as display:
+        await publish(locked, "display", f"{BASE}/host/command", b'{"action": "next"}')
+        await publish(locked, "console", f"{BASE}/host/command", b'{"action": "next"}')
+        # The marker: a command not allowed before a question, so the console answers it
+        # with an error event, after anything that came before it.
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "correct"}')
+        await display.wait_for(lambda: display.events("error"))
+        assert not display.events("question_started")
+        assert console.svoya.phase == "idle"
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "next"}')
+        await display.wait_for(lambda: display.events("question_started"))
+        assert console.svoya.phase == "reading"
+
+
+@pytest.mark.parametrize("user", ["display", "host"])
+async def test_no_one_but_the_console_publishes_events_state_or_status(
+    locked: LockedBroker, user: str
+) -> None:
+    """A forged event, state or (retained) offline status from another account reaches no one,
+    and a display joining later still sees the console's own retained status."""
+    async with running_console(locked, locked.passwords["console"]), \
+            inbox(locked, "host", f"{BASE}/#") as watcher:
+        await watcher.wait_for(lambda: "status" in watcher.topics())
+        forged = b'{"type":"question_started","forged":true}'
+        await publish(locked, user, f"{BASE}/events", forged)
+        await publish(locked, user, f"{BASE}/state", b'{"forged":true}', retain=True)
+        await publish(locked, user, f"{BASE}/status", b'{"state":"offline"}', retain=True)
+        await publish(locked, user, f"{BASE}/host/events", forged)
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "next"}')
+        await watcher.wait_for(lambda: watcher.events("question_started"))
+        assert not [p for _, p in watcher.seen if b"forged" in p or b"offline" in p]
+        async with inbox(locked, "display", f"{BASE}/status") as late:
+            await late.wait_for(lambda: late.seen)
+            assert json.loads(late.seen[0][1])["state"] == "online"
+
+
+# ---------------------------------------------------------------------- size limits
+
+
+async def test_a_command_over_the_brokers_size_limit_never_reaches_the_console(
+    locked: LockedBroker,
+) -> None:
+    """Over message_size_limit the broker forwards a command to no one: the console does not
+    even read it (no error event: it never saw it). Under the limit but over the console's own
+    4096 bytes, the console refuses it unparsed, with an error event."""
+    async with running_console(locked, locked.passwords["console"]) as console, \
+            inbox(locked, "display", f"{BASE}/events") as display, \
+            inbox(locked, "console", f"{BASE}/host/command") as console_view:
+        huge = b'{"action": "next", "x": "' + b"y" * MESSAGE_SIZE_LIMIT + b'"}'
+        await publish(locked, "host", f"{BASE}/host/command", huge)
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "correct"}')
+        await display.wait_for(lambda: display.events("error"))
+        assert [len(p) for _, p in console_view.seen] == [len(b'{"action": "correct"}')]
+        errors = display.events("error")
+        assert len(errors) == 1 and "not allowed now" in str(errors[0]["message"])
+        assert console.svoya.phase == "idle"
+        big = b'{"action": "next", "x": "' + b"y" * 10_000 + b'"}'
+        await publish(locked, "host", f"{BASE}/host/command", big)
+        await display.wait_for(lambda: len(display.events("error")) == 2)
+        assert "too large (at most 4096)" in str(display.events("error")[1]["message"])
+        assert console.svoya.phase == "idle"
+
+
+async def test_a_packet_over_max_packet_size_disconnects_its_sender(locked: LockedBroker) -> None:
+    """A packet over max_packet_size (1 MiB) is not even read: its sender is disconnected, and
+    the console, the display and the next command from the host go on as before."""
+    async with running_console(locked, locked.passwords["console"]) as console, \
+            inbox(locked, "display", f"{BASE}/events") as display:
+        async with locked.client("host") as host:
+            await host.publish(f"{BASE}/host/command", b"x" * MAX_PACKET_SIZE, qos=0)
+            with pytest.raises(aiomqtt.MqttError, match="Disconnected"):
+                async with asyncio.timeout(5):
+                    async for _ in host.messages:  # ends when the broker drops the connection
+                        pass
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "next"}')
+        await display.wait_for(lambda: display.events("question_started"))
+        assert not display.events("error")
+        assert console.mqtt is not None and console.mqtt.connected
+        await until(lambda: console.svoya.phase == "reading")
+
+
+def test_the_console_config_documents_the_accounts() -> None:
+    text = (ROOT / "config" / "console.toml").read_text(encoding="utf-8")
+    mqtt = text.split("[mqtt]", 1)[1].split("\n[", 1)[0]
+    assert "scripts/mosquitto-passwords.sh" in mqtt
+    assert os.access(SCRIPT, os.X_OK)
