@@ -3,12 +3,13 @@
 # Debian packages: mosquitto (a real broker for the MQTT tests; the tests start their own on a
 # free loopback port), mosquitto-clients (the benchmark's C subscriber), libportaudio2 (sound
 # cues through ALSA), chromium (the scoreboard page is tested in a real browser),
-# python3-venv. Then lint, type-check and test.
+# python3-venv, gcc, make, gcc-avr and avr-libc (the button box firmware in firmware/ is built
+# and its protocol core checked against the Python codec). Then lint, type-check and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv
+apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv gcc make gcc-avr avr-libc
 make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .

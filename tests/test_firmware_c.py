@@ -106,3 +106,31 @@ def test_make_host_test(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 failures" in result.stdout
+
+
+def _copy_firmware(tmp_path: Path) -> Path:
+    """A copy of firmware/ to build in, so the tests leave no build output in the tree."""
+    dest = tmp_path / "firmware"
+    shutil.copytree(FIRMWARE, dest, ignore=shutil.ignore_patterns("build", "*.elf", "*.hex"))
+    return dest
+
+
+@needs_avr_gcc
+@pytest.mark.parametrize("angle", ["0", "1"])
+def test_make_builds_the_box_hex(tmp_path: Path, angle: str) -> None:
+    """`make` in firmware/ builds box/box.hex for the ATmega328P (with and without the
+    angle sensor), warnings as errors, small enough for the Nano's flash and SRAM."""
+    firmware = _copy_firmware(tmp_path)
+    result = subprocess.run(
+        ["make", "-C", str(firmware), f"ANGLE={angle}"], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    hex_lines = (firmware / "box" / "box.hex").read_text(encoding="ascii").split()
+    assert all(line.startswith(":") for line in hex_lines)
+    assert hex_lines[-1] == ":00000001FF"  # the Intel HEX end-of-file record
+    size = subprocess.run(
+        ["avr-size", str(firmware / "box" / "box.elf")], capture_output=True, text=True, check=True
+    ).stdout.split("\n")[1].split()
+    text, data, bss = (int(x) for x in size[:3])
+    assert text + data <= 30 * 1024  # 32 KiB flash less the Nano's 2 KiB bootloader
+    assert data + bss <= 1024  # half the SRAM, the rest is stack

@@ -1,0 +1,423 @@
+/* Reference firmware of the serial button box: ATmega328P at 16 MHz (Arduino Nano),
+ * speaking firmware_proto/PROTOCOL.md version 1 at 115200 baud on the hardware UART.
+ *
+ * Wiring (README "The button box"): pads 0..5 on PD2..PD7 (Nano D2..D7), each a switch to
+ * GND with the internal pull-up; lamps 0..5 on PB0..PB5 (Nano D8..D13, active high, D13 is
+ * also the on-board LED); the optional AS5600 angle sensor on TWI (A4 SDA, A5 SCL).
+ *
+ * Time: Timer1 runs free at F_CPU/8 = 2 MHz (0.5 us a tick); its overflow interrupt extends
+ * it, and a stamp is that count in microseconds (u32, wraps every 71.6 min, PROTOCOL.md 5.1).
+ *
+ * Pads: the pin-change interrupt of port D reads all pads in one read of PIND, as its first
+ * instruction after the prologue, then stamps the timer: that read is the "scan".  A pad's
+ * first edge is reported at once (leading-edge debounce) and its further edges are ignored
+ * for DEBOUNCE_US; then the main loop scans again and reports what the pad reads (the
+ * release, if it was let go meanwhile).  The stamp is late by the time the interrupt waited:
+ * at most the longest other interrupt or interrupts-off section plus the prologue, which is
+ * what HELLO's timer_resolution_us states (TIMER_RESOLUTION_US below).
+ *
+ * Order (PROTOCOL.md 5.2): every stamped thing (a scan, a received host frame, a heartbeat,
+ * an angle reading) is stamped and queued in one event ring inside one interrupts-off
+ * section, so the ring is in stamp order; the main loop alone turns events into frames, in
+ * ring order, so frames leave in non-decreasing stamp order with consecutive seq numbers.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <stdint.h>
+#include <util/atomic.h>
+
+#include "../proto/messages.h"
+
+#ifndef F_CPU
+#error "F_CPU must be set (the Makefile sets 16000000)"
+#endif
+#ifndef ANGLE_SENSOR
+#define ANGLE_SENSOR 0 /* make ANGLE=1 builds the AS5600 reader */
+#endif
+
+#define FIRMWARE_NAME "chgk-box 1.0.0"
+#define PAD_COUNT 6u
+#define PAD_SHIFT 2u /* pad i is PD(2 + i) */
+#define PAD_PINS 0xFCu
+#define LAMP_PINS 0x3Fu /* lamp i is PB(i) */
+#define BAUD_UBRR 16u   /* 115200 baud with U2X at 16 MHz (117647, +2.1 %, as Arduino does) */
+/* Granularity of the press stamps: the worst wait of the pin-change interrupt (longest other
+ * interrupt, ~6 us, plus its own prologue up to the port read, ~2 us), rounded up. */
+#define TIMER_RESOLUTION_US 10u
+#define DEBOUNCE_US 5000ul
+#define HEARTBEAT_US 50000ul /* twice as often as the protocol's 100 ms bound */
+#define BLINK_SHIFT 18u      /* blink phase = bit 18 of the stamp: 262 ms on, 262 ms off */
+
+/* ---------------------------------------------------------------- the clock */
+
+static volatile uint32_t t1_overflows;
+
+ISR(TIMER1_OVF_vect)
+{
+    t1_overflows++;
+}
+
+/* The stamp in microseconds; interrupts must be off. */
+static uint32_t stamp_locked(void)
+{
+    uint16_t tcnt = TCNT1;
+    uint32_t ovf = t1_overflows;
+    /* An overflow that happened while interrupts were off is still pending: count it if the
+     * counter was read after it (small value). */
+    if ((TIFR1 & _BV(TOV1)) && tcnt < 0x8000u)
+        ovf++;
+    return (ovf << 15) | (tcnt >> 1);
+}
+
+/* ---------------------------------------------------------------- the event ring */
+
+enum { EV_SCAN, EV_FRAME, EV_HEARTBEAT, EV_HELLO, EV_ANGLE };
+
+struct event {
+    uint32_t t;
+    uint8_t kind;
+    uint8_t x;  /* EV_FRAME: rx slot; EV_ANGLE: status */
+    uint16_t a; /* EV_SCAN: pressed; EV_FRAME: length; EV_HEARTBEAT: held; EV_ANGLE: raw */
+    uint16_t b; /* EV_SCAN: released */
+};
+
+#define EV_SIZE 16u /* a power of two */
+static struct event events[EV_SIZE];
+static volatile uint8_t ev_head, ev_tail; /* head: written with interrupts off; tail: main */
+
+/* Queue an event; interrupts must be off.  Returns 0 if the ring is full. */
+static uint8_t post_locked(uint8_t kind, uint32_t t, uint8_t x, uint16_t a, uint16_t b)
+{
+    uint8_t next = (uint8_t)((ev_head + 1u) & (EV_SIZE - 1u));
+    if (next == ev_tail)
+        return 0;
+    struct event *e = &events[ev_head];
+    e->t = t;
+    e->kind = kind;
+    e->x = x;
+    e->a = a;
+    e->b = b;
+    ev_head = next;
+    return 1;
+}
+
+static uint8_t pop(struct event *out)
+{
+    uint8_t ok = 0;
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        if (ev_tail != ev_head) {
+            *out = events[ev_tail];
+            ev_tail = (uint8_t)((ev_tail + 1u) & (EV_SIZE - 1u));
+            ok = 1;
+        }
+    }
+    return ok;
+}
+
+/* ---------------------------------------------------------------- pads */
+
+static volatile uint8_t reported; /* debounced state, bit i = pad i pressed */
+static volatile uint8_t locked;   /* pads inside their debounce interval */
+static uint32_t lock_start[PAD_COUNT];
+static uint32_t last_scan;
+
+static uint8_t pads_of(uint8_t pind)
+{
+    return (uint8_t)((uint8_t)~pind & PAD_PINS) >> PAD_SHIFT; /* pressed = pulled low */
+}
+
+/* One scan: raw = pads that read pressed at stamp t; interrupts must be off.  A change that
+ * does not fit in the ring stays unreported, so a later scan reports it. */
+static void scan_locked(uint8_t raw, uint32_t t)
+{
+    uint8_t changed = (uint8_t)((raw ^ reported) & ~locked);
+    if (!changed)
+        return;
+    if (!post_locked(EV_SCAN, t, 0, changed & raw, changed & (uint8_t)~raw))
+        return;
+    last_scan = t;
+    reported ^= changed;
+    locked |= changed;
+    for (uint8_t i = 0; i < PAD_COUNT; i++)
+        if (changed & (1u << i))
+            lock_start[i] = t;
+}
+
+ISR(PCINT2_vect)
+{
+    uint8_t pind = PIND; /* all pads in one read: the scan */
+    scan_locked(pads_of(pind), stamp_locked());
+}
+
+/* ---------------------------------------------------------------- UART */
+
+#define TX_SIZE 128u /* a power of two */
+static uint8_t tx_buf[TX_SIZE];
+static volatile uint8_t tx_head, tx_tail;
+
+ISR(USART_UDRE_vect)
+{
+    if (tx_tail != tx_head) {
+        UDR0 = tx_buf[tx_tail];
+        tx_tail = (uint8_t)((tx_tail + 1u) & (TX_SIZE - 1u));
+    } else {
+        UCSR0B &= (uint8_t)~_BV(UDRIE0);
+    }
+}
+
+static void tx_bytes(const uint8_t *data, uint8_t len)
+{
+    /* One contiguous burst per frame: wait until the whole frame fits. */
+    while ((uint8_t)(TX_SIZE - 1u - (uint8_t)((tx_head - tx_tail) & (TX_SIZE - 1u))) < len)
+        ;
+    for (uint8_t i = 0; i < len; i++) {
+        tx_buf[tx_head] = data[i];
+        tx_head = (uint8_t)((tx_head + 1u) & (TX_SIZE - 1u));
+    }
+    ATOMIC_BLOCK(ATOMIC_RESTORESTATE)
+    {
+        UCSR0B |= _BV(UDRIE0);
+    }
+}
+
+/* Host frames are collected by the receive interrupt into slots; the longest host frame
+ * (LAMPS) is 8 bytes before its delimiter, and a longer one is dropped (PROTOCOL.md 2.5). */
+#define RX_SLOTS 4u /* a power of two */
+#define RX_FRAME_MAX 8u
+static uint8_t rx_slot_buf[RX_SLOTS][RX_FRAME_MAX];
+static volatile uint8_t rx_slot_head, rx_slot_tail;
+static uint8_t rx_pos, rx_bad;
+
+ISR(USART_RX_vect)
+{
+    uint8_t err = UCSR0A & (uint8_t)(_BV(FE0) | _BV(DOR0));
+    uint8_t c = UDR0;
+    if (c == 0) {
+        /* The end of a frame: stamp it now, the moment a PING "is received" (5.6). */
+        uint32_t t = stamp_locked();
+        uint8_t next = (uint8_t)((rx_slot_head + 1u) & (RX_SLOTS - 1u));
+        if (rx_pos && !rx_bad && next != rx_slot_tail
+            && post_locked(EV_FRAME, t, rx_slot_head, rx_pos, 0))
+            rx_slot_head = next;
+        rx_pos = 0;
+        rx_bad = 0;
+    } else if (rx_pos < RX_FRAME_MAX && !err) {
+        rx_slot_buf[rx_slot_head][rx_pos++] = c;
+    } else {
+        rx_bad = 1;
+    }
+}
+
+/* ---------------------------------------------------------------- frames out */
+
+static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT and ANGLE (5.3) */
+
+static void send(const struct proto_msg *msg)
+{
+    uint8_t wire[PROTO_MAX_WIRE];
+    int len = proto_encode(msg, wire);
+    if (len > 0)
+        tx_bytes(wire, (uint8_t)len);
+}
+
+static void send_edge(uint8_t type, uint32_t t, uint16_t pads)
+{
+    struct proto_msg msg;
+    msg.type = type;
+    msg.u.edge.seq = seq++;
+    msg.u.edge.timestamp_us = t;
+    msg.u.edge.pads = pads;
+    send(&msg);
+}
+
+static void send_hello(uint32_t t)
+{
+    static const char name[] = FIRMWARE_NAME;
+    struct proto_msg msg;
+    msg.type = PROTO_HELLO;
+    msg.u.hello.protocol_version = PROTO_VERSION;
+    msg.u.hello.pad_count = PAD_COUNT;
+    msg.u.hello.timer_resolution_us = TIMER_RESOLUTION_US;
+    msg.u.hello.timestamp_us = t;
+    msg.u.hello.firmware_len = sizeof name - 1u;
+    for (uint8_t i = 0; i < sizeof name - 1u; i++)
+        msg.u.hello.firmware[i] = (uint8_t)name[i];
+    send(&msg);
+}
+
+/* ---------------------------------------------------------------- lamps */
+
+static uint16_t lamps_on, lamps_blink;
+
+static void update_lamps(uint32_t t)
+{
+    uint16_t lit = (uint16_t)(lamps_on & ~lamps_blink);
+    if ((t >> BLINK_SHIFT) & 1u)
+        lit |= lamps_blink; /* all blinking lamps in phase (5.7) */
+    PORTB = (uint8_t)((PORTB & (uint8_t)~LAMP_PINS) | ((uint8_t)lit & LAMP_PINS));
+}
+
+/* ---------------------------------------------------------------- host frames in */
+
+static void handle_frame(const struct event *ev)
+{
+    struct proto_msg msg;
+    enum proto_status st = proto_decode_frame(rx_slot_buf[ev->x], ev->a, &msg);
+    rx_slot_tail = (uint8_t)((ev->x + 1u) & (RX_SLOTS - 1u));
+    if (st != PROTO_OK)
+        return; /* a bad frame is dropped; the host repeats what matters */
+    switch (msg.type) {
+    case PROTO_HELLO_REQUEST:
+        send_hello(ev->t); /* answered whatever the host's version (5.5) */
+        break;
+    case PROTO_PING: {
+        struct proto_msg pong;
+        pong.type = PROTO_PONG;
+        pong.u.pong.ping_id = msg.u.ping_id;
+        pong.u.pong.timestamp_us = ev->t; /* stamped at the PING's delimiter */
+        send(&pong);
+        break;
+    }
+    case PROTO_LAMPS:
+        lamps_on = msg.u.lamps.on;
+        lamps_blink = msg.u.lamps.blink;
+        update_lamps(ev->t);
+        break;
+    default:
+        break; /* a device message: the line is looped back; ignore it */
+    }
+}
+
+/* ---------------------------------------------------------------- angle sensor */
+
+#if ANGLE_SENSOR
+#include "as5600.h"
+#endif
+
+/* ---------------------------------------------------------------- main */
+
+static void handle(const struct event *ev)
+{
+    switch (ev->kind) {
+    case EV_SCAN:
+        if (ev->a)
+            send_edge(PROTO_PRESS, ev->t, ev->a);
+        if (ev->b)
+            send_edge(PROTO_RELEASE, ev->t, ev->b);
+        break;
+    case EV_FRAME:
+        handle_frame(ev);
+        break;
+    case EV_HEARTBEAT:
+        send_edge(PROTO_HEARTBEAT, ev->t, ev->a);
+        break;
+    case EV_HELLO:
+        send_hello(ev->t);
+        break;
+#if ANGLE_SENSOR
+    case EV_ANGLE: {
+        struct proto_msg msg;
+        msg.type = PROTO_ANGLE;
+        msg.u.angle.seq = seq++;
+        msg.u.angle.timestamp_us = ev->t;
+        msg.u.angle.raw_angle = ev->a;
+        msg.u.angle.status = ev->x;
+        send(&msg);
+        break;
+    }
+#endif
+    default:
+        break;
+    }
+}
+
+int main(void)
+{
+    /* Pads: inputs with pull-ups; lamps: outputs, off (5.7). */
+    DDRD &= (uint8_t)~PAD_PINS;
+    PORTD |= PAD_PINS;
+    DDRB |= LAMP_PINS;
+    PORTB &= (uint8_t)~LAMP_PINS;
+
+    /* Timer1 free-running at F_CPU / 8. */
+    TCCR1A = 0;
+    TCCR1B = _BV(CS11);
+    TIMSK1 = _BV(TOIE1);
+
+    /* UART 8N1, receive and transmit interrupts. */
+    UBRR0 = BAUD_UBRR;
+    UCSR0A = _BV(U2X0);
+    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
+    UCSR0B = _BV(RXEN0) | _BV(TXEN0) | _BV(RXCIE0);
+
+    /* Pin change interrupt on the pad pins of port D. */
+    PCMSK2 = PAD_PINS;
+    PCICR = _BV(PCIE2);
+
+#if ANGLE_SENSOR
+    uint8_t angle_present = as5600_init();
+    uint32_t last_angle_t = 0, last_read_t = 0;
+    uint16_t last_raw = 0xFFFFu;
+#endif
+
+    /* Power-up: a flush byte, then HELLO before anything else (5.5). */
+    static const uint8_t flush = 0;
+    tx_bytes(&flush, 1);
+    uint32_t last_heartbeat, last_t;
+    cli();
+    last_heartbeat = last_t = stamp_locked();
+    post_locked(EV_HELLO, last_heartbeat, 0, 0, 0);
+    reported = pads_of(PIND); /* pads held at power-up are held, not pressed */
+    sei();
+
+    for (;;) {
+        struct event ev;
+        while (pop(&ev))
+            handle(&ev);
+
+        /* Debounce intervals that are over, worked out with interrupts on: a locked pad's
+         * lock_start does not change (the interrupt ignores locked pads). */
+        uint8_t expired = 0;
+        uint8_t now_locked = locked;
+        for (uint8_t i = 0; i < PAD_COUNT; i++)
+            if ((now_locked & (1u << i)) && last_t - lock_start[i] >= DEBOUNCE_US)
+                expired |= (uint8_t)(1u << i);
+
+        /* A scan (pads read first, then the stamp, as in the interrupt): it reports the pads
+         * whose interval is over, and is the safety net for a change left unreported when
+         * the ring was full.  A scan needs a stamp after the previous scan's (5.1):
+         * otherwise it waits for the next turn. */
+        uint32_t t;
+        cli();
+        uint8_t pind = PIND;
+        t = stamp_locked();
+        locked &= (uint8_t)~expired;
+        if (t != last_scan)
+            scan_locked(pads_of(pind), t);
+        if (t - last_heartbeat >= HEARTBEAT_US && post_locked(EV_HEARTBEAT, t, 0, reported, 0))
+            last_heartbeat = t;
+        sei();
+        last_t = t;
+        update_lamps(t);
+
+#if ANGLE_SENSOR
+        if (angle_present && t - last_read_t >= ANGLE_PERIOD_US) {
+            uint16_t raw;
+            last_read_t = t;
+            uint8_t status;
+            if (as5600_read(&raw, &status)) {
+                uint16_t diff = raw > last_raw ? raw - last_raw : last_raw - raw;
+                cli();
+                uint32_t at = stamp_locked();
+                if ((diff > ANGLE_NOISE_RAW || at - last_angle_t >= ANGLE_IDLE_US)
+                    && post_locked(EV_ANGLE, at, status, raw, 0)) {
+                    last_angle_t = at;
+                    last_raw = raw;
+                }
+                sei();
+            }
+        }
+#endif
+    }
+}
