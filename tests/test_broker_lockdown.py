@@ -19,9 +19,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import time
 import tomllib
@@ -60,6 +62,7 @@ class LockedBroker:
     port: int
     ws_port: int
     passwords: dict[str, str]  # account -> password, as the script printed them
+    printed: str  # the script's whole output (TOML for the console's [mqtt])
 
     def client(self, user: str | None, *, websockets: bool = False,
                password: str | None = None) -> aiomqtt.Client:
@@ -116,7 +119,7 @@ def locked(workdir: Path) -> Iterator[LockedBroker]:
     """mosquitto with the shipped lockdown on free loopback ports."""
     if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
         pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
-    passwords, _ = make_passwords(workdir / "passwd")
+    passwords, printed = make_passwords(workdir / "passwd")
     acl = workdir / "acl"
     shutil.copyfile(ACL, acl)
     acl.chmod(0o644)
@@ -128,7 +131,7 @@ def locked(workdir: Path) -> Iterator[LockedBroker]:
     try:
         wait_listening(proc, port, workdir)
         wait_listening(proc, ws_port, workdir)
-        yield LockedBroker(port, ws_port, passwords)
+        yield LockedBroker(port, ws_port, passwords, printed)
     finally:
         proc.terminate()
         proc.wait(timeout=5)
@@ -428,6 +431,59 @@ async def test_a_packet_over_max_packet_size_is_refused_from_its_header(locked: 
         assert not display.events("error")
         assert console.mqtt is not None and console.mqtt.connected
         await until(lambda: console.svoya.phase == "reading")
+
+
+# ---------------------------------------------------------------------- the daemon
+
+
+@contextlib.asynccontextmanager
+async def daemon(broker: LockedBroker, workdir: Path) -> AsyncIterator[None]:
+    """`chgk-console run` at the «Что? Где? Когда?» table, its [mqtt] login pasted as the
+    script printed it."""
+    config = workdir / "console.toml"
+    config.write_text(
+        '[console]\nnode = "t1"\njournal = ""\n[game]\nkind = "chgk"\n'
+        '[sources.top]\nkind = "simulated_mcu"\npads = 1\n'
+        '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\nfortochka = 5\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n{broker.printed}'
+        '[display]\nhttp_port = 0\n[sound]\nenabled = false\n', encoding="utf-8")
+    log = (workdir / "daemon.log").open("wb")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
+    try:
+        yield
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        try:
+            async with asyncio.timeout(10):
+                await proc.wait()
+        except TimeoutError:
+            proc.kill()
+            await proc.wait()
+        log.close()
+        assert proc.returncode == 0, (workdir / "daemon.log").read_text(encoding="utf-8")
+
+
+async def test_the_daemon_at_the_table_keeps_the_host_topics_from_the_hall(
+    locked: LockedBroker, workdir: Path
+) -> None:
+    """The daemon logged in with the script's lines publishes all its topics; the host's tablet
+    gets the host state (where the «форточка» lies, 000 4.2 д) and commands a round; a page
+    subscribed to everything of the node, over WebSocket, gets the round and never host/."""
+    async with inbox(locked, "host", f"{BASE}/#") as host, \
+            inbox(locked, "display", f"{BASE}/#", websockets=True) as display, \
+            daemon(locked, workdir):
+        await host.wait_for(lambda: "host/state" in host.topics(), within=15)
+        assert json.loads(dict(host.seen)[f"{BASE}/host/state"])["fortochka"]["sector"] == 5
+        await publish(locked, "host", f"{BASE}/host/command", b'{"action": "pick_sector", "sector": 3}')
+        await display.wait_for(lambda: display.events("sector_chosen"))
+        await host.wait_for(lambda: host.topics().count("host/state") >= 2)
+        await publish(locked, "console", f"{BASE}/events", b'{"type":"marker"}')
+        await display.wait_for(lambda: display.events("marker"))
+        assert {"status", "state", "events"} <= set(display.topics())
+        assert not [t for t in display.topics() if t.startswith("host/")]
+        assert not display.events("error"), display.events("error")
 
 
 def test_the_console_config_documents_the_accounts() -> None:
