@@ -3,13 +3,14 @@
 # Debian packages: mosquitto (a real broker for the MQTT tests; the tests start their own on a
 # free loopback port), mosquitto-clients (the benchmark's C subscriber), libportaudio2 (sound
 # cues through ALSA), chromium (the scoreboard page is tested in a real browser),
-# python3-venv, gcc, make, gcc-avr and avr-libc (the button box firmware in firmware/ is built
-# and its protocol core checked against the Python codec). Then lint, type-check and test.
+# python3-venv, gcc, make, gcc-avr, avr-libc and libsimavr-dev (the button box firmware in
+# firmware/ is built and run on simavr's ATmega328P, and its protocol core is checked against
+# the Python codec). Then lint, type-check and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv gcc make gcc-avr avr-libc
+apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv gcc make gcc-avr avr-libc libsimavr-dev
 make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .

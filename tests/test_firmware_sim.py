@@ -1,0 +1,202 @@
+"""The real button box firmware image on simavr's ATmega328P, against the console's real
+serial driver.
+
+firmware/sim/box_sim runs box.elf in real time with its UART on a pseudo-terminal and its pad
+pins driven by the test at exact simulated cycles; :class:`drivers.mcu_serial.McuLink` opens
+the pty like the box's USB serial port: handshake, clock sync by PING/PONG, presses stamped
+by the chip's timer (photo finishes microseconds apart), releases after the debounce,
+heartbeats, lamps.  Skipped with the reason when avr-gcc, make, gcc or simavr's library is
+missing (Debian: gcc-avr avr-libc make gcc libsimavr-dev).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import random
+import shutil
+import subprocess
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from drivers.mcu_serial import McuLink, PadEdge
+
+FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+CPU_HZ = 16_000_000
+RESOLUTION_US = 20  # what HELLO states (TIMER_RESOLUTION_US in firmware/box/main.c)
+DEBOUNCE_US = 5000
+
+_MISSING = [tool for tool in ("avr-gcc", "make", "gcc") if shutil.which(tool) is None]
+if not Path("/usr/include/simavr/sim_avr.h").exists():
+    _MISSING.append("libsimavr-dev")
+pytestmark = pytest.mark.skipif(
+    bool(_MISSING), reason=f"needs {', '.join(_MISSING)} (Debian: gcc-avr avr-libc make gcc libsimavr-dev)"
+)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(box_sim, box.elf), built from a copy of firmware/ so the tree stays clean."""
+    dest = tmp_path_factory.mktemp("fw") / "firmware"
+    shutil.copytree(FIRMWARE, dest, ignore=shutil.ignore_patterns("build", "*.elf", "*.hex"))
+    subprocess.run(["make", "-C", str(dest), "sim"], check=True, capture_output=True, timeout=120)
+    return dest / "build" / "box_sim", dest / "box" / "box.elf"
+
+
+@dataclass
+class Chip:
+    """A running box_sim: its pty, and what it reports about pins and lamps."""
+
+    proc: subprocess.Popen[str]
+    port: str
+    pins: queue.Queue[tuple[int, int, int]] = field(default_factory=queue.Queue)  # pad, level, cycle
+    lamps: list[int] = field(default_factory=list)
+
+    def drive(self, *changes: tuple[int, int, int]) -> None:
+        """(pad, after_us, level) changes, timed from one simulated instant."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("pins " + " ".join(f"{p}:{us}:{lv}" for p, us, lv in changes) + "\n")
+        self.proc.stdin.flush()
+
+    def edge_cycles(self, count: int) -> list[tuple[int, int, int]]:
+        return [self.pins.get(timeout=2) for _ in range(count)]
+
+
+@pytest.fixture
+def chip(built: tuple[Path, Path]) -> Iterator[Chip]:
+    box_sim, elf = built
+    proc = subprocess.Popen([str(box_sim), str(elf)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    port = ""
+    for line in proc.stdout:  # simavr prints what it loaded first
+        if line.startswith("PTY "):
+            port = line.split()[1]
+            break
+    assert port, "box_sim did not start"
+    sim = Chip(proc, port)
+    stdout = proc.stdout
+
+    def reader() -> None:
+        for line in stdout:
+            words = line.split()
+            if words[:1] == ["PIN"]:
+                sim.pins.put((int(words[1]), int(words[2]), int(words[3])))
+            elif words[:1] == ["LAMPS"]:
+                sim.lamps.append(int(words[1]))
+
+    threading.Thread(target=reader, daemon=True).start()
+    try:
+        yield sim
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+@dataclass
+class Host:
+    edges: list[PadEdge] = field(default_factory=list)
+    watermarks: list[int] = field(default_factory=list)
+    statuses: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    errors_at_connect: int = -1
+
+    def status(self, state: str, detail: str) -> None:
+        self.statuses.append((state, detail))
+        if state == "connected" and self.errors_at_connect < 0:
+            self.errors_at_connect = len(self.errors)
+
+
+async def until(condition: Callable[[], object], what: str, seconds: float = 3.0) -> None:
+    try:
+        async with asyncio.timeout(seconds):
+            # Polling on purpose: the chip runs in another process.
+            while not condition():  # noqa: ASYNC110
+                await asyncio.sleep(0.002)
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+@contextlib.asynccontextmanager
+async def linked(chip: Chip, host: Host) -> AsyncIterator[McuLink]:
+    link = McuLink(chip.port, on_edge=host.edges.append, on_watermark=host.watermarks.append,
+                   on_status=host.status, on_error=host.errors.append, ping_interval=0.2)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: link.connected and link.clock.ready, "handshake and clock sync")
+        yield link
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_handshake_photo_finish_release_heartbeat_and_lamps(chip: Chip) -> None:
+    host = Host()
+    async with linked(chip, host) as link:
+        state, detail = host.statuses[0]
+        assert state == "connected"
+        assert "'chgk-box 1.0.0'" in detail and "protocol 1, 6 pads" in detail
+        assert f"timer resolution {RESOLUTION_US} µs" in detail
+
+        # Photo finish: pad 4 lands 40 us after pad 2 (more than the resolution apart).
+        chip.drive((2, 0, 0), (4, 40, 0))
+        await until(lambda: len(host.edges) >= 2, "two presses")
+        first, second = host.edges[:2]
+        assert (first.pads, first.pressed) == ((2,), True)
+        assert (second.pads, second.pressed) == ((4,), True)
+        assert second.seq == first.seq + 1
+        (_, _, c2), (_, _, c4) = chip.edge_cycles(2)
+        true_us = (c4 - c2) * 1_000_000 / CPU_HZ
+        assert true_us == 40
+        assert abs((second.mcu_us - first.mcu_us) - true_us) <= RESOLUTION_US
+        # On host time (through the clock model fitted from PING/PONG) the gap is the same.
+        assert abs((second.at_ns - first.at_ns) / 1000 - (second.mcu_us - first.mcu_us)) < 5
+        # Every press is vouched for by a watermark right away, then heartbeats move it on.
+        assert host.watermarks[-1] >= second.at_ns
+        mark = host.watermarks[-1]
+        await until(lambda: host.watermarks[-1] > mark, "heartbeat watermark")
+
+        # A bounce inside the debounce interval is not reported; the release comes after it.
+        await asyncio.sleep(DEBOUNCE_US / 1e6 * 2)  # the presses' own intervals are over
+        chip.drive((2, 0, 1), (2, 300, 0), (2, 600, 1), (4, 0, 1))
+        await until(lambda: len(host.edges) >= 3, "the releases")
+        await asyncio.sleep(0.05)
+        releases = host.edges[2:]
+        assert all(not e.pressed for e in releases)
+        assert sorted(p for e in releases for p in e.pads) == [2, 4]
+        chip.edge_cycles(4)
+
+        link.set_lamps(0b000101, 0b010000)
+        await until(lambda: 0b000101 in chip.lamps, "lamps 0 and 2 lit")
+        await until(lambda: 0b010101 in chip.lamps, "lamp 4 blinking on")
+        await until(lambda: chip.lamps[-1] == 0b000101, "lamp 4 blinking off", seconds=1.0)
+
+        # Nothing lost, nothing garbled once connected (bytes the chip sent before the port
+        # was opened may arrive torn, like a real line's).
+        assert link.stats.lost_frames == 0
+        assert host.errors[host.errors_at_connect:] == []
+
+
+async def test_press_stamps_are_within_the_stated_resolution(chip: Chip) -> None:
+    """The chip's stamp of a press minus the simulated time of the edge varies by no more
+    than HELLO's timer_resolution_us, wherever the press falls in the firmware's work."""
+    host = Host()
+    rng = random.Random(8)
+    async with linked(chip, host):
+        for _ in range(30):
+            pad = rng.randrange(6)
+            chip.drive((pad, rng.randrange(2000), 0))
+            await asyncio.sleep(0.008)
+            chip.drive((pad, 0, 1))
+            await asyncio.sleep(0.008)
+        await until(lambda: sum(e.pressed for e in host.edges) == 30, "30 presses")
+    cycles = [c for _, level, c in chip.edge_cycles(60) if level == 0]
+    presses = [e for e in host.edges if e.pressed]
+    lags = [e.mcu_us - c * 1_000_000 / CPU_HZ for e, c in zip(presses, cycles, strict=True)]
+    assert max(lags) - min(lags) <= RESOLUTION_US
