@@ -159,6 +159,11 @@ class TeamSection:
 class DisplaySection:
     http_port: int = 8080  # the scoreboard page for the hall's screens (0 = off)
     bind: str = "0.0.0.0"  # where to serve it: all interfaces, so a TV on the LAN can open it
+    # The broker account the served pages log in with ("display" of scripts/mosquitto-passwords.sh:
+    # it reads the public topics only). "" = anonymous, which only the embedded demo broker takes.
+    # Every page carries the password: anyone who can load a board can read it.
+    mqtt_username: str = ""
+    mqtt_password: str = field(default="", repr=False)
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,9 @@ async def run_daemon(config: Config, config_path: str) -> int:
     broker = (EmbeddedBroker(config.mqtt.port, config.mqtt.ws_port) if embedded
               else contextlib.nullcontext())
     display = DisplayServer(config.display.bind, config.display.http_port, ws_port=config.mqtt.ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board)
+                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
+                            mqtt_username=config.display.mqtt_username,
+                            mqtt_password=config.display.mqtt_password)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),

@@ -1,11 +1,17 @@
 """Serves the display pages to the hall's screens and tablets, over HTTP.
 
-Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=...)` answers `GET /` and
-`GET /scoreboard` with the hall's board of the game (a page in console/data), told where the
-broker's WebSocket listener is (the host the browser used to reach
-this server, port `ws_port`) and which topics to read (`base`), and `GET /mqtt-ws.js` with
-the pages' MQTT client; anything else is a 404. A few small static files: a plain asyncio
-server, not a web framework.
+Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=..., mqtt_username=...,
+mqtt_password=...)` answers `GET /` and `GET /scoreboard` with the hall's board of the game (a
+page in console/data), told where the broker's WebSocket listener is (the host the browser used
+to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
+login (empty: anonymous, which only a demo broker takes); `GET /hall.js` and
+`GET /vendor/mqtt.min.js` with the pages' shared script and their MQTT client (MQTT.js,
+console/data/vendor/README.md); anything else is a 404. A few small static files: a plain
+asyncio server, not a web framework.
+
+The display account's password is in every page this server hands out: anyone who can load a
+board can read it. That is the account's design (config/mosquitto/acl): it reads the public
+topics and nothing else, so it gives nothing a board does not show.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ from importlib import resources
 
 log = logging.getLogger("chgk.display")
 
-SCRIPTS = {"/mqtt-ws.js": "mqtt-ws.js"}
+# Path -> file under console/data; nothing else is ever read from disk.
+SCRIPTS = {"/hall.js": "hall.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 # A hall has a handful of screens. Beyond this many connections at once the server closes new
 # ones at once: a flood of them must never take the file descriptors the game needs (the
@@ -32,8 +39,10 @@ _HOST_HEADER = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]
 
 class DisplayServer:
     def __init__(self, bind: str, port: int, *, ws_port: int, base: str,
-                 board: str = "scoreboard.html") -> None:
+                 board: str = "scoreboard.html", mqtt_username: str = "",
+                 mqtt_password: str = "") -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
+        self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
         self.pages = {"/": board, "/scoreboard": board}
@@ -53,8 +62,14 @@ class DisplayServer:
     def page(self, name: str, host: str) -> bytes:
         """The page, told where the broker is as seen from the browser's side."""
         html = (resources.files("console") / "data" / name).read_text(encoding="utf-8")
-        config = json.dumps({"ws": f"ws://{host}:{self.ws_port}/", "base": self.base})
-        return html.replace("<script>", f"<script>window.CHGK = {config};</script>\n<script>", 1).encode()
+        config = json.dumps({"ws": f"ws://{host}:{self.ws_port}/", "base": self.base,
+                             "username": self.mqtt_username, "password": self.mqtt_password})
+        # Inside <script> only "</script" ends the element, and a password may hold anything:
+        # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.
+        config = config.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        # Before the first script, so hall.js finds window.CHGK whenever it looks.
+        at = html.index("<script")
+        return (html[:at] + f"<script>window.CHGK = {config};</script>\n" + html[at:]).encode()
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self._connections >= MAX_CONNECTIONS:

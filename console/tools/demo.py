@@ -152,7 +152,9 @@ async def demo_services(config: Config, console: Console, net: DemoNetwork) -> A
     demo's lifetime; yields a line saying where to connect."""
     broker = EmbeddedBroker(net.port, net.ws_port) if net.embedded else contextlib.nullcontext()
     display = DisplayServer("127.0.0.1", net.http_port, ws_port=net.ws_port,
-                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board)
+                            base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
+                            mqtt_username=config.display.mqtt_username,
+                            mqtt_password=config.display.mqtt_password)
     async with broker, asyncio.TaskGroup() as tasks:
         daemon = tasks.create_task(console.run(net.host, net.port), name="console")
         where = net.where

@@ -1,0 +1,73 @@
+// The hall pages' shared glue (scoreboard.html, table.html, timer.html), on MQTT.js
+// (/vendor/mqtt.min.js, loaded before this file; console/data/vendor/README.md says which).
+//
+// hallConnect(kinds, onMessage) connects to the broker's WebSocket listener, logs in with the
+// display account the console put into the page (window.CHGK.username/password; none: an
+// anonymous login, which only a demo broker takes), subscribes to <base>/<kind> for each kind
+// and calls onMessage(kind, payload) with each message's parsed JSON (a payload that is not
+// JSON is dropped). It keeps the #link indicator itself: "на связи" only while connected and
+// the console's retained <base>/status says online; "нет связи" otherwise, with the reason in
+// its title and data-reason ("login" when the broker refused the login, "closed" when the
+// connection is down). MQTT.js reconnects by itself, a refused login included (the broker's
+// password file may be fixed meanwhile).
+//
+// Where the broker is: ?ws=...&base=... in the page's address win (a page opened by hand),
+// then what the console's display server wrote into window.CHGK, then this host's port 9001.
+"use strict";
+
+const HALL = (() => {
+  const params = new URLSearchParams(location.search);
+  const config = window.CHGK || {};
+  return {
+    ws: params.get("ws") || config.ws || `ws://${location.hostname || "127.0.0.1"}:9001/`,
+    base: params.get("base") || config.base || "chgk/demo",
+    username: config.username || undefined,  // "" is no account: log in anonymously
+    password: config.password || undefined,
+  };
+})();
+
+function hallLink(online, reason) {
+  const link = document.getElementById("link");
+  link.textContent = online ? "на связи" : "нет связи";
+  link.className = online ? "" : "offline";
+  if (reason !== undefined) {
+    link.dataset.reason = reason;
+    link.title = { login: "брокер не принял логин страницы", closed: "соединение с брокером закрыто" }[reason] || "";
+  }
+}
+
+function hallConnect(kinds, onMessage) {
+  const client = mqtt.connect(HALL.ws, {
+    clientId: "display-" + Math.random().toString(16).slice(2, 10),
+    username: HALL.username,
+    password: HALL.password,
+    protocolVersion: 4,  // MQTT 3.1.1, as the console and docs/broker.md use
+    keepalive: 30,
+    reconnectPeriod: 1000,
+    reconnectOnConnackError: true,
+    resubscribe: false,  // subscribed again on every "connect" below (clean sessions)
+  });
+  const decoder = new TextDecoder();
+  client.on("connect", () => {
+    hallLink(false, "");  // connected: online once the console's status says so
+    client.subscribe(kinds.map(kind => `${HALL.base}/${kind}`), { qos: 0 });
+  });
+  client.on("error", (error) => {
+    // CONNACK return codes 4 (bad user name or password) and 5 (not authorised).
+    if (error && (error.code === 4 || error.code === 5 || error.code === 134 || error.code === 135)) {
+      hallLink(false, "login");
+    }
+  });
+  client.on("close", () => {
+    const link = document.getElementById("link");
+    hallLink(false, link.dataset.reason === "login" ? "login" : "closed");
+  });
+  client.on("message", (topic, bytes) => {
+    let payload;
+    try { payload = JSON.parse(decoder.decode(bytes)); } catch (e) { return; }
+    const kind = topic.slice(HALL.base.length + 1);
+    if (kind === "status") hallLink(payload.state === "online");
+    onMessage(kind, payload);
+  });
+  return client;
+}
