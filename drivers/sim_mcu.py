@@ -5,7 +5,9 @@ driver (:class:`drivers.mcu_serial.McuLink`) runs unchanged against it in tests 
 demo.  The simulation speaks ``firmware_proto`` like the firmware does: HELLO at power-up and
 on HELLO_REQUEST, PONG on PING, HEARTBEAT every ``heartbeat_interval``, PRESS/RELEASE frames
 stamped with its own (offset, drifting, wrapping) 32-bit microsecond timer, and it records the
-LAMPS state the host sends.
+LAMPS state the host sends.  Like the firmware it sends a 0x00 before every frame as well as
+after it (PROTOCOL.md 2.4), so line noise before a frame (``press(..., noise=...)``) never
+swallows it.
 
 Threading: one daemon thread owns the master fd (reads host frames, sends heartbeats, and is
 the only one that opens or closes the pty, so no thread ever touches a closed and reused fd).
@@ -41,7 +43,7 @@ from firmware_proto import (
     Press,
     ProtocolError,
     Release,
-    encode,
+    encode_delimited,
 )
 
 __all__ = ["SimulatedMcu"]
@@ -188,13 +190,19 @@ class SimulatedMcu:
 
     # -- device -> host ----------------------------------------------------------------------
 
-    def press(self, *pads: int) -> int:
-        """Send one PRESS frame for ``pads`` (one scan); return the host ns it was stamped at."""
-        return self._send_edge(pads, pressed=True)
+    def press(self, *pads: int, noise: bytes = b"") -> int:
+        """Send one PRESS frame for ``pads`` (one scan); return the host ns it was written at.
 
-    def release(self, *pads: int) -> int:
-        """Send one RELEASE frame for ``pads`` (one scan); return the host ns it was stamped at."""
-        return self._send_edge(pads, pressed=False)
+        ``noise`` is put on the line just before the frame, in the same write (a stray byte
+        or a burst picked up by the idle line right before the press), so no other frame
+        can come between them.
+        """
+        return self._send_edge(pads, pressed=True, noise=noise)
+
+    def release(self, *pads: int, noise: bytes = b"") -> int:
+        """Send one RELEASE frame for ``pads`` (one scan), ``noise`` as in :meth:`press`;
+        return the host ns it was written at."""
+        return self._send_edge(pads, pressed=False, noise=noise)
 
     def send_angle(self, raw: int, status: int = 1) -> int:
         """Send one ANGLE frame (a reading of the top's angle sensor, ``status`` bits as in
@@ -204,7 +212,7 @@ class SimulatedMcu:
         with self._write_lock:
             # Stamp, number and write atomically, like presses (frames leave in stamp order).
             msg = Angle(self._take_seq(), self._timer_at(self._clock()), raw, status)
-            frame = encode(msg)
+            frame = encode_delimited(msg)
             written_ns = self._clock()
             self._write_locked(frame)
         return written_ns
@@ -216,7 +224,7 @@ class SimulatedMcu:
         for raw, status, _ in readings:
             Angle(0, 0, raw, status)  # validate all first: a failure must not leave a gap in seq
         with self._write_lock:
-            frames = b"".join(encode(Angle(self._take_seq(), self._timer_at(at), raw, status))
+            frames = b"".join(encode_delimited(Angle(self._take_seq(), self._timer_at(at), raw, status))
                               for raw, status, at in readings)
             written_ns = self._clock()
             self._write_locked(frames)
@@ -236,7 +244,7 @@ class SimulatedMcu:
         """
         with self._write_lock:
             msg = build(self._take_seq(), self._timer_at(self._clock()))
-            self._write_locked(encode(msg))
+            self._write_locked(encode_delimited(msg))
         return msg
 
     def skip_seq(self, count: int) -> None:
@@ -244,7 +252,7 @@ class SimulatedMcu:
         with self._write_lock:
             self._seq = (self._seq + count) % _SEQ_MODULUS
 
-    def _send_edge(self, pads: tuple[int, ...], *, pressed: bool) -> int:
+    def _send_edge(self, pads: tuple[int, ...], *, pressed: bool, noise: bytes) -> int:
         if not pads:
             raise ValueError("a PRESS/RELEASE names at least one pad")
         mask = 0
@@ -263,7 +271,7 @@ class SimulatedMcu:
             else:
                 self._held &= ~mask
                 msg = Release(self._take_seq(), stamp, mask)
-            frame = encode(msg)
+            frame = noise + encode_delimited(msg)
             # Returned: when the frame went onto the line (the press itself is `host_ns`,
             # which the frame carries as its MCU stamp).
             written_ns = self._clock()
@@ -294,7 +302,7 @@ class SimulatedMcu:
 
     def _send(self, msg: Message) -> None:
         with self._write_lock:
-            self._write_locked(encode(msg))
+            self._write_locked(encode_delimited(msg))
 
     def _hello(self) -> Hello:
         return Hello(self._protocol_version, self._pads, self._resolution_us, self.now_us(), self._firmware)
@@ -317,10 +325,10 @@ class SimulatedMcu:
         match msg:
             case HelloRequest():
                 with self._write_lock:  # stamp and write together, like PONG
-                    self._write_locked(encode(self._hello()))
+                    self._write_locked(encode_delimited(self._hello()))
             case Ping(ping_id=ping_id):
                 with self._write_lock:
-                    self._write_locked(encode(Pong(ping_id, self.now_us())))
+                    self._write_locked(encode_delimited(Pong(ping_id, self.now_us())))
             case Lamps(on=on, blink=blink):
                 with self._cond:
                     self.lamps = (on, blink)
@@ -363,7 +371,7 @@ class SimulatedMcu:
                 if fd is not None:
                     with self._write_lock:
                         hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
-                        self._write_locked(encode(hb))
+                        self._write_locked(encode_delimited(hb))
 
     def _in_thread(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the service thread and wait for it (directly if no thread runs)."""

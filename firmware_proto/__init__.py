@@ -1,6 +1,7 @@
 """Wire protocol between the button-pad MCU and the Pi, as a sans-IO codec.
 
-Frames are ``COBS(type ‖ payload ‖ crc16_le) ‖ 00``; PROTOCOL.md next to this file is the
+Frames are ``COBS(type ‖ payload ‖ crc16_le) ‖ 00``, and a device sends a 0x00 before each
+one as well (:func:`encode_delimited`); PROTOCOL.md next to this file is the
 byte-by-byte specification (its test vectors are checked by the tests).  This package does no
 I/O and reads no clock: the serial driver and the simulated MCU feed it bytes and records.
 """
@@ -14,6 +15,7 @@ from .codec import (
     decode_body,
     encode,
     encode_body,
+    encode_delimited,
 )
 from .framing import cobs_decode, cobs_encode, crc16
 from .messages import (
@@ -82,4 +84,5 @@ __all__ = [
     "decode_body",
     "encode",
     "encode_body",
+    "encode_delimited",
 ]

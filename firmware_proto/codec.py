@@ -37,6 +37,7 @@ __all__ = [
     "decode_body",
     "encode",
     "encode_body",
+    "encode_delimited",
 ]
 
 DELIMITER: Final = b"\x00"
@@ -113,6 +114,17 @@ def encode(msg: Message) -> bytes:
     on construction, so every message encodes.
     """
     return cobs_encode(encode_body(msg)) + DELIMITER
+
+
+def encode_delimited(msg: Message) -> bytes:
+    """Return ``00 ‖ COBS(body) ‖ 00``: the frame as a device MUST send it (PROTOCOL.md 2.4).
+
+    The leading delimiter ends whatever the receiver holds (a stray byte, half a frame, a
+    burst of noise picked up while the line was idle) before this frame starts, so that noise
+    is reported on its own and never merges with the frame: a press is not lost to a byte of
+    noise just before it.  Receivers skip the empty frame between two delimiters silently.
+    """
+    return DELIMITER + cobs_encode(encode_body(msg)) + DELIMITER
 
 
 # --------------------------------------------------------------------------- decoding
@@ -219,7 +231,10 @@ class FrameDecoder:
       and returns, in stream order, one item per non-empty frame completed by this chunk: a
       message, or a :class:`ProtocolError` naming what was wrong.  It never raises on data.
     * After any error, decoding restarts at the next 0x00: a valid frame that follows a
-      delimiter always decodes, whatever came before.
+      delimiter always decodes, whatever came before.  Garbage (a stray byte, a burst of
+      noise, half a frame) is discarded up to and including the next 0x00 and reported as
+      one error per such delimited run; since a device sends 0x00 before every frame
+      (:func:`encode_delimited`), garbage on an idle line never swallows the next frame.
     * Empty frames (consecutive 0x00 bytes) are skipped silently; a sender may send 0x00 to
       flush the receiver.
     * Memory is bounded: at most MAX_ENCODED bytes are buffered.  A longer run without a

@@ -70,7 +70,8 @@ def cobs_decode(data: bytes) -> bytes:
             raise ValueError(f"zero byte at offset {i}")
         end = i + code
         if end > n:
-            raise ValueError(f"code byte 0x{code:02X} at offset {i} runs past the end ({n} bytes)")
+            size = "1 byte" if n == 1 else f"{n} bytes"
+            raise ValueError(f"code byte 0x{code:02X} at offset {i} runs past the end ({size})")
         run = data[i + 1 : end]
         if 0 in run:
             raise ValueError(f"zero byte at offset {i + 1 + run.index(0)}")

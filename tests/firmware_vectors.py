@@ -36,9 +36,10 @@ from firmware_proto import (
     cobs_encode,
     crc16,
     encode,
+    encode_delimited,
 )
 
-__all__ = ["error_kind", "lines", "message_text", "protocol_md_frames"]
+__all__ = ["error_kind", "lines", "message_text", "protocol_md_frames", "protocol_md_resync_streams"]
 
 PROTOCOL_MD = Path(firmware_proto.__file__).with_name("PROTOCOL.md")
 SEED = 20240608
@@ -115,6 +116,18 @@ def protocol_md_frames() -> list[bytes]:
             if re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", cell):
                 frames.append(bytes.fromhex(cell))
     return frames
+
+
+def protocol_md_resync_streams() -> list[bytes]:
+    """Every stream of PROTOCOL.md's "garbage before a frame" table (6.3)."""
+    text = PROTOCOL_MD.read_text(encoding="utf-8")
+    block = text.split("<!-- test-vectors:resync:begin -->")[1].split("<!-- test-vectors:resync:end -->")[0]
+    streams: list[bytes] = []
+    for row in block.splitlines():
+        cells = [cell.strip().strip("`") for cell in row.strip().strip("|").split("|")]
+        if len(cells) > 1 and re.fullmatch(r"[0-9a-f]{2}( [0-9a-f]{2})*", cells[1]):
+            streams.append(bytes.fromhex(cells[1]))
+    return streams
 
 
 def _random_message(rng: random.Random) -> Message:
@@ -215,6 +228,25 @@ def _noisy_stream(rng: random.Random) -> bytes:
     return bytes(out)
 
 
+def _garbage_then_frames(rng: random.Random) -> bytes:
+    """Frames as a device sends them (a 0x00 before each, PROTOCOL.md 2.4) after garbage: a
+    stray byte, a burst (maybe over-long, maybe with zeros) or a frame cut short."""
+    out = bytearray()
+    for _ in range(rng.randint(1, 6)):
+        choice = rng.random()
+        if choice < 0.3:
+            out.append(rng.randrange(1, 256))
+        elif choice < 0.5:
+            out += bytes(rng.randrange(1, 256) for _ in range(rng.choice([2, 40, 80, 81, 150])))
+        elif choice < 0.6:
+            out += bytes(rng.choice([0, rng.randrange(1, 256)]) for _ in range(rng.randint(2, 30)))
+        elif choice < 0.8:
+            frame = encode(_random_message(rng))
+            out += frame[: rng.randrange(1, len(frame) - 1)]
+        out += encode_delimited(_random_message(rng))
+    return bytes(out)
+
+
 def lines() -> list[str]:
     """The whole vector file, one check a line."""
     rng = random.Random(SEED)
@@ -235,6 +267,10 @@ def lines() -> list[str]:
     frames = protocol_md_frames() + _hand_built_rejects(rng) + [encode(msg) for msg in messages]
     out += [_stream(frame) for frame in frames]
     out += [_stream(_noisy_stream(rng)) for _ in range(300)]
+    # Garbage before a frame sent with its leading delimiter: the C receiver, like the Python
+    # one, reports the garbage and decodes the frame (PROTOCOL.md 2.5, 6.3).
+    out += [_stream(stream) for stream in protocol_md_resync_streams()]
+    out += [_stream(_garbage_then_frames(rng)) for _ in range(200)]
     return out
 
 

@@ -41,6 +41,7 @@ from firmware_proto import (
     decode_body,
     encode,
     encode_body,
+    encode_delimited,
 )
 
 Item = Message | ProtocolError
@@ -936,3 +937,95 @@ def test_protocol_md_states_the_crc_check_value_and_limits() -> None:
     assert "0x29B1" in text and crc16(b"123456789") == 0x29B1
     assert f"| `MAX_BODY`    | {MAX_BODY}" in text
     assert f"| `MAX_ENCODED` | {MAX_ENCODED}" in text
+
+
+RESYNC_VECTORS = _vector_table("resync")
+
+
+@pytest.mark.parametrize("row", RESYNC_VECTORS, ids=[row[0] for row in RESYNC_VECTORS])
+def test_protocol_md_garbage_before_a_frame_vector(row: list[str]) -> None:
+    """PROTOCOL.md 6.3: one error for the garbage, then the frame (unless 2.4 is broken)."""
+    _, stream_hex, reason, decoded = row
+    stream = _hex(stream_hex)
+    expected: list[Item] = [ProtocolError(reason, stream[: stream.index(0)][:MAX_ENCODED])]
+    if decoded != "—":
+        msg = _parse_message(decoded)
+        # The frame is sent as the device MUST send it: a delimiter before it as well.
+        assert stream.endswith(encode_delimited(msg))
+        expected.append(msg)
+    assert FrameDecoder().feed(stream) == expected
+    assert _feed_bytewise(stream) == expected
+
+
+def test_protocol_md_garbage_vectors_show_the_must_and_its_breach() -> None:
+    decoded = [row[3] for row in RESYNC_VECTORS]
+    assert decoded[-1] == "—" and all(cell != "—" for cell in decoded[:-1])
+    assert "MUST send a 0x00 immediately before every frame" in PROTOCOL_MD.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- garbage before a frame
+# PROTOCOL.md 2.4/2.5: the device sends 0x00 before every frame, and the receiver resynchronises
+# on it, so garbage on the idle line costs no frame: one error, then the frame.
+
+_PRESS = Press(seq=7, timestamp_us=1_000_000, pads=0b101)
+_HALF_FRAME = encode(Press(seq=6, timestamp_us=990_000, pads=0b010))[:6]
+
+
+def _every_chunking(data: bytes) -> Iterable[list[Item]]:
+    """The items of ``data`` fed whole, byte by byte, and split at every position."""
+    yield FrameDecoder().feed(data)
+    yield _feed_bytewise(data)
+    for cut in range(1, len(data)):
+        decoder = FrameDecoder()
+        yield decoder.feed(data[:cut]) + decoder.feed(data[cut:])
+
+
+def test_encode_delimited_puts_a_delimiter_before_the_frame() -> None:
+    assert encode_delimited(_PRESS) == b"\x00" + encode(_PRESS)
+    assert FrameDecoder().feed(encode_delimited(_PRESS) * 3) == [_PRESS] * 3
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [b"\x5a", b"\x01", b"\xff", b"\x03", bytes(range(1, 40)), b"\xaa" * MAX_ENCODED,
+     b"\x55" * (MAX_ENCODED + 1), b"\x55" * 500, _HALF_FRAME, encode(_PRESS)[:-2]],
+    ids=["stray 5a", "stray 01", "stray ff", "stray 03", "burst 39", "burst 80", "burst 81",
+         "burst 500", "half a frame", "a frame without its last two bytes"],
+)
+def test_garbage_before_a_press_costs_one_error_and_not_the_press(garbage: bytes) -> None:
+    stream = garbage + encode_delimited(_PRESS) + encode_delimited(_PRESS)
+    for items in _every_chunking(stream):
+        assert _messages(items) == [_PRESS, _PRESS]
+        assert len(_errors(items)) == 1 and isinstance(items[0], ProtocolError), items
+
+
+def test_the_leading_delimiter_also_ends_a_frame_whose_delimiter_was_lost() -> None:
+    before = Heartbeat(seq=6, timestamp_us=990_000, held=0)
+    stream = encode(before)[:-1] + encode_delimited(_PRESS)
+    for items in _every_chunking(stream):
+        assert items == [before, _PRESS]
+
+
+def test_without_the_leading_delimiter_a_stray_byte_loses_the_press() -> None:
+    # What the MUST of 2.4 prevents: the byte merges with the frame, whose CRC then fails.
+    items = FrameDecoder().feed(b"\x5a" + encode(_PRESS))
+    assert _messages(items) == [] and len(items) == 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_property_any_garbage_before_a_delimited_frame_never_swallows_it(seed: int) -> None:
+    rng = random.Random(5000 + seed)
+    sent: list[Message] = []
+    parts: list[bytes] = []
+    runs = 0  # non-empty delimited runs of garbage: each is reported exactly once
+    for _ in range(100):
+        if rng.random() < 0.5:
+            garbage = _noise(rng)
+            parts.append(garbage)
+            runs += sum(1 for run in garbage.split(b"\x00") if run)
+        msg = _random_message(rng)
+        sent.append(msg)
+        parts.append(encode_delimited(msg))
+    items = _feed_in_random_chunks(rng, b"".join(parts))
+    assert _messages(items) == sent
+    assert len(_errors(items)) == runs

@@ -218,12 +218,16 @@ ISR(USART_RX_vect)
 
 static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT and ANGLE (5.3) */
 
+/* Every frame goes out as 00 ‖ COBS(body) ‖ 00 (PROTOCOL.md 2.4, a MUST): the leading 0x00
+ * ends whatever noise the line picked up while idle, so the host reports that noise on its
+ * own instead of losing this frame (a press) to it. */
 static void send(const struct proto_msg *msg)
 {
-    uint8_t wire[PROTO_MAX_WIRE];
-    int len = proto_encode(msg, wire);
+    uint8_t wire[1u + PROTO_MAX_WIRE];
+    wire[0] = 0;
+    int len = proto_encode(msg, wire + 1);
     if (len > 0)
-        tx_bytes(wire, (uint8_t)len);
+        tx_bytes(wire, (uint8_t)(len + 1));
 }
 
 static void send_edge(uint8_t type, uint32_t t, uint16_t pads)
@@ -366,9 +370,7 @@ int main(void)
     uint16_t last_raw = 0xFFFFu;
 #endif
 
-    /* Power-up: a flush byte, then HELLO before anything else (5.5). */
-    static const uint8_t flush = 0;
-    tx_bytes(&flush, 1);
+    /* Power-up: HELLO before anything else (5.5); its leading 0x00 is the flush byte. */
     uint32_t last_heartbeat, last_t;
     cli();
     last_heartbeat = last_t = stamp_locked();

@@ -1,0 +1,119 @@
+"""Noise on the serial line does not change who gets the turn (issue 10, PROTOCOL.md 2.4-2.5).
+
+The device sends a 0x00 before every frame and the host's decoder resynchronises on it, so a
+stray byte just before a PRESS is reported on its own and the press still counts.  End to
+end: the «Своя игра» console with the real serial driver against the simulated MCU over a
+pty; and the real firmware image (simavr) is checked to put the delimiter before every frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import select
+import time
+import tty
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from console.engine.model import HostAction
+from console.games import config_from_dict
+from console.shell.runtime import Console
+from console.sources.mcu import add_mcu
+from drivers.mcu_serial import McuLink
+from drivers.sim_mcu import SimulatedMcu
+from firmware_proto import FrameDecoder, Heartbeat, Hello, ProtocolError
+from tests.conftest import until
+from tests.test_firmware_sim import Chip, built, chip
+from tests.test_firmware_sim import pytestmark as needs_firmware_sim
+
+__all__ = ["built", "chip"]  # fixtures used by the firmware test below
+
+
+@contextlib.asynccontextmanager
+async def svoya_console(sim: SimulatedMcu) -> AsyncIterator[tuple[Console, McuLink, list[dict[str, Any]]]]:
+    """A «Своя игра» console (two players on pads 0 and 1 of the MCU), no broker: the wire
+    events it would publish are collected."""
+    config = config_from_dict({
+        "console": {"node": "t1", "journal": ""},
+        "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(2)],
+        "sources": {"mcu": {"kind": "serial_mcu", "port": sim.port}},
+        "sound": {"enabled": False},
+    }, "test")
+    console = Console(config)
+    events: list[dict[str, Any]] = []
+    console.wire_watchers.append(events.append)
+    link = add_mcu(console, "mcu", sim.port, 115200)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: link.connected and link.clock.ready)
+        yield console, link, events
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def _kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [e for e in events if e["type"] == kind]
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [b"\x5a", b"\x01", bytes(range(0x80, 0xC0)), b"\x55" * 100, bytes.fromhex("03 02 07 04 40")],
+    ids=["a stray byte", "a stray 0x01", "a burst", "an over-long burst", "half a frame"],
+)
+async def test_noise_just_before_a_press_does_not_hand_the_turn_to_a_later_press(noise: bytes) -> None:
+    """004 §2 (the first to signal answers): A presses, noise reaches the line just before
+    A's PRESS frame, B presses 50 ms later; A gets the turn, and the noise is one error."""
+    with SimulatedMcu(pads=4) as sim:
+        async with svoya_console(sim) as (console, link, events):
+            console.host(HostAction.NEXT)
+            await until(lambda: _kinds(events, "question_started"))
+            await asyncio.sleep(0.02)  # past the arming of the question
+            errors_before, frames_before = link.stats.errors, link.stats.frames
+            sim.press(0, noise=noise)  # player p1
+            await asyncio.sleep(0.05)
+            sim.press(1)  # player p2, 50 ms later
+            await until(lambda: _kinds(events, "signal_accepted"))
+            await until(lambda: link.stats.frames >= frames_before + 2)
+            accepted = _kinds(events, "signal_accepted")
+            assert [e["player"] for e in accepted] == ["p1"]
+            assert link.stats.errors - errors_before == 1  # the noise, reported once
+            assert link.stats.lost_frames == 0
+
+
+# --------------------------------------------------------------------------- the real firmware
+
+
+@needs_firmware_sim
+def test_the_firmware_sends_a_delimiter_before_every_frame(chip: Chip) -> None:
+    """The box firmware's own bytes: power-up HELLO and heartbeats, each as 00 ‖ frame ‖ 00."""
+    fd = os.open(chip.port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        tty.setraw(fd)
+        data = bytearray()
+        deadline = time.monotonic() + 0.5  # a few heartbeats (at least one every 100 ms)
+        while time.monotonic() < deadline:
+            readable, _, _ = select.select([fd], [], [], 0.05)
+            if readable:
+                with contextlib.suppress(BlockingIOError):
+                    data += os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    # Skip whatever was torn by opening the port late: start at the first "00 00" boundary.
+    start = bytes(data).find(b"\x00\x00")
+    assert start >= 0, data.hex(" ")
+    stream = bytes(data[start + 1 :])
+    runs = stream.split(b"\x00")
+    frames = [run for run in runs[1:-1] if run]
+    assert len(frames) >= 3, stream.hex(" ")
+    # Between two frames there are always two delimiters: every frame leaves as 00 ‖ f ‖ 00.
+    assert all(not runs[i] or (not runs[i - 1] and not runs[i + 1]) for i in range(1, len(runs) - 1)), \
+        stream.hex(" ")
+    items = FrameDecoder().feed(stream)
+    assert not [item for item in items if isinstance(item, ProtocolError)]
+    assert all(isinstance(item, (Hello, Heartbeat)) for item in items), items
