@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.firmware_vectors import lines
+from tests.firmware_vectors import lines, protocol_md_resync_streams
 
 FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
 PROTO = FIRMWARE / "proto"
@@ -70,6 +70,18 @@ def test_c_core_passes_the_python_codec_vectors(host_test: Path, tmp_path: Path)
     for name in ("HELLO", "PRESS", "RELEASE", "HEARTBEAT", "PONG", "ANGLE", "HELLO_REQUEST",
                  "LAMPS", "PING"):
         assert f"encode {name} " in text, name
+
+
+def test_the_c_receiver_is_checked_on_garbage_before_a_frame() -> None:
+    """PROTOCOL.md 6.3 (garbage, then a frame sent with its leading delimiter) is among the
+    C vectors, each stream giving one rejection and then the message, as in Python."""
+    vectors = lines()
+    streams = protocol_md_resync_streams()
+    assert len(streams) >= 5
+    for stream in streams[:-1]:  # the last row breaks the MUST of 2.4: the frame is lost
+        line = next(v for v in vectors if v.startswith(f"stream {stream.hex()} = "))
+        items = line.split(" = ", 1)[1].split(" ; ")
+        assert len(items) == 2 and items[1].startswith("PRESS "), line
 
 
 @needs_gcc
