@@ -7,7 +7,9 @@ on HELLO_REQUEST, PONG on PING, HEARTBEAT every ``heartbeat_interval``, PRESS/RE
 stamped with its own (offset, drifting, wrapping) 32-bit microsecond timer, and it records the
 LAMPS state the host sends.  Like the firmware it sends a 0x00 before every frame as well as
 after it (PROTOCOL.md 2.4), so line noise before a frame (``press(..., noise=...)``) never
-swallows it.
+swallows it.  It keeps its last ``RESEND_DEPTH`` sequenced frames and sends them again on
+RESEND (PROTOCOL.md 5.9); :meth:`lose_next_frames` drops frames on the way to the host
+while keeping them for that.
 
 Threading: one daemon thread owns the master fd (reads host frames, sends heartbeats, and is
 the only one that opens or closes the pty, so no thread ever touches a closed and reused fd).
@@ -25,11 +27,13 @@ import select
 import threading
 import time
 import tty
+from collections import deque
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
 from firmware_proto import (
     PROTOCOL_VERSION,
+    RESEND_DEPTH,
     STAMP_MODULUS,
     Angle,
     FrameDecoder,
@@ -43,6 +47,7 @@ from firmware_proto import (
     Press,
     ProtocolError,
     Release,
+    Resend,
     encode_delimited,
 )
 
@@ -93,6 +98,9 @@ class SimulatedMcu:
         self._timer_zero_us = 0
         self._seq = 0
         self._held = 0  # bitmask of pads currently down (for HEARTBEAT)
+        # The last sequenced frames sent, for RESEND (PROTOCOL.md 5.9), oldest first.
+        self._sent: deque[Press | Release | Heartbeat | Angle] = deque(maxlen=RESEND_DEPTH)
+        self._lose = 0  # sequenced frames still to be "lost on the line" (lose_next_frames)
 
         self._write_lock = threading.Lock()  # guards _master_fd writes, _seq, _held
         self._master_fd: int | None = None
@@ -212,7 +220,7 @@ class SimulatedMcu:
         with self._write_lock:
             # Stamp, number and write atomically, like presses (frames leave in stamp order).
             msg = Angle(self._take_seq(), self._timer_at(self._clock()), raw, status)
-            frame = encode_delimited(msg)
+            frame = self._wire_locked(msg)
             written_ns = self._clock()
             self._write_locked(frame)
         return written_ns
@@ -224,7 +232,7 @@ class SimulatedMcu:
         for raw, status, _ in readings:
             Angle(0, 0, raw, status)  # validate all first: a failure must not leave a gap in seq
         with self._write_lock:
-            frames = b"".join(encode_delimited(Angle(self._take_seq(), self._timer_at(at), raw, status))
+            frames = b"".join(self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
                               for raw, status, at in readings)
             written_ns = self._clock()
             self._write_locked(frames)
@@ -235,6 +243,12 @@ class SimulatedMcu:
         with self._write_lock:
             self._write_locked(data)
 
+    def lose_next_frames(self, count: int) -> None:
+        """The next ``count`` sequenced frames are lost on the line (noise during their own
+        transmission): not written, but numbered and kept for RESEND like any other."""
+        with self._write_lock:
+            self._lose += count
+
     def send_frame(self, build: Callable[[int, int], Message]) -> Message:
         """Send a hand-built sequenced frame: ``build(seq, now_us)`` returns the message.
 
@@ -244,7 +258,10 @@ class SimulatedMcu:
         """
         with self._write_lock:
             msg = build(self._take_seq(), self._timer_at(self._clock()))
-            self._write_locked(encode_delimited(msg))
+            if isinstance(msg, (Press, Release, Heartbeat, Angle)):
+                self._write_locked(self._wire_locked(msg))
+            else:
+                self._write_locked(encode_delimited(msg))
         return msg
 
     def skip_seq(self, count: int) -> None:
@@ -271,7 +288,7 @@ class SimulatedMcu:
             else:
                 self._held &= ~mask
                 msg = Release(self._take_seq(), stamp, mask)
-            frame = noise + encode_delimited(msg)
+            frame = noise + self._wire_locked(msg)
             # Returned: when the frame went onto the line (the press itself is `host_ns`,
             # which the frame carries as its MCU stamp).
             written_ns = self._clock()
@@ -282,6 +299,21 @@ class SimulatedMcu:
         seq = self._seq
         self._seq = (seq + 1) % _SEQ_MODULUS
         return seq
+
+    def _wire_locked(self, msg: Press | Release | Heartbeat | Angle) -> bytes:
+        """The bytes that reach the line for a sequenced frame (none while frames are being
+        lost), kept for RESEND either way.  Caller holds ``_write_lock``."""
+        self._sent.append(msg)
+        if self._lose:
+            self._lose -= 1
+            return b""
+        return encode_delimited(msg)
+
+    def _resend_locked(self, request: Resend) -> bytes:
+        """The frames a RESEND asks for that are still kept, in sequence order (5.9)."""
+        wanted = [m for m in self._sent if (m.seq - request.from_seq) % _SEQ_MODULUS < request.count]
+        wanted.sort(key=lambda m: (m.seq - request.from_seq) % _SEQ_MODULUS)
+        return b"".join(encode_delimited(m) for m in wanted)
 
     def _write_locked(self, data: bytes) -> None:
         """Write all of ``data`` to the master; silently dropped while unplugged (like a real
@@ -329,6 +361,9 @@ class SimulatedMcu:
             case Ping(ping_id=ping_id):
                 with self._write_lock:
                     self._write_locked(encode_delimited(Pong(ping_id, self.now_us())))
+            case Resend():
+                with self._write_lock:
+                    self._write_locked(self._resend_locked(msg))
             case Lamps(on=on, blink=blink):
                 with self._cond:
                     self.lamps = (on, blink)
@@ -371,7 +406,7 @@ class SimulatedMcu:
                 if fd is not None:
                     with self._write_lock:
                         hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
-                        self._write_locked(encode_delimited(hb))
+                        self._write_locked(self._wire_locked(hb))
 
     def _in_thread(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the service thread and wait for it (directly if no thread runs)."""
@@ -426,6 +461,7 @@ class SimulatedMcu:
                 self._timer_zero_us = self._unwrapped_at(self._clock())
                 self._seq = 0
                 self._held = 0
+                self._sent.clear()
             self._master_fd = master
         if power_cycle:
             with self._cond:  # lamps are off after power-up until the host says otherwise

@@ -27,6 +27,7 @@ from .messages import (
     PING_ID_MODULUS,
     PROTOCOL_VERSION,
     RAW_PER_TURN,
+    RESEND_DEPTH,
     SEQ_MODULUS,
     Angle,
     AngleStatus,
@@ -43,6 +44,7 @@ from .messages import (
     Press,
     ProtocolError,
     Release,
+    Resend,
 )
 from .timebase import STAMP_MODULUS, TimestampUnwrapper
 
@@ -59,6 +61,7 @@ __all__ = [
     "PING_ID_MODULUS",
     "PROTOCOL_VERSION",
     "RAW_PER_TURN",
+    "RESEND_DEPTH",
     "SEQ_MODULUS",
     "STAMP_MODULUS",
     "Angle",
@@ -77,6 +80,7 @@ __all__ = [
     "Press",
     "ProtocolError",
     "Release",
+    "Resend",
     "TimestampUnwrapper",
     "cobs_decode",
     "cobs_encode",

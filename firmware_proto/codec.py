@@ -26,6 +26,7 @@ from .messages import (
     Press,
     ProtocolError,
     Release,
+    Resend,
 )
 
 __all__ = [
@@ -59,6 +60,7 @@ _ANGLE: Final = struct.Struct("<HIHB")
 _HELLO_REQUEST: Final = struct.Struct("<B")
 _LAMPS: Final = struct.Struct("<HH")
 _PING: Final = struct.Struct("<H")
+_RESEND: Final = struct.Struct("<HB")
 _CRC: Final = struct.Struct("<H")
 
 
@@ -97,6 +99,8 @@ def _type_and_payload(msg: Message) -> tuple[MsgType, bytes]:
             return MsgType.LAMPS, _LAMPS.pack(msg.on, msg.blink)
         case Ping():
             return MsgType.PING, _PING.pack(msg.ping_id)
+        case Resend():
+            return MsgType.RESEND, _RESEND.pack(msg.from_seq, msg.count)
     raise TypeError(f"not a protocol message: {msg!r}")
 
 
@@ -140,6 +144,7 @@ _FIXED: Final[dict[MsgType, tuple[struct.Struct, type[Message]]]] = {
     MsgType.HELLO_REQUEST: (_HELLO_REQUEST, HelloRequest),
     MsgType.LAMPS: (_LAMPS, Lamps),
     MsgType.PING: (_PING, Ping),
+    MsgType.RESEND: (_RESEND, Resend),
 }
 
 

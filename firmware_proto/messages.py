@@ -21,6 +21,7 @@ __all__ = [
     "PING_ID_MODULUS",
     "PROTOCOL_VERSION",
     "RAW_PER_TURN",
+    "RESEND_DEPTH",
     "SEQ_MODULUS",
     "Angle",
     "AngleStatus",
@@ -37,6 +38,7 @@ __all__ = [
     "Press",
     "ProtocolError",
     "Release",
+    "Resend",
 ]
 
 PROTOCOL_VERSION = 1
@@ -56,6 +58,10 @@ SEQ_MODULUS = 1 << 16
 PING_ID_MODULUS = 1 << 16
 # The device sends a HEARTBEAT at least this often, whatever other traffic there is (5.4).
 MAX_HEARTBEAT_INTERVAL_US = 100_000
+# The device keeps at least its last RESEND_DEPTH sequenced frames to send again on RESEND
+# (5.9): 16 frames are 800 ms of heartbeats, far more than a gap takes to notice and repair,
+# and 16 copies of 10 bytes fit the smallest MCU's SRAM.
+RESEND_DEPTH = 16
 
 
 class MsgType(IntEnum):
@@ -72,6 +78,7 @@ class MsgType(IntEnum):
     HELLO_REQUEST = 0x81
     LAMPS = 0x82
     PING = 0x83
+    RESEND = 0x84
 
 
 class AngleStatus(IntFlag):
@@ -290,6 +297,21 @@ class Ping:
 
 
 @dataclass(frozen=True, slots=True)
+class Resend:
+    """Host -> device: send again the sequenced frames ``from_seq`` .. ``from_seq + count - 1``
+    (mod 2**16) that the device still holds, unchanged (PROTOCOL.md 5.9)."""
+
+    from_seq: int
+    count: int
+
+    def __post_init__(self) -> None:
+        _check_uint("from_seq", self.from_seq, 16)
+        _check_uint("count", self.count, 8)
+        if self.count == 0:
+            raise ValueError("count must be at least 1, got 0")
+
+
+@dataclass(frozen=True, slots=True)
 class ProtocolError:
     """A frame that could not be decoded; reported in the output stream, never raised.
 
@@ -303,5 +325,5 @@ class ProtocolError:
 
 
 DeviceMessage: TypeAlias = Hello | Press | Release | Heartbeat | Pong | Angle
-HostMessage: TypeAlias = HelloRequest | Lamps | Ping
+HostMessage: TypeAlias = HelloRequest | Lamps | Ping | Resend
 Message: TypeAlias = DeviceMessage | HostMessage

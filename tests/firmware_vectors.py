@@ -33,6 +33,7 @@ from firmware_proto import (
     Press,
     ProtocolError,
     Release,
+    Resend,
     cobs_encode,
     crc16,
     encode,
@@ -54,6 +55,7 @@ _NAMES: dict[type[Message], str] = {
     HelloRequest: "HELLO_REQUEST",
     Lamps: "LAMPS",
     Ping: "PING",
+    Resend: "RESEND",
 }
 
 # The reasons firmware_proto reports, by the kind the C decoder returns (enum proto_status).
@@ -191,7 +193,7 @@ def _hand_built_rejects(rng: random.Random) -> list[bytes]:
         _body_frame(_checked(0x01, b"\x02\x02\x01")),  # short HELLO of another version
         _body_frame(_checked(0x00, b"")),  # type 0x00 is never used
         _body_frame(_checked(0x80, b"\x01")),
-        _body_frame(_checked(0x84, b"\x01\x02")),
+        _body_frame(_checked(0x85, b"\x01\x02")),  # 0x84 is RESEND since it was added
         _body_frame(_checked(0x82, b"\x01\x02\x03")),  # LAMPS one byte short
         _body_frame(_checked(0x83, b"\x01\x02\x03")),  # PING one byte long
         _body_frame(_checked(0x81, b"")),  # HELLO_REQUEST without its version
@@ -271,6 +273,13 @@ def lines() -> list[str]:
     # one, reports the garbage and decodes the frame (PROTOCOL.md 2.5, 6.3).
     out += [_stream(stream) for stream in protocol_md_resync_streams()]
     out += [_stream(_garbage_then_frames(rng)) for _ in range(200)]
+    # RESEND (PROTOCOL.md 4.10), added after the vectors above so that they stay as they were.
+    resends = [Resend(0, 1), Resend(0xFFFF, 255), Resend(41, 3)]
+    resends += [Resend(rng.getrandbits(16), rng.randint(1, 255)) for _ in range(20)]
+    out += [f"encode {message_text(msg)} = {_hex(encode(msg))}" for msg in resends]
+    out += [_stream(encode_delimited(msg)) for msg in resends]
+    out += [_stream(_body_frame(_checked(0x84, b"\x07\x00\x00")))]  # count 0
+    out += [_stream(_body_frame(_checked(0x84, b"\x07\x00")))]  # one byte short
     return out
 
 

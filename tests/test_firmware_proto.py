@@ -34,6 +34,7 @@ from firmware_proto import (
     Press,
     ProtocolError,
     Release,
+    Resend,
     TimestampUnwrapper,
     cobs_decode,
     cobs_encode,
@@ -82,6 +83,8 @@ EXAMPLES: list[Message] = [
     Lamps(on=0, blink=0xFFFF),
     Ping(ping_id=0x1234),
     Ping(ping_id=276),  # its CRC contains a zero byte
+    Resend(from_seq=41, count=3),
+    Resend(from_seq=0xFFFF, count=255),
 ]
 
 
@@ -253,6 +256,7 @@ def test_message_type_codes_are_the_specified_ones() -> None:
         "HELLO_REQUEST": 0x81,
         "LAMPS": 0x82,
         "PING": 0x83,
+        "RESEND": 0x84,
     }
     assert PROTOCOL_VERSION == 1
 
@@ -597,6 +601,7 @@ def _random_message(rng: random.Random) -> Message:
         lambda: HelloRequest(protocol_version=rng.randrange(256)),
         lambda: Lamps(on=mask, blink=rng.randrange(1 << 16)),
         lambda: Ping(ping_id=u16),
+        lambda: Resend(from_seq=u16, count=rng.randrange(1, 256)),
     ]
     return rng.choice(makers)()
 
@@ -717,6 +722,9 @@ VALIDATION_CASES: list[tuple[Callable[[], object], str]] = [
     (lambda: Lamps(on=1 << 16, blink=0), "on must fit in 16 bits"),
     (lambda: Lamps(on=0, blink=-1), "blink must fit in 16 bits"),
     (lambda: Ping(ping_id=1 << 16), "ping_id must fit in 16 bits"),
+    (lambda: Resend(from_seq=1 << 16, count=1), "from_seq must fit in 16 bits"),
+    (lambda: Resend(from_seq=0, count=256), "count must fit in 8 bits"),
+    (lambda: Resend(from_seq=0, count=0), "count must be at least 1, got 0"),
 ]
 
 
@@ -861,7 +869,8 @@ def test_unwrap_rejects_values_outside_u32(stamp: int) -> None:
 # --------------------------------------------------------------------------- PROTOCOL.md vectors
 
 _RECORDS: dict[str, Callable[..., Message]] = {
-    cls.__name__: cls for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, HelloRequest, Lamps, Ping)
+    cls.__name__: cls
+    for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, HelloRequest, Lamps, Ping, Resend)
 }
 
 

@@ -34,6 +34,7 @@ static const struct {
     {PROTO_HELLO, "HELLO"}, {PROTO_PRESS, "PRESS"}, {PROTO_RELEASE, "RELEASE"},
     {PROTO_HEARTBEAT, "HEARTBEAT"}, {PROTO_PONG, "PONG"}, {PROTO_ANGLE, "ANGLE"},
     {PROTO_HELLO_REQUEST, "HELLO_REQUEST"}, {PROTO_LAMPS, "LAMPS"}, {PROTO_PING, "PING"},
+    {PROTO_RESEND, "RESEND"},
 };
 
 static int parse_hex(const char *s, uint8_t *out, size_t cap)
@@ -98,6 +99,9 @@ static void format_msg(const struct proto_msg *m, char *out)
     case PROTO_PING:
         sprintf(out, "%s %u", name, m->u.ping_id);
         break;
+    case PROTO_RESEND:
+        sprintf(out, "%s %u %u", name, m->u.resend.from_seq, m->u.resend.count);
+        break;
     default:
         sprintf(out, "type 0x%02x", m->type);
     }
@@ -155,6 +159,10 @@ static int parse_msg(char **tok, int n, struct proto_msg *m)
     case PROTO_LAMPS:
         m->u.lamps.on = (uint16_t)v[0];
         m->u.lamps.blink = (uint16_t)v[1];
+        return fields == 2 ? 0 : -1;
+    case PROTO_RESEND:
+        m->u.resend.from_seq = (uint16_t)v[0];
+        m->u.resend.count = (uint8_t)v[1];
         return fields == 2 ? 0 : -1;
     default:
         m->u.ping_id = (uint16_t)v[0];

@@ -11,6 +11,7 @@
 #define HELLO_REQUEST_SIZE 1u
 #define LAMPS_SIZE 4u
 #define PING_SIZE 2u
+#define RESEND_SIZE 3u
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -142,6 +143,13 @@ int proto_encode_body(const struct proto_msg *msg, uint8_t *body)
         put16(p, msg->u.ping_id);
         n = PING_SIZE;
         break;
+    case PROTO_RESEND:
+        if (msg->u.resend.count == 0)
+            return -1;
+        put16(p, msg->u.resend.from_seq);
+        p[2] = msg->u.resend.count;
+        n = RESEND_SIZE;
+        break;
     default:
         return -1;
     }
@@ -173,6 +181,7 @@ static int payload_size(uint8_t type)
     case PROTO_HELLO_REQUEST: return HELLO_REQUEST_SIZE;
     case PROTO_LAMPS: return LAMPS_SIZE;
     case PROTO_PING: return PING_SIZE;
+    case PROTO_RESEND: return RESEND_SIZE;
     default: return -1;
     }
 }
@@ -238,6 +247,10 @@ enum proto_status proto_decode_body(const uint8_t *body, size_t len, struct prot
         out->u.lamps.on = get16(p);
         out->u.lamps.blink = get16(p + 2);
         return PROTO_OK;
+    case PROTO_RESEND:
+        out->u.resend.from_seq = get16(p);
+        out->u.resend.count = p[2];
+        return out->u.resend.count ? PROTO_OK : PROTO_ERR_VALUE;
     default: /* PROTO_PING: payload_size() knows no other type */
         out->u.ping_id = get16(p);
         return PROTO_OK;

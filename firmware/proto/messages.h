@@ -37,7 +37,8 @@ enum proto_type {
     /* host -> device */
     PROTO_HELLO_REQUEST = 0x81,
     PROTO_LAMPS = 0x82,
-    PROTO_PING = 0x83
+    PROTO_PING = 0x83,
+    PROTO_RESEND = 0x84
 };
 
 /* Outcome of decoding; everything from PROTO_ERR_OVERLONG on is a rejected frame, in the
@@ -89,6 +90,11 @@ struct proto_lamps {
     uint16_t blink;
 };
 
+struct proto_resend {
+    uint16_t from_seq;
+    uint8_t count; /* 1..255 */
+};
+
 struct proto_msg {
     uint8_t type; /* enum proto_type */
     union {
@@ -99,6 +105,7 @@ struct proto_msg {
         uint8_t hello_request_version; /* HELLO_REQUEST */
         struct proto_lamps lamps;
         uint16_t ping_id; /* PING */
+        struct proto_resend resend;
     } u;
 };
 

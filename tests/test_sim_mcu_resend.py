@@ -1,0 +1,127 @@
+"""The simulated MCU's gap repair (PROTOCOL.md 5.9): frames lost on the line come back, as they
+were first sent, when the host asks with RESEND.
+
+The host side here is a raw pty reader with the real FrameDecoder, so the test sees exactly
+what the device puts on the line (the host's own use of RESEND is not part of this test).
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from drivers.sim_mcu import SimulatedMcu
+from firmware_proto import (
+    RESEND_DEPTH,
+    FrameDecoder,
+    Hello,
+    Message,
+    Press,
+    ProtocolError,
+    Release,
+    Resend,
+    encode,
+)
+
+
+class RawHost:
+    """The host end of the pty, read and written by hand."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.decoder = FrameDecoder()
+
+    def read(self, seconds: float = 0.2) -> list[Message | ProtocolError]:
+        """Everything decoded within ``seconds`` (the sim writes from this process's threads)."""
+        items: list[Message | ProtocolError] = []
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([self.fd], [], [], left)
+            if readable:
+                items += self.decoder.feed(os.read(self.fd, 4096))
+        return items
+
+    def send(self, msg: Message) -> None:
+        os.write(self.fd, encode(msg))
+
+
+@contextmanager
+def raw_host() -> Iterator[tuple[SimulatedMcu, RawHost]]:
+    # Heartbeats far apart, so that only the frames the test makes are on the line.
+    with SimulatedMcu(pads=4, heartbeat_interval=60.0) as sim:
+        fd = os.open(sim.port, os.O_RDWR | os.O_NOCTTY)  # raw already: the sim set the pty so
+        try:
+            host = RawHost(fd)
+            # What came before the test (HELLO, the first heartbeat) is not its business.
+            assert not [item for item in host.read(0.1) if isinstance(item, ProtocolError)]
+            yield sim, host
+        finally:
+            os.close(fd)
+
+
+def test_a_press_lost_on_the_line_comes_back_unchanged_on_resend() -> None:
+    with raw_host() as (sim, host):
+        sim.press(0)
+        sim.lose_next_frames(1)
+        sim.press(1)  # lost on the way: the host sees a gap
+        sim.release(0)
+        got = [item for item in host.read() if not isinstance(item, Hello)]
+        assert [type(m) for m in got] == [Press, Release]
+        first, after = got
+        assert isinstance(first, Press) and isinstance(after, Release)
+        assert after.seq == first.seq + 2  # one frame missing
+
+        host.send(Resend(from_seq=first.seq + 1, count=1))
+        (resent,) = host.read()
+        assert isinstance(resent, Press)
+        assert resent.seq == first.seq + 1 and resent.pads == 0b10
+        # Stamped when it was pressed, between the two frames the host did get.
+        assert first.timestamp_us <= resent.timestamp_us <= after.timestamp_us
+
+        # Asking again gives the same frame again; the device's own counter did not move.
+        host.send(Resend(from_seq=first.seq + 1, count=1))
+        assert host.read() == [resent]
+        sim.press(2)
+        (next_press,) = host.read()
+        assert isinstance(next_press, Press) and next_press.seq == after.seq + 1
+
+
+def test_resend_sends_what_is_still_kept_in_order_and_skips_the_rest() -> None:
+    with raw_host() as (sim, host):
+        for pad in range(RESEND_DEPTH + 4):  # more frames than the device keeps
+            sim.press(pad % 4)
+        sent = host.read()
+        assert all(isinstance(m, Press) for m in sent)
+        first = sent[0]
+        assert isinstance(first, Press) and first.seq < 10
+        kept = sent[-RESEND_DEPTH:]
+
+        # From before the oldest kept frame to past the newest: only the kept ones, in order.
+        host.send(Resend(from_seq=0, count=255))
+        assert host.read() == kept
+        # A range that wraps below zero: the kept frames inside it.
+        host.send(Resend(from_seq=0xFFFF, count=RESEND_DEPTH + 5))
+        inside = [m for m in kept if isinstance(m, Press) and (m.seq + 1) % 0x10000 < RESEND_DEPTH + 5]
+        assert 0 < len(inside) < len(kept)
+        assert host.read() == inside
+        # Numbers not used yet: nothing.
+        host.send(Resend(from_seq=1000, count=5))
+        assert host.read() == []
+
+
+def test_a_power_cycle_forgets_the_kept_frames() -> None:
+    with SimulatedMcu(pads=4, heartbeat_interval=60.0, reset_timer_on_replug=True) as sim:
+        sim.press(0)
+        time.sleep(0.05)  # the first heartbeat and the press are numbered before the power cycle
+        sim.replug()
+        fd = os.open(sim.port, os.O_RDWR | os.O_NOCTTY)  # raw already: the sim set the pty so
+        try:
+            host = RawHost(fd)
+            assert Hello in [type(m) for m in host.read(0.1)]
+            host.send(Resend(from_seq=0, count=1))  # the heartbeat's, but before the power cycle
+            assert host.read() == []
+        finally:
+            os.close(fd)
