@@ -25,7 +25,7 @@ from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from drivers.mcu_serial import McuLink
 from drivers.sim_mcu import SimulatedMcu
-from firmware_proto import FrameDecoder, Heartbeat, Hello, ProtocolError
+from firmware_proto import FrameDecoder, Heartbeat, Hello, Message, ProtocolError, Resend, encode_delimited
 from tests.conftest import until
 from tests.test_firmware_sim import Chip, built, chip
 from tests.test_firmware_sim import pytestmark as needs_firmware_sim
@@ -117,3 +117,36 @@ def test_the_firmware_sends_a_delimiter_before_every_frame(chip: Chip) -> None:
     items = FrameDecoder().feed(stream)
     assert not [item for item in items if isinstance(item, ProtocolError)]
     assert all(isinstance(item, (Hello, Heartbeat)) for item in items), items
+
+
+@needs_firmware_sim
+def test_the_firmware_sends_kept_frames_again_on_resend(chip: Chip) -> None:
+    """PROTOCOL.md 5.9 on the box firmware: RESEND brings back the asked-for heartbeats as they
+    were first sent (same seq, stamp and mask), in order, and numbers not used yet give nothing."""
+    fd = os.open(chip.port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    try:
+        tty.setraw(fd)
+        decoder = FrameDecoder()
+
+        def read(seconds: float) -> list[Message | ProtocolError]:
+            items: list[Message | ProtocolError] = []
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                if select.select([fd], [], [], left)[0]:
+                    with contextlib.suppress(BlockingIOError):
+                        items += decoder.feed(os.read(fd, 4096))
+            return items
+
+        read(0.1)  # whatever was torn by opening the port late
+        beats = [m for m in read(0.4) if isinstance(m, Heartbeat)]
+        assert len(beats) >= 4
+        wanted = beats[-4:-1]
+        os.write(fd, encode_delimited(Resend(from_seq=wanted[0].seq, count=3)))
+        again = [m for m in read(0.15) if isinstance(m, Heartbeat)]
+        assert again[:3] == wanted  # before any newer frame
+        assert all(m.seq > beats[-1].seq for m in again[3:])
+        newest = again[-1].seq if again else beats[-1].seq
+        os.write(fd, encode_delimited(Resend(from_seq=(newest + 100) % 0x10000, count=5)))
+        assert all(m.seq > newest for m in read(0.15) if isinstance(m, Heartbeat))
+    finally:
+        os.close(fd)

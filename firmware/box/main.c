@@ -20,6 +20,10 @@
  * an angle reading) is stamped and queued in one event ring inside one interrupts-off
  * section, so the ring is in stamp order; the main loop alone turns events into frames, in
  * ring order, so frames leave in non-decreasing stamp order with consecutive seq numbers.
+ * The one exception is RESEND (5.9): the last KEPT sequenced frames are kept and sent again,
+ * unchanged, when the host asks for them to repair a gap.
+ *
+ * Every frame leaves as 00 ‖ COBS(body) ‖ 00 (2.4), so noise on the idle line never costs one.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
@@ -187,7 +191,8 @@ static void tx_bytes(const uint8_t *data, uint8_t len)
 }
 
 /* Host frames are collected by the receive interrupt into slots; the longest host frame
- * (LAMPS) is 8 bytes before its delimiter, and a longer one is dropped (PROTOCOL.md 2.5). */
+ * (LAMPS) is 8 bytes before its delimiter (RESEND 7), and a longer one is dropped
+ * (PROTOCOL.md 2.5). */
 #define RX_SLOTS 4u /* a power of two */
 #define RX_FRAME_MAX 8u
 static uint8_t rx_slot_buf[RX_SLOTS][RX_FRAME_MAX];
@@ -218,6 +223,18 @@ ISR(USART_RX_vect)
 
 static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT and ANGLE (5.3) */
 
+/* The last KEPT sequenced frames, for RESEND (5.9): frame number s is kept[s % KEPT] while
+ * it is one of the last kept_count numbered.  8 bytes each, the seq being implied. */
+#define KEPT 16u /* RESEND_DEPTH, a power of two */
+struct kept_frame {
+    uint32_t t;
+    uint16_t a;   /* PRESS, RELEASE: pads; HEARTBEAT: held; ANGLE: raw angle */
+    uint8_t type; /* enum proto_type */
+    uint8_t x;    /* ANGLE: status */
+};
+static struct kept_frame kept[KEPT];
+static uint8_t kept_count;
+
 /* Every frame goes out as 00 ‖ COBS(body) ‖ 00 (PROTOCOL.md 2.4, a MUST): the leading 0x00
  * ends whatever noise the line picked up while idle, so the host reports that noise on its
  * own instead of losing this frame (a press) to it. */
@@ -230,14 +247,50 @@ static void send(const struct proto_msg *msg)
         tx_bytes(wire, (uint8_t)(len + 1));
 }
 
+static void send_kept(uint16_t s)
+{
+    const struct kept_frame *k = &kept[s & (KEPT - 1u)];
+    struct proto_msg msg;
+    msg.type = k->type;
+    if (k->type == PROTO_ANGLE) {
+        msg.u.angle.seq = s;
+        msg.u.angle.timestamp_us = k->t;
+        msg.u.angle.raw_angle = k->a;
+        msg.u.angle.status = k->x;
+    } else {
+        msg.u.edge.seq = s;
+        msg.u.edge.timestamp_us = k->t;
+        msg.u.edge.pads = k->a;
+    }
+    send(&msg);
+}
+
+/* Number, keep and send a PRESS, RELEASE, HEARTBEAT or ANGLE. */
+static void send_sequenced(uint8_t type, uint32_t t, uint16_t a, uint8_t x)
+{
+    struct kept_frame *k = &kept[seq & (KEPT - 1u)];
+    k->t = t;
+    k->a = a;
+    k->type = type;
+    k->x = x;
+    if (kept_count < KEPT)
+        kept_count++;
+    send_kept(seq++);
+}
+
 static void send_edge(uint8_t type, uint32_t t, uint16_t pads)
 {
-    struct proto_msg msg;
-    msg.type = type;
-    msg.u.edge.seq = seq++;
-    msg.u.edge.timestamp_us = t;
-    msg.u.edge.pads = pads;
-    send(&msg);
+    send_sequenced(type, t, pads, 0);
+}
+
+/* RESEND (5.9): the asked-for frames still kept, unchanged, in seq order; seq stays. */
+static void resend(uint16_t from, uint8_t count)
+{
+    for (uint8_t i = 0; i < count; i++) {
+        uint16_t s = (uint16_t)(from + i);
+        if ((uint16_t)(seq - 1u - s) < kept_count) /* 0 = the newest */
+            send_kept(s);
+    }
 }
 
 static void send_hello(uint32_t t)
@@ -288,6 +341,9 @@ static void handle_frame(const struct event *ev)
         send(&pong);
         break;
     }
+    case PROTO_RESEND:
+        resend(msg.u.resend.from_seq, msg.u.resend.count);
+        break;
     case PROTO_LAMPS:
         lamps_on = msg.u.lamps.on;
         lamps_blink = msg.u.lamps.blink;
@@ -325,16 +381,9 @@ static void handle(const struct event *ev)
         send_hello(ev->t);
         break;
 #if ANGLE_SENSOR
-    case EV_ANGLE: {
-        struct proto_msg msg;
-        msg.type = PROTO_ANGLE;
-        msg.u.angle.seq = seq++;
-        msg.u.angle.timestamp_us = ev->t;
-        msg.u.angle.raw_angle = ev->a;
-        msg.u.angle.status = ev->x;
-        send(&msg);
+    case EV_ANGLE:
+        send_sequenced(PROTO_ANGLE, ev->t, ev->a, ev->x);
         break;
-    }
 #endif
     default:
         break;
