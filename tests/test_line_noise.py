@@ -142,11 +142,15 @@ def test_the_firmware_sends_kept_frames_again_on_resend(chip: Chip) -> None:
         assert len(beats) >= 4
         wanted = beats[-4:-1]
         os.write(fd, encode_delimited(Resend(from_seq=wanted[0].seq, count=3)))
-        again = [m for m in read(0.15) if isinstance(m, Heartbeat)]
-        assert again[:3] == wanted  # before any newer frame
-        assert all(m.seq > beats[-1].seq for m in again[3:])
-        newest = again[-1].seq if again else beats[-1].seq
+        # The chip runs in real time in another process (slower under load): wait for the
+        # repeats, with whatever new heartbeats were in flight around them.
+        again: list[Heartbeat] = []
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and len([m for m in again if m.seq <= wanted[-1].seq]) < 3:
+            again += [m for m in read(0.05) if isinstance(m, Heartbeat)]
+        assert [m for m in again if m.seq <= beats[-1].seq] == wanted  # exactly as first sent
+        newest = max(m.seq for m in again)
         os.write(fd, encode_delimited(Resend(from_seq=(newest + 100) % 0x10000, count=5)))
-        assert all(m.seq > newest for m in read(0.15) if isinstance(m, Heartbeat))
+        assert all(m.seq > newest for m in read(0.2) if isinstance(m, Heartbeat))
     finally:
         os.close(fd)
