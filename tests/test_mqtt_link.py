@@ -1,10 +1,12 @@
 """The MQTT link's life on its own: it stops when its task is cancelled, whatever it is
-waiting on, and it gives up a connection the broker never answers without leaving it open.
+waiting on, it gives up a connection the broker never answers without leaving it open, and an
+event leaves inside the call that publishes it.
 
-Python 3.11's asyncio.wait_for swallows a cancellation that arrives in the same loop iteration
-as the awaited answer (CPython gh-86296); aiomqtt bounds its waits with it, so a console stopped
-just as the broker acknowledged something used to run on forever (the daemon ignored SIGTERM).
-(A broker that goes away and comes back is in test_console_mqtt.py: the game goes on.)
+The link drives paho-mqtt's public external-loop API from the event loop; every wait on the
+broker is bounded with asyncio.timeout (Python 3.11's asyncio.wait_for swallows a cancellation
+that arrives in the same loop iteration as the awaited answer, CPython gh-86296: a console
+stopped just then would run on forever). (A broker that goes away and comes back is in
+test_console_mqtt.py: the game goes on.)
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -24,6 +28,11 @@ from tests.conftest import Broker, start_mosquitto, until
 async def stop(task: asyncio.Task[None]) -> bool:
     """Cancel `task`; True if it stopped within 3 s (if not, it is cancelled once more)."""
     task.cancel()
+    return await stopped(task)
+
+
+async def stopped(task: asyncio.Task[None]) -> bool:
+    """True if `task`, cancelled already, stops within 3 s (if not, it is cancelled again)."""
     try:
         async with asyncio.timeout(3):
             await asyncio.shield(task)
@@ -57,8 +66,10 @@ async def test_the_link_stops_when_cancelled_at_any_moment_after_connecting(mosq
 
 async def test_the_link_stops_when_cancelled_at_any_moment_while_connecting(tmp_path: Path) -> None:
     """Stopped during its TCP connect, while waiting for the CONNACK, or as it comes: the
-    link stops each time (the attempt is given up through aiomqtt's public calls)."""
+    link stops each time, and no connection is left open, not even one whose TCP connect was
+    still running in the executor when the stop came (it is closed once the connect returns)."""
     broker, port = start_mosquitto(tmp_path)
+    before = open_fds()
     try:
         still_running = []
         for step in range(60):
@@ -70,9 +81,8 @@ async def test_the_link_stops_when_cancelled_at_any_moment_while_connecting(tmp_
             if not await stop(task):
                 still_running.append(step)
         assert still_running == []
+        await until(lambda: open_fds() <= before, within=5)
     finally:
-        # A TCP connect the stop came in the middle of finishes in aiomqtt's thread, and that
-        # connection stays (mqtt_link._give_up): it ends with the broker, while this loop runs.
         broker.terminate()
         broker.wait(timeout=5)
         await asyncio.sleep(0.1)
@@ -125,7 +135,7 @@ async def test_retries_against_a_broker_that_never_answers_leave_no_connection_o
     try:
         await until(lambda: len(broker.fds_at_attempt) >= 8, within=20)
         assert not link.connected
-        # The first attempt may open what lasts (the executor aiomqtt connects in): from the
+        # The first attempt may open what lasts (the executor the link connects in): from the
         # second on, not one descriptor more.
         assert broker.fds_at_attempt[-1] <= broker.fds_at_attempt[1], broker.fds_at_attempt
         assert broker.open_now <= 1  # only the attempt in progress
@@ -178,24 +188,74 @@ async def test_a_message_paho_refuses_is_dropped_and_the_link_stays_up(mosquitto
         assert await stop(task)
 
 
-async def test_a_stop_that_comes_as_the_broker_is_lost_still_stops(mosquitto: Broker) -> None:
-    """The machine shutting down stops the broker and the console together: the link fails
-    in the same loop iteration as it is cancelled. On 3.11 its TaskGroup then keeps only the
-    error; the link must stop all the same, not go back to reconnecting."""
-    link = MqttLink(mosquitto.host, mosquitto.port, Topics("chgk", "t1"),
-                    on_command=lambda _payload: None, reconnect_interval=0.05)
-    broker_lost = asyncio.Event()
+async def mqtt_packets(reader: asyncio.StreamReader) -> AsyncIterator[tuple[int, bytes]]:
+    """The MQTT packets a client sends: (first byte, body)."""
+    while header := await reader.read(1):
+        length, shift = 0, 0
+        while True:  # the remaining length: 7 bits a byte, low bits first
+            byte = (await reader.readexactly(1))[0]
+            length |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                break
+        yield header[0], await reader.readexactly(length)
 
-    async def receive_until_the_broker_is_lost(_client: aiomqtt.Client) -> None:
-        await broker_lost.wait()
-        raise aiomqtt.MqttError("Disconnected during message iteration")
 
-    link._receive = receive_until_the_broker_is_lost  # type: ignore[method-assign,assignment]
-    task = asyncio.create_task(link.run())
-    await until(lambda: link.connected)
-    broker_lost.set()
-    assert await stop(task)  # in the same iteration as the failure
-    assert task.cancelled()
+def answer(kind: int, body: bytes) -> bytes:
+    """A minimal MQTT 3.1.1 broker's answer to a client's packet (b"" for none)."""
+    if kind == 0x10:  # CONNECT
+        return b"\x20\x02\x00\x00"
+    if kind == 0x82:  # SUBSCRIBE: granted QoS 1
+        return b"\x90\x03" + body[:2] + b"\x01"
+    if kind >> 4 == 3 and (kind >> 1) & 3:  # PUBLISH at QoS 1: PUBACK its packet id
+        topic_end = 2 + int.from_bytes(body[:2], "big")
+        return b"\x40\x02" + body[topic_end:topic_end + 2]
+    if kind == 0xC0:  # PINGREQ
+        return b"\xd0\x00"
+    return b""
+
+
+async def test_a_stop_that_comes_as_the_broker_is_lost_still_stops() -> None:
+    """The machine shutting down stops the broker and the console together: the connection
+    drops a few loop iterations before the stop, in the same one, or while the link is saying
+    "offline". The link stops each time and never goes back to reconnecting."""
+    connections: list[asyncio.StreamWriter] = []
+
+    async def broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(writer)
+        try:
+            async for kind, body in mqtt_packets(reader):
+                writer.write(answer(kind, body))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(broker, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    still_running = []
+    try:
+        for offset in range(-4, 8):  # < 0: the stop first, the broker lost -offset turns later
+            connected = asyncio.Event()
+            link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"),
+                            on_command=lambda _payload: None, on_connected=connected.set,
+                            reconnect_interval=0.01)
+            task = asyncio.create_task(link.run())
+            async with asyncio.timeout(5):
+                await connected.wait()
+            if offset < 0:
+                task.cancel()
+            for _ in range(abs(offset)):
+                await asyncio.sleep(0)
+            connections[-1].close()
+            if offset >= 0:
+                task.cancel()
+            if not await stopped(task) or not task.cancelled():
+                still_running.append(offset)
+        assert still_running == []
+    finally:
+        server.close()
 
 
 async def test_an_event_the_broker_never_acknowledges_is_sent_again_on_the_next_connection() -> None:
@@ -206,22 +266,11 @@ async def test_an_event_the_broker_never_acknowledges_is_sent_again_on_the_next_
     acknowledges a PUBLISH, later ones do."""
     received: list[list[bytes]] = []  # the PUBLISH payloads of each connection
 
-    async def packets(reader: asyncio.StreamReader) -> AsyncIterator[tuple[int, bytes]]:
-        while header := await reader.read(1):
-            length, shift = 0, 0
-            while True:  # the remaining length: 7 bits a byte, low bits first
-                byte = (await reader.readexactly(1))[0]
-                length |= (byte & 0x7F) << shift
-                shift += 7
-                if not byte & 0x80:
-                    break
-            yield header[0], await reader.readexactly(length)
-
     async def broker(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = len(received)
         received.append([])
         try:
-            async for kind, body in packets(reader):
+            async for kind, body in mqtt_packets(reader):
                 if kind == 0x10:  # CONNECT
                     writer.write(b"\x20\x02\x00\x00")
                 elif kind == 0x82:  # SUBSCRIBE: granted QoS 1
@@ -253,3 +302,61 @@ async def test_an_event_the_broker_never_acknowledges_is_sent_again_on_the_next_
     finally:
         assert await stop(task)
         server.close()
+
+
+class ThreadBroker:
+    """A minimal MQTT 3.1.1 broker in a thread of its own, on loopback, for one connection:
+    it answers as `answer()` says and sets `arrived` when a PUBLISH carrying `wanted` comes.
+    Being in a thread, it receives while the test's event loop is blocked."""
+
+    def __init__(self, wanted: bytes) -> None:
+        self.wanted = wanted
+        self.arrived = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.server.getsockname()[1])
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        conn, _ = self.server.accept()
+        with conn, conn.makefile("rb") as stream:
+            while header := stream.read(1):
+                length, shift = 0, 0
+                while True:
+                    byte = stream.read(1)[0]
+                    length |= (byte & 0x7F) << shift
+                    shift += 7
+                    if not byte & 0x80:
+                        break
+                kind, body = header[0], stream.read(length)
+                conn.sendall(answer(kind, body))
+                if kind >> 4 == 3:
+                    topic_end = 2 + int.from_bytes(body[:2], "big")
+                    if body[topic_end + (2 if (kind >> 1) & 3 else 0):] == self.wanted:
+                        self.arrived.set()
+
+    def close(self) -> None:
+        self.server.close()
+        self.thread.join(timeout=5)
+
+
+async def test_an_event_leaves_inside_the_call_that_publishes_it() -> None:
+    """No task hop, no loop turn: when publish_event returns, the event's PUBLISH has been
+    written (a press's event leaves in the press's own callback; docs/performance.md). The
+    broker runs in a thread and the event loop is blocked while the test waits for it, so only
+    bytes written within the call can reach it; the status published on connecting may still
+    be waiting for its PUBACK meanwhile."""
+    event = {"type": "signal_accepted", "seq": 7}
+    broker = ThreadBroker(encode(event))
+    connected = asyncio.Event()
+    link = MqttLink("127.0.0.1", broker.port, Topics("chgk", "t1"),
+                    on_command=lambda _payload: None, on_connected=connected.set)
+    task = asyncio.create_task(link.run())
+    try:
+        async with asyncio.timeout(5):
+            await connected.wait()
+        link.publish_event(event)
+        assert broker.arrived.wait(timeout=2)  # blocks the loop: nothing else can send it
+    finally:
+        assert await stop(task)
+        broker.close()

@@ -7,40 +7,48 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 * ``<prefix>/<node>/events``  non-retained stream of decisions, one JSON object per event;
 * ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here.
 
-Contract: publishing never blocks or raises in the caller; messages wait in an in-memory queue
-(events in order, retained topics newest only) and one sender task hands them to aiomqtt's
-public ``Client.publish``, so they also wait while the broker is away (the newest state is
-always re-sent on reconnect) and the link reconnects on its own. One QoS per topic
-(``TOPIC_QOS``): events, host events and every retained topic at QoS 1, the live angle at
-QoS 0. An event leaves the queue only once the broker has acknowledged it, so a link lost
-mid-send re-sends it on reconnect: a display may see an event twice (same ``seq``), never
-miss one the console still holds. Nagle is off (TCP_NODELAY, aiomqtt's public
-``socket_options``; paho sets no socket options of its own): a decision must not wait 40 ms
-for an ACK. The state snapshot, which is larger and only needs to be right, follows 5 ms after
-the event that changed it, coalesced.
+Contract: publishing never blocks or raises in the caller. Messages wait in an in-memory queue
+(events in order, retained topics newest only) and are handed to paho-mqtt's public
+``Client.publish`` in that order; while the broker is away they wait (the newest of every
+retained topic is always re-sent on reconnect), and the link reconnects on its own. One QoS
+per topic (``qos()``): events, host events and every retained topic at QoS 1, the live angle
+at QoS 0. An event is held until the broker has acknowledged it, so a link lost mid-send
+re-sends it first on the next connection: a display may see an event twice (same ``seq``),
+never miss one the console still holds. Nagle is off (TCP_NODELAY, set in paho's public
+``on_socket_open``): a decision must not wait 40 ms for an ACK. The state snapshot, which is
+larger and only needs to be right, follows 5 ms after the event that changed it, coalesced.
+
+How: paho's public external-event-loop API, driven from the asyncio loop (no network thread):
+the socket's reader calls ``loop_read()``, a writer is registered only while ``want_write()``,
+``loop_misc()`` runs each second (keep-alive). With no network thread and no
+``on_socket_register_write`` callback, paho's ``publish()`` writes the packet at once when the
+socket can take it, so an event leaves inside the call that decided it (the press's own serial
+callback), not a task hop and an awaited confirmation later (docs/performance.md). Acks come
+back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
+The blocking TCP connect (and name lookup) runs in the loop's default executor.
 
 Stopping: cancel the task running `run()`; it says "offline" (within a second) and returns.
-Every wait on the broker is bounded by `asyncio.timeout`, never by aiomqtt's own timeout: that
-one is `asyncio.wait_for`, which on Python 3.11 swallows a cancellation arriving in the same
-loop iteration as the broker's answer (CPython gh-86296), and the daemon then never stops.
-A connection attempt given up (no CONNACK in time, or the console stopping) is closed at once,
-through aiomqtt's public calls (`_give_up`), so retries cannot pile up open sockets.
+Every wait on the broker is bounded by `asyncio.timeout` (connect and CONNACK together,
+SUBACK, each PUBACK); a broker that stops answering is a lost link. A connection given up
+(no CONNACK in time, or the console stopping) is closed at once with paho's ``disconnect()``;
+one whose TCP connect was still running in the executor is closed as soon as that returns,
+so retries cannot pile up open sockets.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import math
 import socket
 from collections import deque
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
-import aiomqtt
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 log = logging.getLogger("chgk.mqtt")
 
@@ -49,11 +57,14 @@ log = logging.getLogger("chgk.mqtt")
 # otherwise compete with the broker and the displays for the CPU while they deliver it.
 STATE_DELAY_S = 0.005
 QUEUE_LIMIT = 5000  # about an hour of a busy game; older events go first if the broker is away
-BROKER_TIMEOUT_S = 10.0  # connect, subscribe, an acknowledged publish
-GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping, and disconnecting
+BROKER_TIMEOUT_S = 10.0  # connect + CONNACK, SUBACK, each PUBACK
+GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping
+KEEPALIVE_S = 60
+MAX_INFLIGHT = 20  # messages handed to paho and not yet acknowledged; the rest wait in order
 EVENT_QOS = 1  # decisions: acknowledged, so none is lost with a connection (docs/mqtt.md)
 ANGLE_QOS = 0  # the live angle, 30 a second: a lost sample is superseded by the next
 RETAINED_QOS = 1
+OK = MQTTErrorCode.MQTT_ERR_SUCCESS
 
 # One encoder for every payload, built once (public API; its C accelerator is used where the
 # interpreter has it). No circular check: payloads are trees built by console/wire.py.
@@ -63,6 +74,10 @@ _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circul
 def encode(payload: dict[str, Any]) -> bytes:
     """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
     return _JSON.encode(payload).encode()
+
+
+class LinkLost(Exception):
+    """The connection to the broker is gone, refused, or stopped answering."""
 
 
 class Topics:
@@ -105,12 +120,26 @@ class MqttLink:
         self._events: deque[tuple[str, bytes]] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
         self._retained: dict[str, bytes] = {}  # waiting, newest per topic
         self._last_retained: dict[str, bytes] = {}
-        self._wake = asyncio.Event()
+        # Handed to paho on this connection and not acknowledged yet, in the order sent:
+        # mid -> (topic, payload, retained). Events among them go back first if the link is lost.
+        self._inflight: dict[int, tuple[str, bytes, bool]] = {}
         self._status: dict[str, Any] = {"state": "online"}
         self._angle_topic = topics.angle
         self._state_due: Callable[[], dict[str, Any]] | None = None
         self._host_state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
+        # The connection being driven (one at a time): its client, once its socket is watched.
+        self._loop: asyncio.AbstractEventLoop  # run()'s
+        self._client: mqtt.Client | None = None
+        self._fd = -1
+        self._writing = False  # the socket watched for writing: paho has bytes it could not send
+        self._ready = False  # handing messages to paho: from the SUBACK until lost or stopping
+        self._connack = False
+        self._suback_mid: int | None = None  # the SUBSCRIBE waiting for its SUBACK
+        self._lost: str | None = None  # why this connection is lost, once it is
+        self._lost_event = asyncio.Event()
+        self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
+        self._commands: list[bytes] = []  # read by paho, handled once its read returns
 
     def qos(self, topic: str) -> int:
         """The one QoS every message on `topic` is published with."""
@@ -121,7 +150,8 @@ class MqttLink:
     def publish_event(self, event: dict[str, Any], topic: str | None = None) -> None:
         """Publish a non-retained message, in order with the others (default: the event stream)."""
         self._events.append((topic or self.topics.events, encode(event)))
-        self._wake.set()
+        if self._ready:
+            self._pump()
 
     def publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
         """Publish a retained message (newest wins) on `topic`."""
@@ -153,190 +183,303 @@ class MqttLink:
     def _retain(self, topic: str, payload: bytes) -> None:
         self._retained[topic] = payload
         self._last_retained[topic] = payload  # re-published after a reconnect
-        self._wake.set()
+        if self._ready:
+            self._pump()
+
+    def _pump(self) -> None:
+        """Hand paho what waits, in order (events, then the newest of each retained topic),
+        while the link is up and fewer than MAX_INFLIGHT are unacknowledged. paho writes each
+        packet at once when the socket takes it; what it could not write waits for the writer."""
+        client = self._client
+        if client is None:
+            return
+        events, retained = self._events, self._retained
+        while self._ready and len(self._inflight) < MAX_INFLIGHT:
+            if events:
+                topic, payload = events.popleft()
+                self._send(client, topic, payload, self.qos(topic), False)
+            elif retained:
+                topic = next(iter(retained))
+                self._send(client, topic, retained.pop(topic), RETAINED_QOS, True)
+            else:
+                break
+        if not self._writing and self._fd >= 0 and client.want_write():
+            self._loop.add_writer(self._fd, self._writable)
+            self._writing = True
+
+    def _send(self, client: mqtt.Client, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+        """One message to paho; one paho refuses outright (over MQTT's size limit, a wildcard
+        in the topic) is logged and dropped: one bad message must never take the link down."""
+        try:
+            info = client.publish(topic, payload, qos, retain)
+        except ValueError as exc:
+            log.error("mqtt: dropped a message of %d bytes to %s: %s", len(payload), topic, exc)
+            return
+        if info.rc != OK:  # the connection broke under the write; paho has closed it
+            self._inflight[info.mid] = (topic, payload, retain)
+            self._lose(f"publishing failed: {mqtt.error_string(info.rc)}")
+        elif not info.is_published():  # QoS 1 until its PUBACK; QoS 0 until written
+            self._inflight[info.mid] = (topic, payload, retain)
+
+    # ------------------------------------------------------------------ paho's callbacks
+
+    def _on_connect(self, client: mqtt.Client, _userdata: Any, _flags: mqtt.ConnectFlags,
+                    reason_code: ReasonCode, _properties: Properties | None) -> None:
+        if client is self._client:
+            if reason_code.is_failure:
+                self._lose(f"the broker refused the connection: {reason_code}")
+            else:
+                self._connack = True
+            self._progress.set()
+
+    def _on_disconnect(self, client: mqtt.Client, _userdata: Any, _flags: mqtt.DisconnectFlags,
+                       reason_code: ReasonCode, _properties: Properties | None) -> None:
+        if client is self._client:
+            self._lose(f"disconnected: {reason_code}")
+
+    def _on_subscribe(self, client: mqtt.Client, _userdata: Any, mid: int,
+                      reason_codes: list[ReasonCode], _properties: Properties | None) -> None:
+        if client is self._client and mid == self._suback_mid:
+            self._suback_mid = None
+            if any(code.is_failure for code in reason_codes):
+                log.error("mqtt: the broker refused the subscription to %s (%s): no host commands",
+                          self.topics.command, reason_codes)
+            self._progress.set()
+
+    def _on_publish(self, client: mqtt.Client, _userdata: Any, mid: int,
+                    _reason_code: ReasonCode, _properties: Properties) -> None:
+        if client is self._client:
+            self._inflight.pop(mid, None)
+            self._progress.set()
+
+    def _on_message(self, client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
+        # Handled once paho's read returns: the console's answer is then written at once,
+        # not queued behind paho's callback lock.
+        if client is self._client and message.topic == self.topics.command:
+            self._commands.append(bytes(message.payload))
+
+    def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
+        if client is self._client:
+            self._unwatch()
+
+    def _lose(self, reason: str) -> None:
+        if self._lost is None:
+            self._lost = reason
+        self._ready = False
+        self._lost_event.set()
+        self._progress.set()
+
+    # ------------------------------------------------------------------ the socket
+
+    def _watch(self, client: mqtt.Client) -> None:
+        """Drive `client` from the event loop: read when its socket is readable."""
+        client.on_connect = self._on_connect
+        client.on_disconnect = self._on_disconnect
+        client.on_subscribe = self._on_subscribe
+        client.on_publish = self._on_publish
+        client.on_message = self._on_message
+        client.on_socket_close = self._on_socket_close
+        sock = client.socket()
+        if sock is None:
+            raise LinkLost("the connection closed as it opened")
+        self._client = client
+        self._fd = sock.fileno()
+        self._loop.add_reader(self._fd, self._readable)
+        self._pump()  # a CONNECT paho could not write whole
+
+    def _unwatch(self) -> None:
+        if self._fd >= 0:
+            self._loop.remove_reader(self._fd)
+            if self._writing:
+                self._loop.remove_writer(self._fd)
+        self._fd = -1
+        self._writing = False
+
+    def _readable(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            rc = client.loop_read()
+        except Exception as exc:  # raised in a callback, or by the socket: the link is in doubt
+            self._lose(f"reading from the broker failed: {exc!r}")
+            rc = OK
+        if rc != OK:
+            self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
+        if self._commands:
+            commands, self._commands = self._commands, []
+            for payload in commands:
+                try:
+                    self._on_command(payload)
+                except Exception:  # a bad command must never take the link down
+                    log.exception("mqtt: handling a host command failed")
+        self._pump()  # room freed by the acks just read; paho's own answers (PUBACK, PINGRESP)
+
+    def _writable(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            rc = client.loop_write()
+        except Exception as exc:
+            self._lose(f"writing to the broker failed: {exc!r}")
+            rc = OK
+        if rc != OK:
+            self._lose(f"writing to the broker failed: {mqtt.error_string(rc)}")
+        if self._writing and not client.want_write():
+            self._loop.remove_writer(self._fd)
+            self._writing = False
 
     # ------------------------------------------------------------------ the connection
 
     async def run(self) -> None:
         """Connect, publish, and receive commands forever; reconnect when the broker goes away."""
+        self._loop = asyncio.get_running_loop()
         while True:
-            lost: aiomqtt.MqttError | None = None
             try:
                 await self._session()
-            except* aiomqtt.MqttError as group:  # a group: the session's tasks run in a TaskGroup
-                lost = group.exceptions[0]  # type: ignore[assignment]
-            task = asyncio.current_task()
-            if task is not None and task.cancelling():
-                # Told to stop while the link failed: on 3.11 a TaskGroup that sees both keeps
-                # only the error, so the stop is honoured here (never back to reconnecting).
-                raise asyncio.CancelledError
-            if lost is not None:
+            except (LinkLost, OSError) as lost:  # OSError: the TCP connect or the name lookup
                 if self.connected:
                     log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
                                 self._host, self._port, lost)
                 else:
                     log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying",
                                 self._host, self._port, lost)
-                self.connected = False
+            self.connected = False
             await asyncio.sleep(self._reconnect_interval)
 
     async def _session(self) -> None:
-        will = aiomqtt.Will(self.topics.status, encode({"state": "offline"}), qos=RETAINED_QOS,
-                            retain=True)
-        client = aiomqtt.Client(
-            self._host,
-            self._port,
-            username=self._username,
-            password=self._password,
-            will=will,
-            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-            max_queued_incoming_messages=1000,
-            timeout=math.inf,  # aiomqtt awaits plainly; _bounded() bounds it (module docstring)
-        )
-        async with _connected(client, self._broker_timeout):
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, reconnect_on_failure=False)
+        if self._username is not None:
+            client.username_pw_set(self._username, self._password)
+        client.will_set(self.topics.status, encode({"state": "offline"}), RETAINED_QOS, retain=True)
+        client.max_inflight_messages_set(0)  # the link keeps its own bound (MAX_INFLIGHT)
+        client.on_socket_open = _no_delay
+        self._lost, self._connack, self._suback_mid = None, False, None
+        self._lost_event.clear()
+        # paho's connect() blocks (name lookup, TCP connect, up to its 5 s connect timeout).
+        connecting = self._loop.run_in_executor(None, client.connect, self._host, self._port,
+                                                KEEPALIVE_S)
+        try:
+            try:
+                async with asyncio.timeout(self._broker_timeout):
+                    await asyncio.shield(connecting)  # a stop must not wait for the thread
+                    self._watch(client)
+                    await self._until(lambda: self._connack)
+            except TimeoutError:
+                raise LinkLost(f"no CONNACK within {self._broker_timeout:g} s") from None
             self.connected = True
             log.info("mqtt: connected to %s:%s", self._host, self._port)
             try:
                 await self._serve(client)
             except asyncio.CancelledError:
-                # A clean stop: say "offline" ourselves; the will only covers a lost link.
-                try:
-                    async with asyncio.timeout(GOODBYE_TIMEOUT_S):
-                        await self._say_offline(client)
-                except (aiomqtt.MqttError, TimeoutError) as exc:
-                    log.warning("mqtt: could not say offline before stopping (%r)", exc)
+                await self._say_offline(client)
                 raise
+        finally:
+            self._end(client, connecting)
 
-    async def _serve(self, client: aiomqtt.Client) -> None:
-        async with _bounded(self._broker_timeout):
-            await client.subscribe(self.topics.command, qos=1)
+    async def _until(self, done: Callable[[], bool]) -> None:
+        """Wait until `done()` (the caller bounds the wait); the link lost meanwhile raises."""
+        while not done():
+            if self._lost is not None:
+                raise LinkLost(self._lost)
+            self._progress.clear()
+            await self._progress.wait()
+
+    async def _serve(self, client: mqtt.Client) -> None:
+        result, mid = client.subscribe(self.topics.command, qos=1)
+        if result != OK:
+            raise LinkLost(f"subscribing failed: {mqtt.error_string(result)}")
+        self._suback_mid = mid
+        self._pump()
+        try:
+            async with asyncio.timeout(self._broker_timeout):
+                await self._until(lambda: self._suback_mid is None)
+        except TimeoutError:
+            raise LinkLost(f"no SUBACK within {self._broker_timeout:g} s") from None
         # The newest of every retained topic, whatever was published before this connection.
         self._retained.update(self._last_retained)
         self._retain(self.topics.status, encode(self._status))
+        self._ready = True
         if self._on_connected is not None:
             self._on_connected()
-        async with asyncio.TaskGroup() as tasks:
-            tasks.create_task(self._receive(client), name="mqtt-receive")
-            await self._send(client)
+        self._pump()
+        await self._keep_up(client)
 
-    async def _say_offline(self, client: aiomqtt.Client) -> None:
-        await client.publish(self.topics.status, encode({**self._status, "state": "offline"}),
-                             qos=RETAINED_QOS, retain=True)
-
-    async def _send(self, client: aiomqtt.Client) -> None:
-        """Publish what waits: events in order, then the newest retained state and status."""
+    async def _keep_up(self, client: mqtt.Client) -> None:
+        """Until the link is lost: paho's keep-alive each second, and every PUBACK bounded."""
+        loop = self._loop
+        tick = min(1.0, self._broker_timeout / 4)
+        watched: int | None = None  # the oldest unacknowledged message, and since when
+        since = misc_at = loop.time()
         while True:
-            while self._events or self._retained:
-                if self._events:
-                    topic, payload = self._events[0]
-                    await self._publish(client, topic, payload, qos=self.qos(topic))
-                    self._events.popleft()  # only once the broker has taken it
-                else:
-                    topic, payload = next(iter(self._retained.items()))
-                    await self._publish(client, topic, payload, qos=RETAINED_QOS, retain=True)
-                    if self._retained.get(topic) is payload:  # not replaced meanwhile
-                        del self._retained[topic]
-            self._wake.clear()
-            await self._wake.wait()
+            try:
+                async with asyncio.timeout(tick):
+                    await self._lost_event.wait()
+            except TimeoutError:
+                pass
+            if self._lost is not None:
+                raise LinkLost(self._lost)
+            now = loop.time()
+            if now - misc_at >= 1.0:
+                misc_at = now
+                if client.loop_misc() != OK:  # no PINGRESP within the keep-alive
+                    self._lose("the broker stopped answering pings")
+                    continue
+                self._pump()
+            oldest = next(iter(self._inflight), None)
+            if oldest is None or oldest != watched:
+                watched, since = oldest, now
+            elif now - since >= self._broker_timeout:
+                raise LinkLost(f"no PUBACK within {self._broker_timeout:g} s")
 
-    async def _publish(self, client: aiomqtt.Client, topic: str, payload: bytes, *, qos: int,
-                       retain: bool = False) -> None:
-        """Publish one message, bounded in time; a message paho refuses outright (over MQTT's
-        size limit) is logged and dropped: one bad message must never take the link down.
-
-        The bound is `asyncio.timeout` inline, not `_bounded()`: this is the press path, and
-        the generator-based context manager cost ~25 µs of a cold press (about 5 % of what the
-        link adds between the referee's decision and the send)."""
+    async def _say_offline(self, client: mqtt.Client) -> None:
+        """A clean stop: say "offline" ourselves (the will covers only a lost link), bounded."""
+        self._ready = False
+        if self._lost is not None:
+            return
+        offline = encode({**self._status, "state": "offline"})
         try:
-            async with asyncio.timeout(self._broker_timeout):
-                await client.publish(topic, payload, qos=qos, retain=retain)
-        except TimeoutError:
-            raise _no_answer(self._broker_timeout) from None
-        except ValueError as exc:
-            log.error("mqtt: dropped a message of %d bytes to %s: %s", len(payload), topic, exc)
+            info = client.publish(self.topics.status, offline, RETAINED_QOS, retain=True)
+            self._pump()
+            async with asyncio.timeout(GOODBYE_TIMEOUT_S):
+                await self._until(lambda: info.rc != OK or info.is_published())
+        except (TimeoutError, LinkLost, ValueError) as exc:
+            log.warning("mqtt: could not say offline before stopping (%r)", exc)
 
-    async def _receive(self, client: aiomqtt.Client) -> None:
-        async for message in client.messages:
-            if message.topic.matches(self.topics.command):
-                payload = message.payload
-                try:
-                    self._on_command(payload if isinstance(payload, bytes) else str(payload).encode())
-                except Exception:  # a bad command must never take the link down
-                    log.exception("mqtt: handling a host command failed")
-
-
-@asynccontextmanager
-async def _bounded(seconds: float) -> AsyncIterator[None]:
-    """Bound a wait on the broker; running out of time is a lost link (aiomqtt.MqttError)."""
-    try:
-        async with asyncio.timeout(seconds):
-            yield
-    except TimeoutError:
-        raise _no_answer(seconds) from None
+    def _end(self, client: mqtt.Client, connecting: asyncio.Future[MQTTErrorCode]) -> None:
+        """The session is over: stop driving its client, keep what it had not delivered, and
+        close its connection now (or, with the TCP connect still running in the executor, as
+        soon as that returns: only then is there a socket to close)."""
+        self._ready = False
+        self._client = None
+        self._unwatch()
+        if self._inflight:  # events first next time (retained topics are all re-sent anyway)
+            back = [(topic, payload) for topic, payload, retained in self._inflight.values()
+                    if not retained]
+            self._inflight.clear()
+            self._events = deque([*back, *self._events], maxlen=QUEUE_LIMIT)
+        if connecting.done():
+            _close(client, connecting)
+        else:
+            connecting.add_done_callback(lambda done: _close(client, done))
 
 
-def _no_answer(seconds: float) -> aiomqtt.MqttError:
-    return aiomqtt.MqttError(f"the broker did not answer within {seconds:g} s")
+def _no_delay(_client: mqtt.Client, _userdata: Any, sock: mqtt.SocketLike) -> None:
+    """paho's on_socket_open: Nagle off before the CONNECT goes (paho sets no option itself)."""
+    if isinstance(sock, socket.socket):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
-@asynccontextmanager
-async def _connected(client: aiomqtt.Client, seconds: float) -> AsyncIterator[None]:
-    """`async with client`, with connecting and disconnecting bounded in time.
-
-    aiomqtt connects in a task of its own, awaited through `asyncio.shield`: the bound, or the
-    console stopping, ends our wait for the CONNACK and never aiomqtt's. Were aiomqtt's wait
-    cancelled, its future for the CONNACK would be left cancelled, and its disconnect callback
-    would raise on it before paho closes the socket, so `_give_up` could not close it.
-    A disconnect that gets no answer is logged, not raised: it must not replace the error or
-    the cancellation that is ending the session."""
-    connecting = asyncio.ensure_future(client.__aenter__())
-    try:
-        async with _bounded(seconds):
-            await asyncio.shield(connecting)
-    except BaseException:
-        await _give_up(client, connecting)
-        raise
-    try:
-        yield
-    finally:
-        await _disconnect(client)
-
-
-async def _disconnect(client: aiomqtt.Client) -> None:
-    try:
-        async with asyncio.timeout(GOODBYE_TIMEOUT_S):
-            await client.__aexit__(None, None, None)
-    except (TimeoutError, aiomqtt.MqttError) as exc:
-        log.warning("mqtt: no clean disconnect from the broker (%r)", exc)
-
-
-async def _give_up(client: aiomqtt.Client, connecting: asyncio.Task[aiomqtt.Client]) -> None:
-    """Leave a connection attempt the session will not use, closed, without waiting.
-
-    Retries against a broker that accepts connections but never answers must not pile up
-    open sockets (an evening of them would run the console out of file descriptors), and a
-    console stopped meanwhile must stop now. With aiomqtt's public calls only:
-
-    * connected after all (stopped just as the CONNACK came): disconnect as usual;
-    * failed (refused, or a negative CONNACK): paho has closed its socket already;
-    * still waiting for the CONNACK: aiomqtt's `__aexit__` asks paho to disconnect in its
-      first step, and paho writes DISCONNECT and closes the socket from the event loop's
-      writer callback a moment later, whoever waits. `__aexit__` then waits for a
-      disconnection that aiomqtt reports only for a connection it considers established,
-      so that wait is cut short at once; only then is the attempt cancelled (in this
-      order aiomqtt's disconnect callback finds its disconnect settled and lets paho close).
-
-    Not covered: a TCP connect still running in aiomqtt's executor thread (the console
-    stopped mid-connect, or a name lookup slower than the bound) cannot be called back; its
-    connection stays, until paho's keepalive (a minute) if the broker never answers, for the
-    event loop's life if it does. paho gives up a TCP connect itself after 5 s, inside the
-    10 s bound, so retries meet this only with a name lookup that hangs."""
-    if connecting.done():
-        if not connecting.cancelled() and connecting.exception() is None:
-            await _disconnect(client)
+def _close(client: mqtt.Client, connecting: asyncio.Future[MQTTErrorCode]) -> None:
+    """Close a connection the link is done with, at once. With no network thread, paho's
+    `disconnect()` writes DISCONNECT and closes the socket within the call; a socket that
+    cannot take even that is closed as it is."""
+    if connecting.cancelled() or connecting.exception() is not None:
+        return  # no connection was made (and the failure is seen, not left unretrieved)
+    if client.socket() is None:
         return
-    # Whatever the cut-short wait ends with, the attempt is being given up already.
-    with contextlib.suppress(Exception):
-        async with asyncio.timeout(0):
-            await client.__aexit__(None, None, None)
-    connecting.cancel()
+    client.disconnect()
+    sock = client.socket()
+    if sock is not None:
+        sock.close()
