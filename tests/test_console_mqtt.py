@@ -313,3 +313,16 @@ async def test_a_problem_at_start_reaches_the_displays_once_the_link_is_up(mosqu
                 task.cancel()
                 with pytest.raises(asyncio.CancelledError):
                     await task
+
+
+async def test_a_retained_command_is_reported_and_never_executed(mosquitto: Broker) -> None:
+    """A retained `next` left on the command topic would replay at every reconnect: the
+    console reports it and does not play it; a live command still works."""
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
+        await client.publish("chgk/t1/host/command", b'{"action": "next"}', qos=1, retain=True)
+    async with display(mosquitto, "chgk/t1/events") as d, running_console(mosquitto) as (console, _sim):
+        errors = await d.wait_for(lambda: [e for e in d.events("error") if "retained" in e["message"]])
+        assert "mosquitto_pub -r -n -t chgk/t1/host/command" in errors[0]["message"]
+        assert console.svoya.phase == "idle" and not d.events("question_started")
+        await command(mosquitto, b'{"action": "next"}')
+        await d.wait_for(lambda: d.events("question_started"))

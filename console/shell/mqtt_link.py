@@ -5,7 +5,8 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 * ``<prefix>/<node>/status``  retained, ``{"state": "online"|"offline", ...}``; the will is "offline";
 * ``<prefix>/<node>/state``   retained snapshot of the game, so a late display is right at once;
 * ``<prefix>/<node>/events``  non-retained stream of decisions, one JSON object per event;
-* ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here.
+* ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here;
+  a command the broker delivers as retained is never executed (``on_retained_command``).
 
 Contract: publishing never blocks or raises in the caller. Messages wait in an in-memory queue
 (events in order, retained topics newest only) and are handed to paho-mqtt's public
@@ -104,6 +105,7 @@ class MqttLink:
         topics: Topics,
         *,
         on_command: Callable[[bytes], None],
+        on_retained_command: Callable[[bytes], None] | None = None,
         on_connected: Callable[[], None] | None = None,
         username: str = "",
         password: str = "",
@@ -113,6 +115,7 @@ class MqttLink:
         self._host, self._port = host, port
         self.topics = topics
         self._on_command = on_command
+        self._on_retained_command = on_retained_command
         self._on_connected = on_connected
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
@@ -139,7 +142,7 @@ class MqttLink:
         self._lost: str | None = None  # why this connection is lost, once it is
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
-        self._commands: list[bytes] = []  # read by paho, handled once its read returns
+        self._commands: list[tuple[bytes, bool]] = []  # (payload, retained), handled once paho's read returns
 
     def qos(self, topic: str) -> int:
         """The one QoS every message on `topic` is published with."""
@@ -256,7 +259,9 @@ class MqttLink:
         # Handled once paho's read returns: the console's answer is then written at once,
         # not queued behind paho's callback lock.
         if client is self._client and message.topic == self.topics.command:
-            self._commands.append(bytes(message.payload))
+            # A retained command is one the broker stored and replays at every (re)subscription:
+            # executing it would, say, wipe the scores with a stale new_game at each reconnect.
+            self._commands.append((bytes(message.payload), bool(message.retain)))
 
     def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
         if client is self._client:
@@ -308,9 +313,12 @@ class MqttLink:
             self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
         if self._commands:
             commands, self._commands = self._commands, []
-            for payload in commands:
+            for payload, retained in commands:
                 try:
-                    self._on_command(payload)
+                    if not retained:
+                        self._on_command(payload)
+                    elif self._on_retained_command is not None:
+                        self._on_retained_command(payload)
                 except Exception:  # a bad command must never take the link down
                     log.exception("mqtt: handling a host command failed")
         self._pump()  # room freed by the acks just read; paho's own answers (PUBACK, PINGRESP)

@@ -152,6 +152,14 @@ class Console:
             return
         self.feed([inp])
 
+    def on_retained_command(self, payload: bytes) -> None:
+        """A command the broker kept (published with the retain flag) is never executed: it
+        would run again at every reconnect. It is reported, with how to clear it."""
+        shown = payload[:200].decode("utf-8", errors="replace")
+        self.report_error("mqtt", f"retained host command {shown!r} not executed (a command must not "
+                                  f"be retained: it would replay at every reconnect); clear it with "
+                                  f"mosquitto_pub -r -n -t {self.topics.command}")
+
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
         """A scan from an MCU: its presses wait for the watermark the link sends right after."""
         if edge.pressed:
@@ -313,6 +321,7 @@ class Console:
             broker_port,
             self.topics,
             on_command=self.on_command,
+            on_retained_command=self.on_retained_command,
             on_connected=on_ready,
             username=self.config.mqtt.username,
             password=self.config.mqtt.password,
