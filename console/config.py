@@ -205,6 +205,8 @@ _MAY_BE_NEGATIVE = {"pedal_pin", "zero_offset_deg"}  # pedal_pin -1 means "none"
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
              "resolution_us", "port", "ws_port", "count_s", "warning_at_s", "collection_s", "tours",
              "questions_per_tour"}
+# Upper bounds of numbers (a TCP port is 16 bits; the volume is a fraction of full scale).
+_AT_MOST = {"port": 65535, "ws_port": 65535, "http_port": 65535, "volume": 1.0}
 
 
 def read_config(path: str | Path) -> Config:
@@ -292,6 +294,8 @@ def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
         if is_number and value < 0 and key not in _MAY_BE_NEGATIVE:
             raise ConfigError(source, f"{where}.{key}", f"must not be negative, got {value}")
+        if is_number and key in _AT_MOST and value > _AT_MOST[key]:
+            raise ConfigError(source, f"{where}.{key}", f"must be at most {_AT_MOST[key]}, got {value}")
     return cls(**values)
 
 
@@ -340,8 +344,23 @@ _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite 
                "tuple[float, ...]": "an array of finite numbers"}
 
 
+def _check_topic_names(config: Config) -> None:
+    """The node and the prefix are parts of every MQTT topic: an MQTT wildcard or an empty
+    level there would subscribe the displays to other tables' topics, or to none."""
+    names = {"console.node": config.console.node, "mqtt.prefix": config.mqtt.prefix}
+    for key, name in names.items():
+        levels = name.split("/") if key == "mqtt.prefix" else [name]
+        if not name or any(not level for level in levels):
+            raise ConfigError(config.source, key, f"{name!r}: an MQTT topic level may not be empty")
+        for bad in ("+", "#", "/") if key == "console.node" else ("+", "#"):
+            if bad in name:
+                raise ConfigError(config.source, key, f"{name!r} may not contain {bad!r} "
+                                                      "(an MQTT wildcard or level separator)")
+
+
 def _check_cross_references(config: Config) -> None:
     src = config.source
+    _check_topic_names(config)
     pedal = config.host.pedal_pin
     if pedal >= 0 and "pedal" in config.sources:
         raise ConfigError(src, "sources.pedal", "the name 'pedal' is the host's foot pedal's "

@@ -174,3 +174,34 @@ def test_the_shipped_config_documents_every_section() -> None:
     text = (ROOT / "config" / "console.toml").read_text(encoding="utf-8")
     for section in ("[sports]", "count_s", "warning_at_s", "collection_s", "tours", "questions_per_tour"):
         assert section in text, section
+
+
+@pytest.mark.parametrize(
+    ("data", "key", "words"),
+    [
+        ({"mqtt": {"port": 70000}}, "mqtt.port", "at most 65535"),
+        ({"display": {"http_port": 65536}}, "display.http_port", "at most 65535"),
+        ({"mqtt": {"ws_port": 99999}}, "mqtt.ws_port", "at most 65535"),
+        ({"sound": {"volume": 1.5}}, "sound.volume", "at most 1.0"),
+        ({"sound": {"volume": -0.1}}, "sound.volume", "must not be negative"),
+        ({"console": {"node": "table+1"}}, "console.node", "may not contain '+'"),
+        ({"console": {"node": "hall/1"}}, "console.node", "may not contain '/'"),
+        ({"console": {"node": ""}}, "console.node", "may not be empty"),
+        ({"mqtt": {"prefix": "chgk/#"}}, "mqtt.prefix", "may not contain '#'"),
+        ({"mqtt": {"prefix": "club//chgk"}}, "mqtt.prefix", "may not be empty"),
+    ],
+)
+def test_out_of_range_ports_volumes_and_wildcards_are_refused(
+    data: dict[str, Any], key: str, words: str
+) -> None:
+    """check-config names the key: a port past 65535, a volume past full scale, an MQTT
+    wildcard in a topic name would otherwise fail only on game day."""
+    base = {"game": {"kind": "sports"}}
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({**base, **data}, "console.toml")
+    assert f"console.toml: {key}: " in str(caught.value) and words in str(caught.value)
+
+
+def test_a_prefix_with_levels_is_fine() -> None:
+    config = config_from_dict({"game": {"kind": "sports"}, "mqtt": {"prefix": "club/chgk"}}, "t")
+    assert config.mqtt.prefix == "club/chgk"
