@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from console.shell.display_server import MAX_CONNECTIONS, DisplayServer
+from console.shell.display_server import MAX_CONNECTIONS, MAX_PER_ADDRESS, DisplayServer
 
 DATA = Path(__file__).resolve().parent.parent / "console" / "data"
 
@@ -35,25 +35,56 @@ async def get(port: int, request: bytes) -> bytes:
         writer.close()
 
 
-async def test_a_flood_of_idle_connections_is_capped() -> None:
-    """Connections beyond MAX_CONNECTIONS are closed at once instead of holding descriptors
-    (the serial port and the broker need them); once the flood is gone, pages are served."""
+async def open_from(port: int, address: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection("127.0.0.1", port, local_addr=(address, 0))
+
+
+async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+    try:
+        async with asyncio.timeout(2):
+            return await reader.read() == b""
+    except ConnectionError:
+        return True
+
+
+async def test_a_flood_of_idle_connections_from_one_address_is_capped() -> None:
+    """One address holds at most MAX_PER_ADDRESS connections: each newcomer beyond that drops
+    the address's oldest connection still silent, so descriptors stay bounded (the serial port
+    and the broker need them) and the newest — a browser's — is the one kept and answered."""
     async with serving() as server:
-        flood = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(MAX_CONNECTIONS + 20)]
+        flood = [await open_from(server.port, "127.0.0.1") for _ in range(MAX_PER_ADDRESS + 20)]
         try:
-            closed_at_once = 0
-            for reader, _writer in flood[MAX_CONNECTIONS:]:
-                async with asyncio.timeout(2):
-                    if await reader.read() == b"":
-                        closed_at_once += 1
-            assert closed_at_once == 20
+            for reader, _writer in flood[:20]:
+                assert await closed_by_server(reader)
+            assert server.connections == MAX_PER_ADDRESS
+            reader, writer = flood[-1]
+            writer.write(b"GET / HTTP/1.1\r\nHost: hall.local:8080\r\n\r\n")
+            async with asyncio.timeout(5):
+                response = await reader.read()
+            assert response.startswith(b"HTTP/1.1 200")
+            assert b'"ws": "ws://hall.local:9001/"' in response
         finally:
             for _reader, writer in flood:
                 writer.close()
-        await asyncio.sleep(0.1)
+
+
+async def test_a_flood_from_many_addresses_is_capped_at_the_table() -> None:
+    """Beyond MAX_CONNECTIONS in all, the oldest silent connection goes, whoever holds it."""
+    addresses = [f"127.0.0.{n}" for n in range(2, 2 + MAX_CONNECTIONS // MAX_PER_ADDRESS + 1)]
+    async with serving() as server:
+        flood = [await open_from(server.port, address)
+                 for address in addresses for _ in range(MAX_PER_ADDRESS)]
+        extra = len(flood) - MAX_CONNECTIONS
+        assert extra > 0
+        try:
+            for reader, _writer in flood[:extra]:
+                assert await closed_by_server(reader)
+            assert server.connections == MAX_CONNECTIONS
+        finally:
+            for _reader, writer in flood:
+                writer.close()
         response = await get(server.port, b"GET / HTTP/1.1\r\nHost: hall.local:8080\r\n\r\n")
         assert response.startswith(b"HTTP/1.1 200")
-        assert b'"ws": "ws://hall.local:9001/"' in response
 
 
 async def test_a_host_header_that_is_not_a_host_is_not_written_into_the_page() -> None:

@@ -6,8 +6,36 @@ page in console/data), told where the broker's WebSocket listener is (the host t
 to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
 login (empty: anonymous, which only a demo broker takes); `GET /hall.js` and
 `GET /vendor/mqtt.min.js` with the pages' shared script and their MQTT client (MQTT.js,
-console/data/vendor/README.md); anything else is a 404. A few small static files: a plain
-asyncio server, not a web framework.
+console/data/vendor/README.md); anything else is a 404. One request per connection
+(`Connection: close`).
+
+Limits, all enforced before the bytes are read:
+- A request head (request line and headers) longer than MAX_REQUEST is never taken: the stream's
+  buffer limit is MAX_REQUEST, so the connection is dropped as soon as that many bytes came
+  without the blank line that ends a head (asyncio may have taken one socket read past it, and
+  stops reading the socket at twice the limit; it is never buffered on).
+- The whole head must arrive within HEAD_TIMEOUT_S of the connection — a deadline for the head,
+  not per byte, so a client trickling a byte now and then gains nothing by it. A browser on the
+  hall's network sends its head in one packet, within milliseconds.
+- Writing the answer has REQUEST_TIMEOUT_S in all: a client that does not read is let go.
+- At most MAX_CONNECTIONS connections at once (descriptors the game needs for the serial port and
+  the broker are never taken by a flood), and at most MAX_PER_ADDRESS from one client address,
+  so one host cannot take every slot.
+
+Fairness when a table is full (the address's share, or the whole table): the newcomer is let in
+and the OLDEST connection of that table still waiting for its head is dropped; only if every
+connection there is already being answered is the newcomer refused. Refusing newcomers (the
+old policy) let 64 slow connections lock every real page load out; evicting the oldest
+head-reader means an attacker must open MAX_CONNECTIONS new connections (MAX_PER_ADDRESS from
+the browser's own address) in the few milliseconds between a browser's connect and its head to
+push it out, and a connection being answered is never evicted. The oldest rather than a random
+one: an honest browser's head arrives at once, so the oldest head-readers are the stalled ones
+(idle preconnects, slow clients, attackers).
+
+A few small static files, so a plain asyncio server rather than a web framework: no dependency,
+and a maintained server (aiohttp's, say) would not give this fair policy out of the box — its
+documented options limit line and header sizes and keep-alive, not connections in all or per
+address — so the eviction above would still be written here, on top of its machinery.
 
 The display account's password is in every page this server hands out: anyone who can load a
 board can read it. That is the account's design (config/mosquitto/acl): it reads the public
@@ -20,6 +48,7 @@ import asyncio
 import json
 import logging
 import re
+from dataclasses import dataclass
 from importlib import resources
 
 log = logging.getLogger("chgk.display")
@@ -27,14 +56,26 @@ log = logging.getLogger("chgk.display")
 # Path -> file under console/data; nothing else is ever read from disk.
 SCRIPTS = {"/hall.js": "hall.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
-# A hall has a handful of screens. Beyond this many connections at once the server closes new
-# ones at once: a flood of them must never take the file descriptors the game needs (the
-# serial port, the broker).
+# A hall has a handful of screens. Beyond this many connections at once the oldest one still
+# sending its head is dropped (or, if none is, the newcomer): a flood of them must never take
+# the file descriptors the game needs (the serial port, the broker).
 MAX_CONNECTIONS = 64
-REQUEST_TIMEOUT_S = 5.0
+# One browser opens up to six connections to a host, a page needs three files; a hall's
+# screens each have their own address. Room for two browsers behind one address (a NAT'd
+# tablet corner), and a quarter of the table at most.
+MAX_PER_ADDRESS = 16
+HEAD_TIMEOUT_S = 3.0  # the whole request head, from the connection's start
+REQUEST_TIMEOUT_S = 5.0  # writing the whole answer
 # A browser's Host header: a name, an IPv4 or a bracketed IPv6 address, maybe a port. The host
 # is written into the page, so nothing else is taken.
 _HOST_HEADER = re.compile(r"(?P<host>[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]+)?")
+
+
+@dataclass(eq=False)  # identity: each connection is its own entry
+class _Connection:
+    address: str
+    writer: asyncio.StreamWriter
+    reading_head: bool = True
 
 
 class DisplayServer:
@@ -47,10 +88,17 @@ class DisplayServer:
         # the ChGK table, the sports timer.
         self.pages = {"/": board, "/scoreboard": board}
         self._server: asyncio.Server | None = None
-        self._connections = 0
+        # Open connections, oldest first (a dict keeps insertion order).
+        self._table: dict[_Connection, None] = {}
+
+    @property
+    def connections(self) -> int:
+        """How many connections the server holds open now."""
+        return len(self._table)
 
     async def start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, self.bind, self.port)
+        # limit: the stream never buffers a head beyond MAX_REQUEST before giving up on it.
+        self._server = await asyncio.start_server(self._serve, self.bind, self.port, limit=MAX_REQUEST)
         self.port = self._server.sockets[0].getsockname()[1]
         log.info("displays: http://%s:%d/scoreboard", self.bind, self.port)
 
@@ -71,26 +119,53 @@ class DisplayServer:
         at = html.index("<script")
         return (html[:at] + f"<script>window.CHGK = {config};</script>\n" + html[at:]).encode()
 
+    def _admit(self, connection: _Connection) -> bool:
+        """Make room for a newcomer by the policy in the module's docstring; False: refused."""
+        same_address = [c for c in self._table if c.address == connection.address]
+        if len(same_address) >= MAX_PER_ADDRESS and not self._evict_oldest_stalled(same_address):
+            return False
+        if len(self._table) >= MAX_CONNECTIONS and not self._evict_oldest_stalled(list(self._table)):
+            return False
+        self._table[connection] = None
+        return True
+
+    def _evict_oldest_stalled(self, table: list[_Connection]) -> bool:
+        """Drop the oldest connection of `table` still waiting for its head; False: none is."""
+        oldest_stalled = next((c for c in table if c.reading_head), None)
+        if oldest_stalled is None:
+            return False
+        self._evict(oldest_stalled)
+        return True
+
+    def _evict(self, connection: _Connection) -> None:
+        # Not a cancel of its task (asyncio's stream callback would report a cancelled handler
+        # as an error): the abort ends its read at once and its handler finishes on its own. The
+        # slot is free now, the descriptor on the loop's next turn.
+        del self._table[connection]
+        connection.writer.transport.abort()
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self._connections >= MAX_CONNECTIONS:
+        peer = writer.get_extra_info("peername")
+        connection = _Connection(str(peer[0]) if peer else "", writer)
+        if not self._admit(connection):
             writer.close()
             return
-        self._connections += 1
         try:
-            await self._answer(reader, writer)
+            await self._answer(reader, connection)
         except (ConnectionError, TimeoutError):
             pass  # the browser went away, or does not read its answer: nothing more to do
         finally:
-            self._connections -= 1
+            self._table.pop(connection, None)  # already gone if it was evicted
             writer.close()
 
-    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _answer(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         try:
-            async with asyncio.timeout(REQUEST_TIMEOUT_S):  # not wait_for: it can swallow a cancellation
+            async with asyncio.timeout(HEAD_TIMEOUT_S):  # not wait_for: it can swallow a cancellation
                 head = await reader.readuntil(b"\r\n\r\n")
         except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError):
             return
-        request, *header_lines = head[:MAX_REQUEST].decode("latin-1").split("\r\n")
+        connection.reading_head = False
+        request, *header_lines = head.decode("latin-1").split("\r\n")
         method, _, rest = request.partition(" ")
         path = rest.split(" ", 1)[0].split("?", 1)[0]
         headers = {name.strip().lower(): value.strip()
@@ -104,6 +179,7 @@ class DisplayServer:
             status, body, kind = "200 OK", script, "text/javascript"
         else:
             status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
+        writer = connection.writer
         writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         async with asyncio.timeout(REQUEST_TIMEOUT_S):  # a reader that never reads is let go
