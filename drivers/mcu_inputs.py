@@ -89,5 +89,6 @@ class McuStats:
 
     frames: int = 0  # frames decoded successfully
     errors: int = 0  # undecodable frames, out-of-order sequence numbers, unexpected messages
-    lost_frames: int = 0  # frames known missing from sequence-number gaps
+    lost_frames: int = 0  # frames known missing from sequence-number gaps (not repaired)
+    repaired_frames: int = 0  # missing frames the device sent again on RESEND
     reconnects: int = 0  # times the link became connected again after having been connected

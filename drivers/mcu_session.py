@@ -2,18 +2,18 @@
 
 :class:`McuSession` is what :class:`~drivers.mcu_serial.McuLink` used to do between its fd
 reads and writes: the HELLO handshake, clock seeding and sync, the ping schedule, sequence
-gaps, presses held until the clock is seeded, watermarks, rate-limited problem reports and
-the decision that a silent device is lost.  It does no I/O, reads no clock and knows nothing
-of asyncio: the transport hands it bytes and the time, writes the frames it returns, hands
-on the inputs it returns, and calls :meth:`McuSession.on_timer` at
-:meth:`McuSession.next_deadline`.  Tests step time by hand.
+gaps and their repair (RESEND), presses held until the clock is seeded, watermarks,
+rate-limited problem reports and the decision that a silent device is lost.  It does no
+I/O, reads no clock and knows nothing of asyncio: the transport hands it bytes and the
+time, writes the frames it returns, hands on the inputs it returns, and calls
+:meth:`McuSession.on_timer` at :meth:`McuSession.next_deadline`.  Tests step time by hand.
 
 One timebase: every ``now`` and every ``at_ns`` here is host monotonic nanoseconds (the
 transport's ``time.monotonic_ns``), used both to time round trips and to schedule; there is
 no second (event loop) clock.
 
 The pieces: this module is the link's state (handshake, status, silence, the ping schedule,
-sequence numbers, held presses, watermarks, problems); ``drivers.mcu_clock`` keeps the
+sequence numbers and gap repair, held presses, watermarks, problems); ``drivers.mcu_clock`` keeps the
 device's timeline on host time (clock seeding, pings and pongs, stamp mapping) and
 ``drivers.mcu_inputs`` holds the records the session hands on.
 
@@ -24,6 +24,7 @@ the frame happened to arrive.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import Enum
 
 from drivers.clock_sync import ClockModel
@@ -42,6 +43,7 @@ from drivers.report_limit import ReportLimit
 from firmware_proto import (
     MAX_HEARTBEAT_INTERVAL_US,
     PROTOCOL_VERSION,
+    RESEND_DEPTH,
     SEQ_MODULUS,
     STAMP_MODULUS,
     Angle,
@@ -55,6 +57,7 @@ from firmware_proto import (
     Press,
     ProtocolError,
     Release,
+    Resend,
     encode,
 )
 
@@ -81,6 +84,35 @@ _HELLO_CONTINUITY_US = 2_000_000
 # reported one by one per second, the rest as a count (drivers/report_limit.py).
 _REPORTS_PER_SECOND = 5
 _HELLO_REQUEST = encode(HelloRequest(PROTOCOL_VERSION))
+# How long the frames a RESEND asked for are waited for (PROTOCOL.md 5.9: "a few round
+# trips"; a USB serial round trip is ~1-2 ms).  Presses after the gap wait that long at most.
+_RESEND_TIMEOUT_NS = 50_000_000
+
+
+@dataclass(slots=True)
+class _Gap:
+    """One sequence gap being repaired: the numbers still missing and until when."""
+
+    last: int  # the sequence number before the gap
+    seq: int  # the one that revealed it
+    missing: set[int]
+    due_ns: int
+
+
+@dataclass(slots=True)
+class _Repair:
+    """Edges and watermarks held back while sequence numbers are missing (PROTOCOL.md 5.9:
+    no press stamped after a gap is decided on until the gap is filled or given up)."""
+
+    base: int  # the first missing number of the first gap: held edges sort from it
+    gaps: list[_Gap] = field(default_factory=list)
+    edges: list[PadEdge] = field(default_factory=list)
+    mark_ns: int | None = None  # the watermark to hand on after the edges
+    mark_always: bool = False  # hand it on even if unchanged (an edge was held)
+
+    @property
+    def filled(self) -> bool:
+        return not any(gap.missing for gap in self.gaps)
 
 
 class _State(Enum):
@@ -125,6 +157,14 @@ class McuSession:
       earlier than an earlier-stamped frame's (see `McuTimeline.map_edge`).
     * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
       clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
+    * Gaps (PROTOCOL.md 5.9): a gap of at most ``RESEND_DEPTH`` sequence numbers, once
+      connected with the clock seeded, writes a RESEND for the missing numbers; until they
+      have all arrived or ``resend_timeout_ns`` has passed, later PadEdges and Watermarks
+      are held back (angles are not).  A frame whose number is missing is the device sending
+      it again: it is taken at its own stamp and does not move the sequence.  Then the held
+      edges are handed on in sequence order, then one Watermark; numbers still missing are
+      reported then as a gap.  A device restart or the end of the round gives up at once.
+      Larger gaps (or before the clock is seeded) are reported at once, nothing held.
     * Status: :class:`StatusChanged` only on change.  Problems: one :class:`Problem` per bad
       frame, sequence gap, echoed host frame or device restart, at most 5 a second; the rest
       are counted and reported as one count when their second is over (or when the round
@@ -143,6 +183,7 @@ class McuSession:
         handshake_timeout_ns: int = _NS_PER_S,
         silence_timeout_ns: int = _NS_PER_S,
         reconnect_interval_ns: int = _NS_PER_S // 2,
+        resend_timeout_ns: int = _RESEND_TIMEOUT_NS,
         angles: bool = True,
     ) -> None:
         self._port = port
@@ -150,6 +191,7 @@ class McuSession:
         self._handshake_timeout_ns = handshake_timeout_ns
         self._silence_timeout_ns = silence_timeout_ns
         self._reconnect_interval_ns = reconnect_interval_ns  # only said in the status
+        self._resend_timeout_ns = resend_timeout_ns
         self._angles = angles
 
         self.stats = McuStats()
@@ -167,6 +209,7 @@ class McuSession:
         self._last_rx_ns = 0
         self._pending: list[tuple[Press | Release, int]] = []
         self._watermark_ns: int | None = None
+        self._repair: _Repair | None = None  # while sequence numbers are missing
         self._lamps: tuple[int, int] | None = None
 
     # -- state ---------------------------------------------------------------------------
@@ -196,6 +239,7 @@ class McuSession:
         self._timeline.new_round()
         self._last_seq = None
         self._pending.clear()
+        self._repair = None  # handed on (or given up) when the previous round ended
         self._state = _State.HANDSHAKE
         self._last_rx_ns = now
         self._next_ping_ns = now  # the first PING goes out as soon as we are connected
@@ -246,16 +290,28 @@ class McuSession:
             if hello_sent is None:
                 silence_due = min(silence_due, self._next_ping_ns)
             due = silence_due if due is None else min(due, silence_due)
+        if self._repair is not None:
+            repair_due = min((gap.due_ns for gap in self._repair.gaps if gap.missing), default=None)
+            if repair_due is not None:
+                due = repair_due if due is None else min(due, repair_due)
         return due
 
     def on_timer(self, now: int, *, backlog: bool = False) -> SessionOutput:
-        """Do what is due at ``now``: the held count of problems, HELLO_REQUEST again, the
-        silence check, a PING (skipped if ``backlog``: the transport has unwritten bytes,
-        and the PING would leave long after its stamp)."""
+        """Do what is due at ``now``: the held count of problems, giving up on frames asked
+        for again, HELLO_REQUEST again, the silence check, a PING (skipped if ``backlog``:
+        the transport has unwritten bytes, and the PING would leave long after its stamp)."""
         out = self._out = SessionOutput()
         if self._state is _State.CLOSED:
             return out
         self._report_held_back(now)
+        repair = self._repair
+        if repair is not None:
+            for gap in repair.gaps:
+                if gap.missing and now >= gap.due_ns:
+                    self._report_gap(gap.last, gap.seq, len(gap.missing), now)
+                    gap.missing.clear()
+            if repair.filled:
+                self._release()
         sent = self._hello_sent_ns
         if sent is not None and now - sent >= self._handshake_timeout_ns:
             if self._state is _State.HANDSHAKE:
@@ -293,11 +349,14 @@ class McuSession:
                 continue
             self.stats.frames += 1
             self._dispatch(item, now)
+            if self._repair is not None and self._repair.filled:
+                self._release()
         return out
 
     # -- round ends, status, problems ------------------------------------------------------
 
     def _end(self, reason: str, now: int) -> None:
+        self._give_up_repair(now)  # the presses held back are real: hand them on first
         # The held count belongs to the round that is ending.
         self._report_held_back(now, early=True)
         self._state = _State.CLOSED
@@ -345,7 +404,7 @@ class McuSession:
         elif self._state is not _State.HANDSHAKE and self._state is not _State.CONNECTED:
             return  # INCOMPATIBLE: the frames of another protocol version mean nothing
         elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
-            self._check_seq(msg.seq, now)
+            self._check_seq(msg.seq, now)  # a resent edge is placed by its own stamp
             mcu_us = self._timeline.unwrap(msg.timestamp_us)
             if self._timeline.ready:
                 self._edge(msg, mcu_us)
@@ -365,9 +424,11 @@ class McuSession:
         elif isinstance(msg, Pong):
             self._timeline.on_pong(msg, now)
         elif isinstance(msg, Angle):
-            self._check_seq(msg.seq, now)
+            resent = self._check_seq(msg.seq, now)
             mcu_us = self._timeline.unwrap(msg.timestamp_us)
-            if self._angles and self._timeline.ready:
+            # A resent reading is older than those already handed on: the spin detector
+            # works on readings in time order and has moved on.
+            if self._angles and self._timeline.ready and not resent:
                 self._angle(msg, mcu_us)
         else:  # a host -> device message coming back: an echoing (non-raw) tty or a loop
             self._error(
@@ -378,9 +439,11 @@ class McuSession:
 
     def _edge(self, msg: Press | Release, mcu_us: int) -> None:
         at_ns = self._timeline.map_edge(mcu_us)
-        self._out.inputs.append(
-            PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
-        )
+        edge = PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
+        if self._repair is not None:
+            self._repair.edges.append(edge)
+        else:
+            self._out.inputs.append(edge)
         # Always follow an edge with a watermark, even an unchanged one: the consumer settles
         # the scan on the watermark, and waiting for the next HEARTBEAT would cost ~100 ms.
         self._advance_watermark(at_ns, always=True)
@@ -390,6 +453,12 @@ class McuSession:
         self._out.inputs.append(AngleReading(msg.raw_angle, msg.status, at_ns, mcu_us, msg.seq))
 
     def _advance_watermark(self, at_ns: int, *, always: bool) -> None:
+        repair = self._repair
+        if repair is not None:  # handed on when the gap is settled, after the held edges
+            if repair.mark_ns is None or at_ns > repair.mark_ns:
+                repair.mark_ns = at_ns
+            repair.mark_always = repair.mark_always or always
+            return
         watermark = self._watermark_ns
         if watermark is None or at_ns > watermark:
             self._watermark_ns = watermark = at_ns
@@ -397,31 +466,78 @@ class McuSession:
             return
         self._out.inputs.append(Watermark(watermark))
 
-    def _check_seq(self, seq: int, now: int) -> None:
+    def _check_seq(self, seq: int, now: int) -> bool:
+        """Follow the sequence; True if ``seq`` is a missing number sent again (5.9)."""
+        repair = self._repair
+        if repair is not None:
+            for pending in repair.gaps:
+                if seq in pending.missing:
+                    pending.missing.discard(seq)
+                    self.stats.repaired_frames += 1
+                    return True  # it does not move the sequence (5.3)
         last, self._last_seq = self._last_seq, seq
         if last is None:
-            return
+            return False
         gap = (seq - last - 1) % SEQ_MODULUS
         if gap == 0:
-            return
+            return False
         if gap < SEQ_MODULUS // 2:
-            self.stats.lost_frames += gap
-            self._report(
-                f"Lost {gap} frame(s) from the MCU on {self._port}: sequence number jumped "
-                f"from {last} to {seq}; a press or release may be missing.",
-                now,
-            )
+            if gap <= RESEND_DEPTH and self._state is _State.CONNECTED and self._timeline.ready:
+                self._ask_again(last, seq, gap, now)
+            else:  # the device no longer holds them all, or nothing could be timed yet
+                self._report_gap(last, seq, gap, now)
         else:
             self._error(
                 f"Out-of-order or repeated frame from the MCU on {self._port}: "
                 f"sequence number {seq} after {last}.",
                 now,
             )
+        return False
+
+    def _ask_again(self, last: int, seq: int, gap: int, now: int) -> None:
+        first = (last + 1) % SEQ_MODULUS
+        self._out.writes.append(encode(Resend(first, gap)))
+        if self._repair is None:
+            self._repair = _Repair(first)
+        missing = {(first + i) % SEQ_MODULUS for i in range(gap)}
+        self._repair.gaps.append(_Gap(last, seq, missing, now + self._resend_timeout_ns))
+
+    def _report_gap(self, last: int, seq: int, lost: int, now: int) -> None:
+        self.stats.lost_frames += lost
+        self._report(
+            f"Lost {lost} frame(s) from the MCU on {self._port}: sequence number jumped "
+            f"from {last} to {seq}; a press or release may be missing.",
+            now,
+        )
+
+    def _give_up_repair(self, now: int) -> None:
+        """Report what is still missing as lost and hand on what was held back."""
+        repair = self._repair
+        if repair is None:
+            return
+        for gap in repair.gaps:
+            if gap.missing:
+                self._report_gap(gap.last, gap.seq, len(gap.missing), now)
+                gap.missing.clear()
+        self._release()
+
+    def _release(self) -> None:
+        """Hand on the held edges in device (sequence) order, then the watermark."""
+        repair = self._repair
+        if repair is None:
+            return
+        self._repair = None
+        base = repair.base
+        for edge in sorted(repair.edges, key=lambda e: (e.seq - base) % SEQ_MODULUS):
+            self._out.inputs.append(edge)
+        if repair.mark_ns is not None:
+            self._advance_watermark(repair.mark_ns, always=repair.mark_always)
 
     # -- input: handshake and clock --------------------------------------------------------
 
     def _on_hello(self, hello: Hello, now: int) -> None:
         if hello.protocol_version != PROTOCOL_VERSION:
+            self._give_up_repair(now)  # pressed on the compatible firmware: they count
             self._state = _State.INCOMPATIBLE
             self._hello_sent_ns = None
             self._pending.clear()
@@ -466,6 +582,9 @@ class McuSession:
             ahead = (hello.timestamp_us - last) % STAMP_MODULUS
             if ahead < _HELLO_CONTINUITY_US:
                 return  # same timeline: a late answer to a repeated HELLO_REQUEST
+        # The restarted device no longer holds the missing frames; the held edges were
+        # mapped on the old timeline, so they go before it is forgotten.
+        self._give_up_repair(now)
         if self._state is _State.CONNECTED:
             self._report(
                 f"The MCU on {self._port} restarted (it sent a power-up HELLO); "

@@ -365,13 +365,34 @@ async def test_garbage_corruption_and_seq_gaps_are_reported(
         assert "CRC mismatch" in rec.errors[-1]
         await press(rec, sim, 1)
 
-        sim.skip_seq(3)
-        edge, _ = await press(rec, sim, 2)
+        sim.skip_seq(3)  # never sent: the RESEND brings nothing back
+        edge, _ = await press(rec, sim, 2)  # handed on once the wait for them is over
         gap = [e for e in rec.errors if "Lost" in e]
         assert len(gap) == 1 and "Lost 3 frame(s)" in gap[0] and sim.port in gap[0]
         assert link.stats.lost_frames == 3
         assert link.stats.errors == 2  # the two bad frames; the gap is counted as lost frames
         assert edge.pads == (2,)
+
+
+async def test_frames_lost_on_the_line_are_sent_again_and_nothing_is_reported(
+    make_sim: Callable[..., SimulatedMcu],
+) -> None:
+    """PROTOCOL.md 5.9: a PRESS lost on the line comes back on RESEND, before the later one."""
+    sim = make_sim()
+    rec = Recorder()
+    async with running(rec.link(sim.port)) as link:
+        await connected(rec, link)
+        # A sequenced frame first: a gap shows only against a number already seen.
+        marks = len(rec.watermarks)
+        await until(lambda: len(rec.watermarks) > marks, "a heartbeat")
+        sim.lose_next_frames(1)
+        sim.press(0)
+        sim.press(1)
+        await until(lambda: len(rec.edges) >= 2, "both edges")
+        assert [e.pads for e in rec.edges] == [(0,), (1,)]
+        assert rec.edges[0].at_ns < rec.edges[1].at_ns
+        assert link.stats.lost_frames == 0 and link.stats.repaired_frames == 1
+        assert not [e for e in rec.errors if "Lost" in e or "Out-of-order" in e]
 
 
 async def test_a_line_full_of_noise_is_reported_as_a_count_not_frame_by_frame(
