@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 import pytest
 
-from console.config import ConfigError
+from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.rules import AnswerClock
 from console.games import config_from_dict, load_config
@@ -205,3 +207,55 @@ def test_out_of_range_ports_volumes_and_wildcards_are_refused(
 def test_a_prefix_with_levels_is_fine() -> None:
     config = config_from_dict({"game": {"kind": "sports"}, "mqtt": {"prefix": "club/chgk"}}, "t")
     assert config.mqtt.prefix == "club/chgk"
+
+
+def _documented_keys(text: str) -> dict[str, set[str]]:
+    """Section -> the keys written as `key =` (commented out or not) under its header.
+
+    `[sources.mcu]` and `[[players]]` count for their section (`sources`, `players`); a header
+    or key may be commented out (`# [table]`, `# blitz = []`) to document a key without
+    setting it."""
+    header = re.compile(r"^#?\s*\[\[?([a-z_]+)(?:\.[A-Za-z0-9_]+)?\]\]?\s*$")
+    key = re.compile(r"^#?\s*([a-z_0-9]+)\s*=")
+    found: dict[str, set[str]] = {}
+    section = ""
+    for line in text.splitlines():
+        if (match := header.match(line)) is not None:
+            section = match.group(1)
+            found.setdefault(section, set())
+        elif section and (match := key.match(line)) is not None:
+            found[section].add(match.group(1))
+    return found
+
+
+def _section_types() -> dict[str, type[Any]]:
+    """Config's sections and the dataclass of each (`players` -> PlayerSection, ...)."""
+    hints = get_type_hints(Config)
+    sections: dict[str, type[Any]] = {}
+    for f in dataclasses.fields(Config):
+        hint = hints[f.name]
+        candidates = [hint, *get_args(hint)]
+        classes = [c for c in candidates if isinstance(c, type) and dataclasses.is_dataclass(c)]
+        if classes:
+            sections[f.name] = classes[0]
+    return sections
+
+
+def test_the_shipped_config_documents_every_key() -> None:
+    """Issue 8: config/console.toml documents every key the code accepts, of every game (the
+    keys of another game commented out), so a key added to console/config.py without a line
+    there fails here."""
+    documented = _documented_keys((ROOT / "config" / "console.toml").read_text(encoding="utf-8"))
+    sections = _section_types()
+    assert set(sections) == {"console", "game", "players", "sources", "host", "mqtt", "sound",
+                             "display", "table", "spin", "sports", "teams"}
+    missing = [f"{name}.{f.name}" for name, cls in sections.items()
+               for f in dataclasses.fields(cls) if f.name not in documented.get(name, set())]
+    assert missing == [], f"undocumented in config/console.toml: {', '.join(missing)}"
+
+
+def test_the_documentation_check_sees_a_missing_key() -> None:
+    """The walker above is not vacuous: a key under another section's header, or absent, is
+    not counted as documented."""
+    found = _documented_keys("[sound]\nenabled = true\n# [table]\n# blitz = [3]\n# volume = 1\n")
+    assert found == {"sound": {"enabled"}, "table": {"blitz", "volume"}}
