@@ -111,7 +111,11 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Whether a listener could take `port` now. The probe binds as the listeners do, with
+    SO_REUSEADDR (asyncio's and amqtt's default on Linux): a previous run's connections left in
+    TIME_WAIT do not count as taken, while a live listener (a mosquitto) still does."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:
@@ -177,7 +181,8 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
         return 2
     for sim in sims.values():
         sim.start()
-    player = open_player(config.sound.device or None, config.sound.enabled and sound, log)
+    player = open_player(config.sound.device or None, config.sound.enabled and sound, log,
+                         volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
         add_mcu(console, name, sim.port, config.sources[name].baudrate)
