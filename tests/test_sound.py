@@ -78,7 +78,7 @@ log = logging.getLogger("sound-test")
 log.addHandler(Collect())
 log.setLevel(logging.DEBUG)
 log.propagate = False
-player = open_player(json.loads(sys.argv[1]), True, log)
+player = open_player(json.loads(sys.argv[1]), True, log, volume=0.8)
 print(json.dumps({"type": type(player).__name__, "records": records}))
 """
 
@@ -181,6 +181,46 @@ def test_an_output_that_stops_by_itself_is_reopened_on_the_next_cue(tmp_path: Pa
     # The file device was opened again: it holds the cue, played whole after the reopening.
     expected = _nonzero_span(render_cue(Cue.SIGNAL, SR, volume=0.8))
     assert _nonzero_span(out.read_bytes()) == expected
+
+
+OPEN_AT_VOLUME_SCRIPT = """\
+import logging, sys, time
+from console.shell.sound import Cue, open_player
+
+player = open_player("default", True, logging.getLogger("sound-test"), volume=float(sys.argv[1]))
+player.play(Cue.SIGNAL)
+time.sleep(0.5)
+player.close()
+print(type(player).__name__)
+"""
+
+
+@needs_portaudio
+def test_open_player_plays_the_cues_at_the_configured_volume(tmp_path: Path) -> None:
+    """Issue 8: `[sound] volume` reaches the speaker. The same cue through players opened at
+    0.4 and 0.8 comes out with peaks in the ratio 0.4 : 0.8, sample for sample as rendered."""
+    peaks: dict[float, int] = {}
+    for volume in (0.4, 0.8):
+        home = tmp_path / str(volume)
+        home.mkdir()
+        proc, out = _capture(home, OPEN_AT_VOLUME_SCRIPT, str(volume))
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.split() == ["SoundDevicePlayer"]
+        played = _nonzero_span(out.read_bytes())
+        assert played == _nonzero_span(render_cue(Cue.SIGNAL, SR, volume=volume))
+        peaks[volume] = max(abs(s) for s in played)
+    assert peaks[0.4] == round(0.7 * 32767 * 0.4)
+    assert abs(peaks[0.4] / peaks[0.8] - 0.5) < 1e-4
+
+
+def test_every_caller_passes_the_configured_volume() -> None:
+    """The daemon and both demos open the player with `config.sound.volume`: `volume` is a
+    required keyword of open_player, so a call without it fails mypy, and this checks it is
+    the config's and not a constant."""
+    for module in ("console/shell/daemon.py", "console/tools/demo.py", "console/tools/demo_table.py"):
+        text = (REPO / module).read_text(encoding="utf-8")
+        assert text.count("open_player(") == 1, module
+        assert "volume=config.sound.volume" in text, module
 
 
 @needs_portaudio
@@ -421,7 +461,7 @@ def test_open_player_without_sounddevice_returns_null_player(
     monkeypatch.setitem(sys.modules, "sounddevice", None)
     log = logging.getLogger("sound-test")
     with caplog.at_level(logging.DEBUG, logger="sound-test"):
-        player = open_player(None, True, log)
+        player = open_player(None, True, log, volume=0.8)
     assert isinstance(player, NullPlayer)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
@@ -433,6 +473,6 @@ def test_open_player_disabled_returns_null_player_quietly(
 ) -> None:
     log = logging.getLogger("sound-test")
     with caplog.at_level(logging.DEBUG, logger="sound-test"):
-        player = open_player("default", False, log)
+        player = open_player("default", False, log, volume=0.8)
     assert isinstance(player, NullPlayer)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]

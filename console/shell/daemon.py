@@ -35,7 +35,8 @@ log = logging.getLogger("chgk.daemon")
 
 async def run_daemon(config: Config, config_path: str) -> int:
     journal = _open_journal(config.console.journal)
-    player = open_player(config.sound.device or None, config.sound.enabled, log)
+    player = open_player(config.sound.device or None, config.sound.enabled, log,
+                         volume=config.sound.volume)
     console = Console(config, cue_player=player, journal=journal)
     stops: list[Stop] = []
     for name, source in config.sources.items():

@@ -417,19 +417,22 @@ class SoundDevicePlayer:
             out[:] = array("h", bytes(len(out) * 2))
 
 
-def open_player(device: str | int | None, enabled: bool, log: logging.Logger) -> CuePlayer:
+def open_player(
+    device: str | int | None, enabled: bool, log: logging.Logger, *, volume: float
+) -> CuePlayer:
     """Return a ready player; never raises.
 
     ``enabled=False`` gives a :class:`NullPlayer` without touching audio.  Otherwise a
-    :class:`SoundDevicePlayer` on ``device`` is opened; if that fails, exactly one
-    warning is logged and a :class:`NullPlayer` is returned, so a table without
-    speakers still referees games.
+    :class:`SoundDevicePlayer` on ``device`` is opened with its cues rendered at
+    ``volume`` (``[sound] volume``: 0.0 silent .. 1.0 full; required, so no caller can
+    forget the config's); if that fails, exactly one warning is logged and a
+    :class:`NullPlayer` is returned, so a table without speakers still referees games.
     """
     if not enabled:
         log.info("sound: disabled in config; running without cues")
         return NullPlayer()
     try:
-        player = SoundDevicePlayer(device)
+        player = SoundDevicePlayer(device, volume=volume)
         player.open()
     except SoundUnavailable as exc:
         log.warning("sound: no audio output (%s); running without cues", exc)
@@ -439,9 +442,10 @@ def open_player(device: str | int | None, enabled: bool, log: logging.Logger) ->
         return NullPlayer()
     latency = player.latency
     log.info(
-        "sound: output %r, %d Hz mono, latency %.1f ms",
+        "sound: output %r, %d Hz mono, latency %.1f ms, volume %g",
         device,
         player.sample_rate,
         (latency or 0.0) * 1000.0,
+        volume,
     )
     return player

@@ -286,7 +286,8 @@ async def run_table_demo(
         return 2
     for sim in sims.values():
         sim.start()
-    player = open_player(config.sound.device or None, config.sound.enabled and sound, log)
+    player = open_player(config.sound.device or None, config.sound.enabled and sound, log,
+                         volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
         add_mcu(console, name, sim.port, config.sources[name].baudrate)
