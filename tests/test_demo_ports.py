@@ -1,4 +1,5 @@
-"""`chgk-console demo` restarted right after a run keeps its configured ports (issue 7).
+"""`chgk-console demo`'s addresses (issue 7): restarted right after a run it keeps its configured
+ports, and it prints every page's address.
 
 A run's listeners close their connections when it stops, which leaves them in TIME_WAIT on the
 listeners' ports for a minute. The listeners bind with SO_REUSEADDR, so those ports can be
@@ -8,14 +9,19 @@ judge the same way, or a quick restart moves the board and the broker to random 
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from console.shell.display_server import DisplayServer
+
 ROOT = Path(__file__).resolve().parent.parent
-READY = "Демо-стол готов"
+READY = "готов. MQTT: "  # «Демо-стол готов.», «Демо-стол ЧГК готов.»
 
 
 def free_ports(n: int) -> list[int]:
@@ -39,19 +45,22 @@ def demo_config(tmp_path: Path, mqtt: int, ws: int, http: int) -> Path:
     return path
 
 
-def start_demo(config: Path) -> tuple[subprocess.Popen[str], str]:
-    """A demo on `config`, and its ready line (where it listens)."""
-    demo = subprocess.Popen([sys.executable, "-m", "console.cli", "demo", "--no-sound", "--config",
-                             str(config)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def start_demo(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """A demo with `args`, and its output up to its ready line (the pages' addresses come
+    before it, the broker's in it)."""
+    demo = subprocess.Popen([sys.executable, "-m", "console.cli", "demo", "--no-sound", *args],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
     assert demo.stdout is not None
+    out = ""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         line = demo.stdout.readline()
         if not line:
             break
+        out += line
         if READY in line:
-            return demo, line
+            return demo, out
     demo.kill()
     raise AssertionError(f"the demo never got ready: {demo.communicate()[1]}")
 
@@ -88,7 +97,7 @@ def test_a_restart_right_after_a_run_keeps_the_configured_ports(tmp_path: Path) 
     config = demo_config(tmp_path, mqtt, ws, http)
     where = f"127.0.0.1:{mqtt} (WebSocket :{ws})"
 
-    first, ready = start_demo(config)
+    first, ready = start_demo("--config", str(config))
     assert where in ready and f"http://127.0.0.1:{http}/" in ready
     # Connections the demo's listeners close when it stops: TIME_WAIT on their ports.
     assert http_get(http, "/") == "HTTP/1.1 200 OK"
@@ -98,10 +107,10 @@ def test_a_restart_right_after_a_run_keeps_the_configured_ports(tmp_path: Path) 
         conn.close()
     assert http in time_wait_ports(), "the premise: the first run left TIME_WAIT on the board's port"
 
-    second, ready = start_demo(config)
+    second, ready = start_demo("--config", str(config))
     out = stop_demo(second)
     assert where in ready, ready + out
-    assert f"http://127.0.0.1:{http}/" in ready + out
+    assert f"табло: http://127.0.0.1:{http}/\n" in ready, ready
 
 
 def test_a_port_someone_listens_on_is_still_given_up(tmp_path: Path) -> None:
@@ -111,7 +120,24 @@ def test_a_port_someone_listens_on_is_still_given_up(tmp_path: Path) -> None:
         mosquitto.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         mosquitto.bind(("0.0.0.0", mqtt))
         mosquitto.listen()
-        demo, ready = start_demo(demo_config(tmp_path, mqtt, ws, http))
+        demo, ready = start_demo("--config", str(demo_config(tmp_path, mqtt, ws, http)))
         out = stop_demo(demo)
     assert f"127.0.0.1:{mqtt} " not in ready, ready + out
     assert "Демо-стол готов. MQTT: 127.0.0.1:" in ready
+
+
+@pytest.mark.parametrize("game", ["svoya", "chgk"])
+def test_the_demo_prints_every_page_address_and_each_answers(game: str) -> None:
+    """One line per page of the display server's page table (a page added there is listed
+    without touching the demo), each an address that answers."""
+    table = list(DisplayServer("127.0.0.1", 0, ws_port=0, base="").pages)
+    assert "/" in table and "/scoreboard" in table
+    demo, ready = start_demo("--game", game)
+    try:
+        pages = re.findall(r"^(\S+): (http://127\.0\.0\.1:(\d+)(/\S*))$", ready, re.MULTILINE)
+        assert [path for _, _, _, path in pages] == table, ready
+        assert {label for label, _, _, _ in pages} == {"табло"}  # today every page is the board
+        for _, address, port, path in pages:
+            assert http_get(int(port), path) == "HTTP/1.1 200 OK", address
+    finally:
+        stop_demo(demo)

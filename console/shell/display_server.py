@@ -96,6 +96,11 @@ class DisplayServer:
         """How many connections the server holds open now."""
         return len(self._table)
 
+    def page_addresses(self, host: str) -> list[tuple[str, str]]:
+        """(address, page file) of every page in the page table (not the scripts), in its order,
+        as a browser reaches them at `host`. After start(): the port may be chosen there."""
+        return [(f"http://{host}:{self.port}{path}", name) for path, name in self.pages.items()]
+
     async def start(self) -> None:
         # limit: the stream never buffers a head beyond MAX_REQUEST before giving up on it.
         self._server = await asyncio.start_server(self._serve, self.bind, self.port, limit=MAX_REQUEST)

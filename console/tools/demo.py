@@ -150,10 +150,34 @@ def demo_network(config: Config) -> DemoNetwork:
     return DemoNetwork("127.0.0.1" if embedded else config.mqtt.host, port, ws_port, embedded, http_port)
 
 
+@dataclass(frozen=True)
+class DemoAddresses:
+    """Where to connect: the broker, and every page the display server serves."""
+
+    mqtt: str
+    pages: tuple[str, ...]  # "табло: http://127.0.0.1:8080/", one per page
+
+    @property
+    def text(self) -> str:
+        """The broker, then one page per line (shown after "MQTT: " on the demo's screen)."""
+        return "\n".join((self.mqtt, *self.pages))
+
+    def banner(self, ready: str) -> str:
+        """The piped output's ready banner: the pages first and the `ready` line last, so a
+        script reading up to the ready line has every address."""
+        return "".join(f"{page}\n" for page in self.pages) + f"{ready} MQTT: {self.mqtt}\n"
+
+
+def page_label(page: str, board: str) -> str:
+    return "табло" if page == board else "страница"
+
+
 @asynccontextmanager
-async def demo_services(config: Config, console: Console, net: DemoNetwork) -> AsyncIterator[str]:
+async def demo_services(config: Config, console: Console,
+                        net: DemoNetwork) -> AsyncIterator[DemoAddresses]:
     """The broker (embedded if none is configured), the console and the hall's board, for a
-    demo's lifetime; yields a line saying where to connect."""
+    demo's lifetime; yields where to connect. The pages are the display server's own page
+    table, so a page added there is listed here too."""
     broker = EmbeddedBroker(net.port, net.ws_port) if net.embedded else contextlib.nullcontext()
     display = DisplayServer("127.0.0.1", net.http_port, ws_port=net.ws_port,
                             base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
@@ -161,12 +185,13 @@ async def demo_services(config: Config, console: Console, net: DemoNetwork) -> A
                             mqtt_password=config.display.mqtt_password)
     async with broker, asyncio.TaskGroup() as tasks:
         daemon = tasks.create_task(console.run(net.host, net.port), name="console")
-        where = net.where
+        pages: tuple[str, ...] = ()
         if net.http_port:
             await display.start()
-            where += f"; табло: http://127.0.0.1:{display.port}/scoreboard"
+            pages = tuple(f"{page_label(page, console.game.board)}: {address}"
+                          for address, page in display.page_addresses("127.0.0.1"))
         try:
-            yield where
+            yield DemoAddresses(net.where, pages)
         finally:
             daemon.cancel()
             await display.close()
@@ -198,11 +223,11 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     console.watchers.append(view.on_event)
     try:
         async with demo_services(config, console, net) as where:
-            view.broker = where
+            view.broker = where.text
             await wait_connected(sims, console)
             view.draw()
             if not interactive:
-                stdout.write(f"Демо-стол готов. MQTT: {view.broker}\n")
+                stdout.write(where.banner("Демо-стол готов."))
                 stdout.flush()
             await _play(console, stdin, buttons, view, interactive)
     finally:

@@ -303,12 +303,12 @@ async def run_table_demo(
     keys = TableKeys(console, feed, view, rng=random.Random(top_seed), spin_seconds=spin_seconds)
     try:
         async with demo_services(config, console, net) as where:
-            view.broker = where
+            view.broker = where.text
             await wait_connected(sims, console)
             feed.start()
             view.draw()
             if not interactive:
-                stdout.write(f"Демо-стол ЧГК готов. MQTT: {view.broker}\n")
+                stdout.write(where.banner("Демо-стол ЧГК готов."))
                 stdout.flush()
             await _play(stdin, keys, view, interactive)
     finally:
