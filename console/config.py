@@ -358,9 +358,19 @@ def _check_topic_names(config: Config) -> None:
                                                       "(an MQTT wildcard or level separator)")
 
 
+def _check_broker_host(config: Config) -> None:
+    """A host name the resolver would refuse (an empty or over-long label) is a typo."""
+    host = config.mqtt.host
+    try:
+        host.encode("idna")
+    except UnicodeError as exc:
+        raise ConfigError(config.source, "mqtt.host", f"{host!r} is not a valid host name ({exc})") from exc
+
+
 def _check_cross_references(config: Config) -> None:
     src = config.source
     _check_topic_names(config)
+    _check_broker_host(config)
     pedal = config.host.pedal_pin
     if pedal >= 0 and "pedal" in config.sources:
         raise ConfigError(src, "sources.pedal", "the name 'pedal' is the host's foot pedal's "

@@ -259,3 +259,9 @@ def test_the_documentation_check_sees_a_missing_key() -> None:
     not counted as documented."""
     found = _documented_keys("[sound]\nenabled = true\n# [table]\n# blitz = [3]\n# volume = 1\n")
     assert found == {"sound": {"enabled"}, "table": {"blitz", "volume"}}
+
+
+@pytest.mark.parametrize("host", ["broker..lan", "a" * 64 + ".lan"])
+def test_a_broker_host_the_resolver_would_refuse_is_a_config_error(host: str) -> None:
+    with pytest.raises(ConfigError, match=r"console.toml: mqtt.host: .* is not a valid host name"):
+        config_from_dict({"game": {"kind": "sports"}, "mqtt": {"host": host}}, "console.toml")

@@ -12,6 +12,7 @@ test_console_mqtt.py: the game goes on.)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import socket
@@ -360,3 +361,16 @@ async def test_an_event_leaves_inside_the_call_that_publishes_it() -> None:
     finally:
         assert await stop(task)
         broker.close()
+
+
+async def test_a_host_the_resolver_rejects_is_retried_not_fatal() -> None:
+    """`getaddrinfo` raises UnicodeError (not OSError) for "broker..lan": the link must keep
+    retrying like for any lost broker, never end the daemon (and the buttons with it)."""
+    link = MqttLink("broker..lan", 1883, Topics("chgk", "t1"), on_command=lambda _payload: None,
+                    reconnect_interval=0.02)
+    task = asyncio.create_task(link.run())
+    await asyncio.sleep(0.3)  # several attempts
+    assert not task.done(), task.exception() if task.done() else None
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
