@@ -265,3 +265,24 @@ def test_the_documentation_check_sees_a_missing_key() -> None:
 def test_a_broker_host_the_resolver_would_refuse_is_a_config_error(host: str) -> None:
     with pytest.raises(ConfigError, match=r"console.toml: mqtt.host: .* is not a valid host name"):
         config_from_dict({"game": {"kind": "sports"}, "mqtt": {"host": host}}, "console.toml")
+
+
+@pytest.mark.parametrize(
+    ("sources", "named", "words"),
+    [
+        ({"a": {"kind": "simulated_mcu"},
+          "b": {"kind": "gpio_encoder", "pins": [5, 6], "counts_per_turn": 600}},
+         "", "sources a, b can all read the top"),
+        ({"a": {"kind": "simulated_mcu"}}, "b", "'b' is not a source that reads the top"),
+    ],
+)
+def test_the_table_takes_the_angle_of_one_source(sources: dict[str, Any], named: str, words: str) -> None:
+    """Two sources feeding one stop detector would interleave their angles: the table needs
+    table.angle_source to name the one that reads the top."""
+    with pytest.raises(ConfigError, match=f"console.toml: table.angle_source: .*{words}"):
+        config_from_dict({"game": {"kind": "chgk"}, "sources": sources, "table": {"angle_source": named}},
+                         "console.toml")
+    if not named:  # naming one of them is enough
+        config = config_from_dict({"game": {"kind": "chgk"}, "sources": sources,
+                                   "table": {"angle_source": "a"}}, "console.toml")
+        assert config.table.angle_source == "a"

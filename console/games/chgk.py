@@ -31,6 +31,7 @@ from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
 from console.engine.table import TableGame, TableSetup
 from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
 from console.questions import question_file_path, question_pool
+from console.sources import source_kind
 
 PICK_SECTOR = "pick_sector"
 SPECIAL_KEYS = {
@@ -93,8 +94,28 @@ def table_setup(config: Config, seed: int | None = None, started_at_ns: int | No
     return TableSetup(rules=rules, sectors=sectors, spin=spin, started_at_ns=started_at_ns)
 
 
+def angle_source(config: Config) -> str | None:
+    """The one ``[sources.NAME]`` whose angle readings the table takes: ``table.angle_source``
+    if set, else the only source that can read the top; None without one. ConfigError naming
+    ``table.angle_source`` when the name is not such a source, or when several could read the
+    top and none is named (their readings would interleave in the one stop detector)."""
+    readers = [name for name, s in config.sources.items() if ANGLE in source_kind(s.kind).roles]
+    named = config.table.angle_source
+    if named:
+        if named not in readers:
+            raise ConfigError(config.source, "table.angle_source",
+                              f"{named!r} is not a source that reads the top "
+                              f"(those are: {', '.join(readers) or 'none'})")
+        return named
+    if len(readers) > 1:
+        raise ConfigError(config.source, "table.angle_source",
+                          f"sources {', '.join(readers)} can all read the top: name the one that does")
+    return readers[0] if readers else None
+
+
 def check(config: Config) -> None:
     table_setup(config)
+    angle_source(config)
 
 
 def parse_command(command: JsonObject, at: int) -> GameInput:

@@ -18,7 +18,7 @@ from console.engine.model import Host, HostAction, Press
 from console.engine.spin import AngleSample
 from console.sources import SourceSettings, Stop
 from drivers.gpio_buttons import GpioButtons, GpioPress
-from drivers.gpio_encoder import GpioEncoder
+from drivers.gpio_encoder import EncoderReading, GpioEncoder
 from drivers.gpio_pins import GpioError
 
 if TYPE_CHECKING:
@@ -80,10 +80,17 @@ def add_pedal(console: Console, pin: int, action: HostAction, *,
 def add_encoder(console: Console, name: str, pins: Sequence[int], counts_per_turn: int, *,
                 pin_factory: str | object = "") -> GpioEncoder:
     """The top's angle from a quadrature encoder (A, B and an optional index pin)."""
+    # At the table only the configured angle source feeds the stop detector (games/chgk.py).
+    feeds = console.config.table.angle_source in ("", name)
+
+    def on_reading(r: EncoderReading) -> None:
+        if feeds:
+            console.feed([AngleSample(r.at_ns, r.raw, r.status)])
+
     encoder = GpioEncoder(
         pins[0], pins[1], counts_per_rev=counts_per_turn,
         pin_index=pins[2] if len(pins) > 2 else None, pin_factory=pin_factory,
-        on_reading=lambda r: console.feed([AngleSample(r.at_ns, r.raw, r.status)]),
+        on_reading=on_reading,
         on_error=lambda message: console.report_error(name, message),
     )
     console.local_inputs.append(GpioInput(console, name, encoder, "the top's encoder"))

@@ -24,7 +24,9 @@ __all__ = ["add_mcu", "attach_serial", "attach_simulated"]
 
 def add_mcu(console: Console, name: str, port: str, baudrate: int) -> McuLink:
     """An MCU on a serial port: its pads for «Своя игра», the top's angle at the table."""
-    buttons, angle = BUTTONS in console.game.takes, ANGLE in console.game.takes
+    buttons = BUTTONS in console.game.takes
+    # At the table only the configured angle source feeds the stop detector (games/chgk.py).
+    angle = ANGLE in console.game.takes and console.config.table.angle_source in ("", name)
     link = McuLink(
         port,
         name=name,
