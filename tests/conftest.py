@@ -30,27 +30,45 @@ def free_port() -> int:
 def start_mosquitto(workdir: Path, ws_port: int | None = None,
                     port: int | None = None) -> tuple[subprocess.Popen[bytes], int]:
     """Start mosquitto on `port` (default: a free one) on loopback, and a WebSocket listener
-    on `ws_port`."""
+    on `ws_port`; ready once every listener accepts connections.
+
+    A port found free may be taken by another process before mosquitto binds it (a browser's
+    debugging port, a daemon under test): mosquitto then opens its other listener and exits.
+    With a TCP port chosen here, that is retried on a new one (`mosquitto_ws` retries its own
+    WebSocket port); a caller's own TCP port fails the test."""
     if shutil.which("mosquitto") is None:
         pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
-    port = port or free_port()
-    conf = workdir / "mosquitto.conf"
-    websockets = f"listener {ws_port} 127.0.0.1\nprotocol websockets\n" if ws_port else ""
-    conf.write_text(
-        f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
-        f"persistence false\nlog_dest stderr\n{websockets}"
-    )
-    proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stderr=subprocess.DEVNULL)
+    chosen = port is None
+    for _attempt in range(3 if chosen else 1):
+        tcp = port or free_port()
+        conf = workdir / "mosquitto.conf"
+        websockets = f"listener {ws_port} 127.0.0.1\nprotocol websockets\n" if ws_port else ""
+        conf.write_text(
+            f"listener {tcp} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
+            f"persistence false\nlog_dest stderr\n{websockets}"
+        )
+        proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stderr=subprocess.DEVNULL)
+        if _listening(proc, [tcp, *([ws_port] if ws_port else [])]):
+            return proc, tcp
+        proc.kill()
+        proc.wait(timeout=5)
+    pytest.fail("mosquitto did not start listening (its ports were taken)")
+
+
+def _listening(proc: subprocess.Popen[bytes], ports: list[int]) -> bool:
+    """True once every port accepts connections and mosquitto is still running after it."""
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
+    waiting = list(ports)
+    while time.monotonic() < deadline and proc.poll() is None:
         with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return proc, port
-        if proc.poll() is not None:
-            pytest.fail(f"mosquitto exited with {proc.returncode}")
+            if s.connect_ex(("127.0.0.1", waiting[0])) == 0:
+                waiting.pop(0)
+                if not waiting:
+                    time.sleep(0.1)  # a listener that failed to bind makes it exit just now
+                    return proc.poll() is None
+                continue
         time.sleep(0.02)
-    proc.kill()
-    pytest.fail("mosquitto did not start listening")
+    return False
 
 
 @pytest.fixture
@@ -66,8 +84,15 @@ def mosquitto(tmp_path: Path) -> Iterator[Broker]:
 @pytest.fixture
 def mosquitto_ws(tmp_path: Path) -> Iterator[Broker]:
     """mosquitto with a WebSocket listener too, as browser displays need."""
-    ws_port = free_port()
-    proc, port = start_mosquitto(tmp_path, ws_port)
+    for _attempt in range(3):  # the WebSocket port may be taken between choosing and binding
+        ws_port = free_port()
+        try:
+            proc, port = start_mosquitto(tmp_path, ws_port)
+        except pytest.fail.Exception:
+            continue
+        break
+    else:
+        pytest.fail("mosquitto did not start listening (its ports were taken)")
     try:
         yield Broker("127.0.0.1", port, ws_port)
     finally:
