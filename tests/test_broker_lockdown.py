@@ -19,11 +19,9 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 import tomllib
@@ -39,6 +37,7 @@ from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port, until
+from tests.daemon_process import daemon_process
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "config" / "mosquitto" / "chgk-console.conf"
@@ -447,22 +446,8 @@ async def daemon(broker: LockedBroker, workdir: Path) -> AsyncIterator[None]:
         '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\nfortochka = 5\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\n{broker.printed}'
         '[display]\nhttp_port = 0\n[sound]\nenabled = false\n', encoding="utf-8")
-    log = (workdir / "daemon.log").open("wb")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
-    try:
+    async with daemon_process(config):
         yield
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            async with asyncio.timeout(10):
-                await proc.wait()
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-        log.close()
-        assert proc.returncode == 0, (workdir / "daemon.log").read_text(encoding="utf-8")
 
 
 async def test_the_daemon_at_the_table_keeps_the_host_topics_from_the_hall(

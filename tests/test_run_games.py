@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -23,6 +21,7 @@ import pytest
 from console.games import names
 from tests.browser import Browser
 from tests.conftest import Broker, free_port
+from tests.daemon_process import daemon_process
 from tests.test_console_mqtt import command, display
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,22 +80,8 @@ async def daemon(broker: Broker, tmp_path: Path, game: str, http_port: int) -> A
         f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\nws_port = {broker.ws_port}\n'
         f'[display]\nhttp_port = {http_port}\nbind = "127.0.0.1"\n[sound]\nenabled = false\n',
         encoding="utf-8")
-    log = (tmp_path / "daemon.log").open("wb")
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
-    try:
+    async with daemon_process(config):
         yield
-    finally:
-        if proc.returncode is None:
-            proc.send_signal(signal.SIGTERM)
-        try:
-            async with asyncio.timeout(10):
-                await proc.wait()
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
-        log.close()
-        assert proc.returncode == 0, (tmp_path / "daemon.log").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("game", sorted(KINDS))
