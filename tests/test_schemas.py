@@ -688,8 +688,9 @@ async def test_topics_qos_and_retain_on_a_real_broker(mosquitto: Broker) -> None
             await until(lambda: any(s["timer"] for s in live.on(t.state)))
             async with subscriber(mosquitto, f"{t.status.rsplit('/', 1)[0]}/#") as late:
                 await until(lambda: late.on(t.state) and late.on(t.status))
-                assert {(topic, retain) for topic, _, _, retain in late.got} == {(t.state, True),
-                                                                                  (t.status, True)}
+                await until(lambda: late.on(t.host_state))
+                assert {(topic, retain) for topic, _, _, retain in late.got} == {
+                    (t.state, True), (t.status, True), (t.host_state, True)}
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task

@@ -147,6 +147,10 @@ class SportsTimer:
                              "remaining_ms": max(0, (end - now) // NS_PER_MS)}
         return view
 
+    def host_snapshot(self, now: int) -> dict[str, Json]:
+        """`snapshot` plus what only the host may see (published on host/state)."""
+        return self.snapshot(now)
+
     # ------------------------------------------------------------------ internals
 
     def _start(self, at: int, now: int, out: list[Output]) -> None:

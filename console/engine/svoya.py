@@ -167,6 +167,10 @@ class SvoyaReferee:
             "last_end": None if self._last_end is None else end_view(self._last_end),
         }
 
+    def host_snapshot(self, now: int) -> dict[str, Json]:
+        """`snapshot` plus what only the host may see (published on host/state)."""
+        return self.snapshot(now)
+
     # ------------------------------------------------------------------ presses
 
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:

@@ -257,14 +257,12 @@ class Console:
 
     def publish_state(self) -> None:
         if self.mqtt is not None:
-            host_state = None
-            if self.table is not None:
-                table = self.table
+            self.mqtt.publish_state(self.state, self.host_state)
 
-                def host_state() -> dict[str, Any]:
-                    return {**table.host_snapshot(self.clock()), "seq": self.publisher.events_seq,
-                            "game": self.kind}
-            self.mqtt.publish_state(self.state, host_state)
+    def host_state(self, now: int | None = None) -> dict[str, Any]:
+        """The host's view (host/state): the public state plus what only the host may see."""
+        now = self.clock() if now is None else now
+        return {**self.referee.host_snapshot(now), "seq": self.publisher.events_seq, "game": self.kind}
 
     def state(self, now: int | None = None) -> dict[str, Any]:
         now = self.clock() if now is None else now
