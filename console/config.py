@@ -73,8 +73,10 @@ class SourceSection:
     counts_per_turn: int = 0  # gpio_encoder: quadrature cycles per turn of the top
     pin_factory: str = ""  # gpio: gpiozero pin factory ("" = gpiozero's choice, "mock" for tests)
     pull_up: bool = True  # gpio: buttons to ground with the internal pull-up
-    resolution_us: int = 1
+    resolution_us: int = 1  # a kind may bring its own default (console/sources: SourceKind.defaults)
     max_delay_ms: float = 5.0
+    buzzer_buttons: tuple[str, ...] = ("red",)  # buzz: which of a handset's buttons buzz
+    lamp_pins: tuple[int, ...] = ()  # gpio: BCM pin of each pad's lamp (() = no lamps)
 
 
 @dataclass(frozen=True)
@@ -248,7 +250,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         game=_section(GameSection, data.get("game", {}), "game", source),
         players=tuple(_section(PlayerSection, p, f"players[{i}]", source)
                       for i, p in enumerate(players_raw)),
-        sources={name: _section(SourceSection, s, f"sources.{name}", source)
+        sources={name: _section(SourceSection, _kind_defaults(s), f"sources.{name}", source)
                  for name, s in sources_raw.items()},
         host=_section(HostSection, data.get("host", {}), "host", source),
         mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
@@ -262,6 +264,13 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
     )
     _check_cross_references(config)
     return config
+
+
+def _kind_defaults(raw: object) -> object:
+    """A source's settings over its kind's own defaults (a Buzz!'s resolution is its USB poll)."""
+    if isinstance(raw, dict) and raw.get("kind") in source_kinds():
+        return {**dict(source_kind(raw["kind"]).defaults), **raw}
+    return raw
 
 
 def _array(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
@@ -317,6 +326,9 @@ def _coerce(value: object, type_name: str, key: str, source: str) -> object:
         ok = isinstance(value, list) and all(finite_number(v) for v in value)
         if ok and isinstance(value, list):
             value = tuple(float(v) for v in value)
+    elif type_name == "tuple[str, ...]":
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value  # type: ignore[arg-type]
     elif type_name == "tuple[int, ...]":
         ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
                                              for v in value)
@@ -340,7 +352,8 @@ def finite_number(value: object) -> TypeGuard[int | float]:
 
 
 _TYPE_WORDS = {"bool": "true or false", "int": "an integer", "float": "a finite number",
-               "str": "a string", "tuple[int, ...]": "an array of integers",
+               "str": "a string", "tuple[str, ...]": "an array of strings",
+               "tuple[int, ...]": "an array of integers",
                "tuple[float, ...]": "an array of finite numbers"}
 
 

@@ -24,7 +24,9 @@ KINDS = ("event", "state", "status", "command")
 TABLE_KINDS = ("table_event", "table_state", "table_command", "record")
 #: The sports timer's state (``/state``); its events are table events.
 SPORTS_KINDS = ("sports_state",)
-ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS
+#: The «Эрудит-квартет» fight's events and state (docs/mqtt-quartet.md).
+QUARTET_KINDS = ("quartet_event", "quartet_state")
+ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS + QUARTET_KINDS
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 

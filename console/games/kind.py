@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from console.engine.chgk_rules import ChgkHost, SectorPicked
 from console.engine.game import Game
 from console.engine.model import Input
+from console.engine.quartet_rules import QuartetHost
 from console.engine.spin import AngleSample
 from console.engine.sports_timer import SportsHost
 from console.sources import ANGLE, BUTTONS
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     # (config, stdin, stdout, sound=...) -> the demo's exit status
     DemoRunner = Callable[..., Coroutine[Any, Any, int]]
 
-GameInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost
+GameInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost | QuartetHost
 JsonObject = Mapping[str, object]
 
 

@@ -36,7 +36,7 @@ from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.journal import Journal
-from console.shell.lamps import LampMasks
+from console.shell.lamps import LampMasks, LampOutput
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
@@ -86,6 +86,7 @@ class Console:
         self.mqtt: MqttLink | None = None
         self.links: dict[str, McuLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
         self.local_inputs: list[LocalInput] = []  # started and closed with run (console/sources/gpio.py)
+        self.lamp_outputs: dict[str, LampOutput] = {}  # lamps of sources that are not MCU links
         self.source_status: dict[str, str] = {}
         self.publisher = Publisher(self.topics, before_run=EVENTS_BEFORE_RUN)
         self.watchers = self.publisher.watchers  # the typed events, as published
@@ -246,6 +247,9 @@ class Console:
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
         for source, (on, blink) in self._lamps.masks(lamps, self.links).items():
             self.links[source].set_lamps(on, blink)
+        if self.lamp_outputs:  # Buzz! handsets, GPIO lamps (console/sources/buzz.py, gpio.py)
+            for source, (on, blink) in self._lamps.masks(lamps, self.lamp_outputs).items():
+                self.lamp_outputs[source].set_lamps(on, blink)
 
     def _publish(self, event: Event) -> None:
         wire = self.publisher.publish(event)

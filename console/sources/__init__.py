@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from drivers.buzz_report import COLOURS, HANDSETS, POLL_INTERVAL_US
 from firmware_proto import MAX_PADS
 
 if TYPE_CHECKING:
@@ -51,6 +52,12 @@ class SourceSettings(Protocol):
     def pin_factory(self) -> str: ...
     @property
     def pull_up(self) -> bool: ...
+    @property
+    def resolution_us(self) -> int: ...
+    @property
+    def buzzer_buttons(self) -> tuple[str, ...]: ...
+    @property
+    def lamp_pins(self) -> tuple[int, ...]: ...
 
 
 Stop = Callable[[], None]
@@ -66,6 +73,7 @@ class SourceKind:
     pads: Callable[[SourceSettings], int]  # how many pads it has (a player's pad must exist)
     problem: Callable[[SourceSettings], tuple[str, str] | None]  # (key, what is wrong) or None
     backend: str  # "module:function", the function attaching it to a Console
+    defaults: tuple[tuple[str, object], ...] = ()  # settings this kind defaults otherwise (config.py)
 
     def attach(self, console: Console, name: str, settings: SourceSettings) -> Stop | None:
         """Build this source's driver on `console` (see the module docstring)."""
@@ -79,8 +87,24 @@ def _needs_port(s: SourceSettings) -> tuple[str, str] | None:
     return None if s.port else ("port", "a serial_mcu source needs a port")
 
 
-def _needs_pins(s: SourceSettings) -> tuple[str, str] | None:
-    return None if s.pins else ("pins", "a gpio source needs its pins")
+def _gpio_buttons(s: SourceSettings) -> tuple[str, str] | None:
+    if not s.pins:
+        return ("pins", "a gpio source needs its pins")
+    if s.lamp_pins and len(s.lamp_pins) != len(s.pins):
+        return ("lamp_pins", f"one lamp pin per pad: {len(s.pins)} pins, {len(s.lamp_pins)} lamp pins")
+    if set(s.lamp_pins) & set(s.pins) or len(set(s.lamp_pins)) != len(s.lamp_pins):
+        return ("lamp_pins", "each lamp needs a pin of its own, not a button's or another lamp's")
+    return None
+
+
+def _buzz(s: SourceSettings) -> tuple[str, str] | None:
+    if s.resolution_us < POLL_INTERVAL_US:
+        # Finer than the poll would let the referee order presses the device cannot order.
+        return ("resolution_us", f"a Buzz! reports once per USB poll ({POLL_INTERVAL_US // 1000} ms): "
+                                 f"at least {POLL_INTERVAL_US}")
+    if not s.buzzer_buttons or any(c not in COLOURS for c in s.buzzer_buttons):
+        return ("buzzer_buttons", f"some of {', '.join(COLOURS)}")
+    return None
 
 
 def _encoder_pins(s: SourceSettings) -> tuple[str, str] | None:
@@ -89,6 +113,8 @@ def _encoder_pins(s: SourceSettings) -> tuple[str, str] | None:
     return ("", "a gpio_encoder needs pins = [A, B] or [A, B, index] and counts_per_turn (at least 4)")
 
 
+# A Buzz! press waits up to one poll (10 ms) for its report, then the USB transfer and the read.
+BUZZ_MAX_DELAY_MS = 20.0
 MCU_PADS = MAX_PADS  # the wire protocol's pad mask is 16 bits (firmware_proto/PROTOCOL.md)
 
 _KINDS = {
@@ -100,11 +126,16 @@ _KINDS = {
                    pads=lambda s: s.pads, problem=lambda s: None,
                    backend="console.sources.mcu:attach_simulated"),
         SourceKind("gpio", frozenset({BUTTONS}), ordered=False,
-                   pads=lambda s: len(s.pins), problem=_needs_pins,
+                   pads=lambda s: len(s.pins), problem=_gpio_buttons,
                    backend="console.sources.gpio:attach_buttons"),
         SourceKind("gpio_encoder", frozenset({ANGLE}), ordered=True,
                    pads=lambda s: 0, problem=_encoder_pins,
                    backend="console.sources.gpio:attach_encoder"),
+        # One report per 10 ms poll, in order, all handsets in it: ordered (console/sources/buzz.py).
+        SourceKind("buzz", frozenset({BUTTONS}), ordered=True,
+                   pads=lambda s: HANDSETS, problem=_buzz,
+                   backend="console.sources.buzz:attach_buzz",
+                   defaults=(("resolution_us", POLL_INTERVAL_US), ("max_delay_ms", BUZZ_MAX_DELAY_MS))),
     )
 }
 

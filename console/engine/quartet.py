@@ -1,0 +1,671 @@
+"""The «Эрудит-квартет» fight (seed 004 §III): rounds, themes, seats, penalties, places.
+
+Theory of operation: a fight is up to four teams, each on one button (its seat). Rounds follow
+``rules.rounds``; a round has four themes (3.3). ``before_round`` --start_round--> ``between_themes``
+(the host names themes and the teams assign their players, against the minute or the 20 s the
+round type gives, 3.6) --start_theme--> ``theme``: a fresh «Своя игра» referee (`SvoyaReferee`,
+used through its public API) judges the theme's five questions with the teams' seats as its
+players (App.1-11); the referee's events are passed on, and its ``game_over`` ends the theme
+(`ThemeEnded`). After the last theme the places are ranked (`quartet_places.rank`): when a tie
+needs a shoot-out the fight waits in ``shootout_due`` for that theme (named, a player chosen in
+20 s, played by the tied teams only, 3.10-3.11), else it is ``over`` (`FightOver`).
+
+What the fight keeps of each theme is every answer of each team (the question, its value, the
+points) and the penalties, so a voided answer (3.5) is simply left out of the sums; a team's
+result is the sum over the themes (3.9). A refused command is a `CommandRefused` naming the
+rule. Like every engine it reads no clock and does no I/O: ``handle_all(inputs, now)``,
+``on_timer(now)``, ``next_deadline()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
+
+from console.engine.events import CommandRefused
+from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
+from console.engine.quartet_events import (
+    AssignTimeUp,
+    FightOver,
+    FightStarted,
+    PenaltyGiven,
+    PlaceRecord,
+    PlayersAssigned,
+    PresenceChanged,
+    RoundStarted,
+    Seat,
+    ShootoutNeeded,
+    ThemeEnded,
+    ThemeNamed,
+    ThemeStarted,
+)
+from console.engine.quartet_places import Places, Shootout, Tally, rank
+from console.engine.quartet_round import RoundState, check_choice, check_order
+from console.engine.quartet_rules import (
+    PLAYERS_PER_ROUND,
+    THEMES_PER_ROUND,
+    Penalty,
+    QuartetAction,
+    QuartetHost,
+    QuartetRules,
+    QuartetTeam,
+    RoundType,
+)
+from console.engine.rules import Player
+from console.engine.svoya import SvoyaReferee
+from console.engine.svoya_events import AnswerJudged, GameOver, QuestionStarted
+
+__all__ = ["FightPhase", "QuartetFight", "QuartetInput"]
+
+QuartetInput = Input | QuartetHost
+
+
+class FightPhase(StrEnum):
+    BEFORE_ROUND = "before_round"
+    BETWEEN_THEMES = "between_themes"
+    THEME = "theme"
+    SHOOTOUT_DUE = "shootout_due"
+    OVER = "over"
+
+
+@dataclass
+class _Answer:
+    question: int
+    value: int
+    delta: int
+
+
+@dataclass
+class _Theme:
+    """What the fight keeps of one theme (see the module docstring)."""
+
+    round: int
+    number: int
+    name: str
+    shootout: bool
+    seats: dict[str, str]  # team -> player
+    answers: dict[str, list[_Answer]] = field(default_factory=dict)
+    penalties: dict[str, int] = field(default_factory=dict)  # team -> minus points (3.5)
+    voided: set[tuple[str, int]] = field(default_factory=set)  # (team, question) (3.5)
+
+    def counted(self, team: str) -> list[_Answer]:
+        return [a for a in self.answers.get(team, []) if (team, a.question) not in self.voided]
+
+    def score(self, team: str) -> int:
+        return sum(a.delta for a in self.counted(team)) + self.penalties.get(team, 0)
+
+
+_SVOYA_ACTIONS = [a.value for a in HostAction if a is not HostAction.NEW_GAME]
+
+
+class QuartetFight:
+    """One «Эрудит-квартет» fight. See the module docstring for the contract."""
+
+    def __init__(self, rules: QuartetRules) -> None:
+        self.rules = rules
+        self._teams = {t.id: t for t in rules.teams}
+        self._pads = {t.pad: t for t in rules.teams}
+        self._reset()
+
+    def _reset(self) -> None:
+        self._phase = FightPhase.BEFORE_ROUND
+        self._present: dict[str, set[str]] = {t.id: set(t.players) for t in self.rules.teams}
+        self._warnings: dict[str, int] = {t.id: 0 for t in self.rules.teams}
+        self._rounds_started = 0
+        self._round: RoundState | None = None
+        self._theme_index = 0  # the round's next theme (0-based)
+        self._next_name: str | None = None  # the next theme's name (half-dark, dark, shoot-out)
+        self._deadline: int | None = None  # the assignment's minute or 20 s (3.6)
+        self._deadline_passed = False  # it ran out: later assignments are marked late
+        self._themes: list[_Theme] = []
+        self._theme: _Theme | None = None  # the theme being played
+        self._referee: SvoyaReferee | None = None
+        self._question: tuple[int, int] | None = None  # (number, value) of the theme's current question
+        self._shootouts: list[Shootout] = []
+        self._shootout_seats: dict[str, str] = {}
+        self._places: Places | None = None
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def phase(self) -> FightPhase:
+        return self._phase
+
+    @property
+    def referee(self) -> SvoyaReferee | None:
+        """The «Своя игра» referee of the theme in play, None between themes."""
+        return self._referee
+
+    def tallies(self) -> dict[str, Tally]:
+        """Each team's fight so far, the theme in play included (3.9-3.10); shoot-outs are not
+        counted."""
+        themes = self._themes if self._theme is None else [*self._themes, self._theme]
+        out: dict[str, Tally] = {}
+        for team in self._teams:
+            total = plus = 0
+            taken: dict[int, int] = {}
+            for theme in themes:
+                if theme.shootout:
+                    continue
+                total += theme.score(team)
+                for a in theme.counted(team):
+                    if a.delta > 0:
+                        plus += a.delta
+                        taken[a.value] = taken.get(a.value, 0) + 1
+            out[team] = Tally(total=total, plus=plus, taken=taken)
+        return out
+
+    def places(self) -> Places:
+        return rank(self.tallies(), self.rules.stage, self.rules.svoya.values, self._shootouts,
+                    self.rules.seed)
+
+    def handle(self, inp: QuartetInput, now: int) -> list[Output]:
+        return self.handle_all((inp,), now)
+
+    def handle_all(self, inputs: Sequence[QuartetInput], now: int) -> list[Output]:
+        """Inputs that arrived together at `now`. Consecutive presses, watermarks and «Своя
+        игра» host actions go to the theme's referee in one batch, so a tie inside one scan is
+        seen whole (see `SvoyaReferee.handle_all`)."""
+        out: list[Output] = []
+        self._timers(now, out)
+        batch: list[Input] = []
+        for inp in inputs:
+            if isinstance(inp, QuartetHost):
+                self._to_referee(batch, now, out)
+                batch = []
+                self._on_host(inp, now, out)
+            elif isinstance(inp, Host) and inp.action is HostAction.NEW_GAME:
+                self._to_referee(batch, now, out)
+                batch = []
+                self._on_host(QuartetHost(QuartetAction.NEW_FIGHT, inp.at), now, out)
+            else:
+                batch.append(inp)
+        self._to_referee(batch, now, out)
+        return out
+
+    def on_timer(self, now: int) -> list[Output]:
+        out: list[Output] = []
+        self._timers(now, out)
+        return out
+
+    def next_deadline(self) -> int | None:
+        deadlines = [d for d in (self._deadline,
+                                 None if self._referee is None else self._referee.next_deadline())
+                     if d is not None]
+        return min(deadlines) if deadlines else None
+
+    def running_timer(self) -> tuple[str, int] | None:
+        if self._referee is not None:
+            return self._referee.running_timer()
+        if self._deadline is not None:
+            return "assign", self._deadline
+        return None
+
+    # ------------------------------------------------------------------ the theme's referee
+
+    def _timers(self, now: int, out: list[Output]) -> None:
+        if self._deadline is not None and now >= self._deadline:
+            self._deadline = None
+            self._deadline_passed = True
+            out.append(PlayCue(Cue.TIME_UP))
+            out.append(AssignTimeUp(t_ns=now, round=self._slot()[0], theme=self._deadline_theme(),
+                                    missing=tuple(self._missing())))
+        if self._referee is not None:
+            self._referee_out(self._referee.on_timer(now), now, out)
+
+    def _to_referee(self, batch: list[Input], now: int, out: list[Output]) -> None:
+        if not batch:
+            return
+        ref, theme = self._referee, self._theme
+        if ref is None or theme is None:
+            refused = [i for i in batch if isinstance(i, Host)]
+            for h in refused:  # presses between themes count for nothing: nobody sits at the table
+                out.append(CommandRefused(t_ns=now, message=f"{h.action.value!r} is not allowed now: "
+                                          "no theme is being played (start_theme first)",
+                                          details={"action": h.action.value, "phase": self._phase.value}))
+            return
+        # A seat whose team plays no player in this theme (3.8) is not at the table.
+        inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
+                                           and self._pads[i.pad].id not in theme.seats)]
+        if inputs:
+            self._referee_out(ref.handle_all(inputs, now), now, out)
+
+    def _referee_out(self, outputs: list[Output], now: int, out: list[Output]) -> None:
+        theme = self._theme
+        assert theme is not None
+        over = False
+        for o in outputs:
+            match o:
+                case QuestionStarted():
+                    self._question = (o.number, o.value)
+                case AnswerJudged() if o.player in theme.seats and self._question is not None:
+                    answer = _Answer(self._question[0], o.value, o.delta)
+                    theme.answers.setdefault(o.player, []).append(answer)
+                case GameOver():
+                    over = True
+                    continue  # the theme's end is ThemeEnded
+            out.append(o)
+        if over:
+            self._end_theme(now, out)
+
+    # ------------------------------------------------------------------ host commands
+
+    def _on_host(self, cmd: QuartetHost, now: int, out: list[Output]) -> None:
+        handler = {
+            QuartetAction.NEW_FIGHT: self._new_fight,
+            QuartetAction.START_ROUND: self._start_round,
+            QuartetAction.NAME_THEME: self._name_theme,
+            QuartetAction.ASSIGN: self._assign,
+            QuartetAction.START_THEME: self._start_theme,
+            QuartetAction.PENALTY: self._penalty,
+            QuartetAction.ABSENT: self._presence,
+            QuartetAction.PRESENT: self._presence,
+        }[cmd.action]
+        problem = handler(cmd, now, out)
+        if problem is not None:
+            out.append(CommandRefused(t_ns=now, message=f"{cmd.action.value!r} is not allowed now: {problem}",
+                                      details={"action": cmd.action.value, "phase": self._phase.value}))
+
+    def _new_fight(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        self._reset()
+        out.append(FightStarted(t_ns=now, stage=self.rules.stage, teams=tuple(self._teams),
+                                rounds=self.rules.rounds, seed=self.rules.seed))
+        return None
+
+    def _start_round(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        if self._phase is not FightPhase.BEFORE_ROUND:
+            return self._not_between_rounds()
+        kind = self.rules.rounds[self._rounds_started]
+        themes = cmd.themes
+        if kind is RoundType.OPEN:
+            if themes is None or len(themes) != THEMES_PER_ROUND or any(not n.strip() for n in themes):
+                return f"the host names the open round's {THEMES_PER_ROUND} themes before it starts (3.6.1)"
+        elif themes is not None:
+            return f"in a {kind.value} round each theme is named just before it is played (3.6.2, 3.6.3)"
+        plays = {t: min(PLAYERS_PER_ROUND, len(self._present[t])) for t in self._teams}
+        self._rounds_started += 1
+        self._round = RoundState(number=self._rounds_started, type=kind, plays=plays)
+        if themes is not None:
+            self._round.names = list(themes)
+        self._theme_index = 0
+        self._next_name = None
+        self._phase = FightPhase.BETWEEN_THEMES
+        self._deadline = now + self.rules.assign_ns if kind is not RoundType.HALF_DARK else None
+        self._deadline_passed = False
+        out.append(RoundStarted(t_ns=now, round=self._round.number, round_type=kind,
+                                themes=None if themes is None else tuple(themes), plays=plays,
+                                assign_ends_ns=self._deadline))
+        return None
+
+    def _name_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        if self._phase not in (FightPhase.BETWEEN_THEMES, FightPhase.SHOOTOUT_DUE):
+            return "a theme is named between themes (or for a shoot-out)"
+        name = (cmd.name or "").strip()
+        if not name:
+            return "the theme needs a name"
+        shootout = self._phase is FightPhase.SHOOTOUT_DUE
+        rnd = self._round
+        if not shootout:
+            assert rnd is not None
+            if rnd.type is RoundType.OPEN:
+                return "the open round's themes were named before it started (3.6.1)"
+        if self._next_name is not None:
+            return f"the next theme is already named ({self._next_name!r})"
+        self._next_name = name
+        choose = shootout or (rnd is not None and rnd.type is RoundType.HALF_DARK)
+        if choose:
+            self._deadline = now + self.rules.choose_ns
+            self._deadline_passed = False
+            if not shootout:
+                self._auto_skips()
+        round_no, theme_no = self._slot()
+        out.append(ThemeNamed(t_ns=now, round=round_no, theme=theme_no, name=name, shootout=shootout,
+                              choose_ends_ns=self._deadline if choose else None))
+        return None
+
+    def _auto_skips(self) -> None:
+        """A team whose present players have all played this round skips the theme (3.8)."""
+        rnd = self._round
+        assert rnd is not None
+        for team in self._teams:
+            if len(rnd.used(team, self._theme_index)) >= rnd.plays[team]:
+                rnd.order.setdefault(team, [])[self._theme_index:] = [None]
+
+    def _assign(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        team = self._teams.get(cmd.team or "")
+        if team is None:
+            return f"no team {cmd.team!r} in this fight ({', '.join(self._teams)})"
+        late = self._deadline_passed
+        if self._phase is FightPhase.SHOOTOUT_DUE:
+            problem = self._assign_shootout(team, cmd)
+            if problem is None:
+                self._assigned(now, out, team, (self._shootout_seats[team.id],), late)
+            return problem
+        rnd = self._round
+        if self._phase is not FightPhase.BETWEEN_THEMES or rnd is None:
+            return "players are assigned between themes of a round"
+        present = self._present_in(team)
+        if rnd.type is RoundType.HALF_DARK:
+            if cmd.players is not None or cmd.player is None:
+                return ("in a half-dark round the team chooses the player of the named theme (3.6.2): "
+                        "give 'player'")
+            if self._next_name is None:
+                return "the host names the theme first; then the team has 20 s to choose (3.6.2)"
+            player = cmd.player or None
+            problem = check_choice(team, present, rnd.plays[team.id], rnd.used(team.id, self._theme_index),
+                                   self._theme_index, player)
+            if problem:
+                return problem
+            rnd.order.setdefault(team.id, [])[self._theme_index:] = [player]
+        else:
+            if cmd.players is None or cmd.player is not None:
+                return f"in a {rnd.type.value} round the team gives the order of its players for the round " \
+                       f"({rnd.clause}): give 'players'"
+            if self._theme_index > 0:
+                return f"the order of the players may not change during the round ({rnd.clause})"
+            problem = check_order(team, present, rnd.plays[team.id], cmd.players, rnd.clause)
+            if problem:
+                return problem
+            rnd.order[team.id] = list(cmd.players)
+        self._assigned(now, out, team, tuple(rnd.order[team.id]), late)
+        return None
+
+    def _assign_shootout(self, team: QuartetTeam, cmd: QuartetHost) -> str | None:
+        pending = self._pending_teams()
+        if team.id not in pending:
+            return f"team {team.id!r} is not in the shoot-out ({', '.join(pending)})"
+        if self._next_name is None:
+            return "the host names the shoot-out's theme first; then 20 s to choose the player (3.10)"
+        if not cmd.player:
+            return "a team in a shoot-out puts up one player: give 'player' (3.10)"
+        if cmd.player not in team.players:
+            return f"{cmd.player!r} is not a player of team {team.id!r}"
+        if cmd.player not in self._present[team.id]:
+            return f"{cmd.player} is not present (3.8)"
+        self._shootout_seats[team.id] = cmd.player
+        return None
+
+    def _assigned(self, now: int, out: list[Output], team: QuartetTeam, order: tuple[str | None, ...],
+                  late: bool) -> None:
+        out.append(PlayersAssigned(t_ns=now, round=self._slot()[0], team=team.id, order=order, late=late))
+        if self._deadline is not None and not self._missing():
+            self._deadline = None  # everyone is in: the clock has done its work
+
+    def _start_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        shootout = self._phase is FightPhase.SHOOTOUT_DUE
+        if self._phase is not FightPhase.BETWEEN_THEMES and not shootout:
+            return "a theme starts between themes (or for a shoot-out)"
+        name = self._theme_name()
+        if name is None:
+            return "the host names the theme first (3.6.2, 3.6.3)"
+        missing = self._missing()
+        if missing:
+            return f"no player named for this theme by team(s) {', '.join(missing)}"
+        seats = self._seats()
+        round_no, theme_no = self._slot()
+        theme = _Theme(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
+        self._theme = theme
+        self._deadline = None
+        skipped = tuple(t for t in self._playing_teams() if t not in seats)
+        seated = tuple(Seat(team=t, pad=self._teams[t].pad, player=p) for t, p in seats.items())
+        out.append(ThemeStarted(t_ns=now, round=round_no, theme=theme_no, name=name, shootout=shootout,
+                                seats=seated, skipped=skipped))
+        self._phase = FightPhase.THEME
+        self._question = None
+        if not seats:
+            self._end_theme(now, out)  # nobody plays it: 0 for all (3.8)
+            return None
+        players = [Player(t, f"{p} ({self._teams[t].name})", self._teams[t].pad) for t, p in seats.items()]
+        if len(players) == 1:
+            # The referee needs two seats (App.1); the other team's seat stands in, its presses
+            # are not passed on (see _to_referee), so only the one team's player plays.
+            stand_in = next(t for t in self.rules.teams if t.id not in seats)
+            players.append(Player(stand_in.id, stand_in.name, stand_in.pad))
+        ordinal = len(self._themes) + 1
+        self._referee = SvoyaReferee(replace(self.rules.svoya, players=tuple(players), themes=1,
+                                             seed=self.rules.svoya.seed + ordinal))
+        return None
+
+    def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        theme = self._theme
+        if self._phase is not FightPhase.THEME or theme is None:
+            return "a penalty is given while a theme is played (3.5)"
+        team = cmd.team or ""
+        if team not in theme.seats:
+            return f"team {team!r} has no player at the table in this theme (3.5)"
+        if cmd.penalty is None:
+            return "say which penalty: warning, void or minus (3.5)"
+        question = value = None
+        if cmd.penalty is Penalty.WARNING:
+            self._warnings[team] += 1
+        else:
+            if not self._warnings[team] and not cmd.gross:
+                return ("a first violation gets a warning; a void or a minus is for a repeated or "
+                        "a gross one (3.5): give 'gross': true")
+            if self._question is None:
+                return ("no question of this theme has been asked yet (3.5: the current question's "
+                        "answer or value)")
+            question, value = self._question
+            if cmd.penalty is Penalty.VOID:
+                theme.voided.add((team, question))
+            else:
+                theme.penalties[team] = theme.penalties.get(team, 0) - value
+        out.append(PenaltyGiven(t_ns=now, team=team, player=theme.seats[team], penalty=cmd.penalty,
+                                gross=cmd.gross, warnings=self._warnings[team], question=question,
+                                value=value, totals=self._totals()))
+        return None
+
+    def _presence(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        team = self._teams.get(cmd.team or "")
+        if team is None:
+            return f"no team {cmd.team!r} in this fight"
+        if cmd.player not in team.players:
+            return f"{cmd.player!r} is not a player of team {team.id!r}"
+        present = cmd.action is QuartetAction.PRESENT
+        if (cmd.player in self._present[team.id]) == present:
+            return f"{cmd.player} is already {'present' if present else 'absent'}"
+        (self._present[team.id].add if present else self._present[team.id].discard)(cmd.player)
+        out.append(PresenceChanged(t_ns=now, team=team.id, player=cmd.player, present=present))
+        return None
+
+    # ------------------------------------------------------------------ the theme's and the fight's end
+
+    def _end_theme(self, now: int, out: list[Output]) -> None:
+        theme = self._theme
+        assert theme is not None
+        self._themes.append(theme)
+        self._theme = None
+        self._referee = None
+        self._next_name = None
+        scores = {t: theme.score(t) for t in theme.seats}
+        out.append(ThemeEnded(t_ns=now, round=theme.round, theme=theme.number, name=theme.name,
+                              shootout=theme.shootout, scores=scores, totals=self._totals()))
+        if theme.shootout:
+            self._shootouts.append(Shootout(teams=frozenset(theme.seats), scores=scores))
+            self._shootout_seats = {}
+            self._rank(now, out)
+            return
+        self._theme_index += 1
+        if self._theme_index < THEMES_PER_ROUND:
+            self._phase = FightPhase.BETWEEN_THEMES
+            return
+        self._round = None
+        if self._rounds_started < len(self.rules.rounds):
+            self._phase = FightPhase.BEFORE_ROUND
+            return
+        self._rank(now, out)
+
+    def _rank(self, now: int, out: list[Output]) -> None:
+        places = self._places = self.places()
+        if places.pending:
+            self._phase = FightPhase.SHOOTOUT_DUE
+            out.append(ShootoutNeeded(t_ns=now, pending=places.pending))
+            return
+        self._phase = FightPhase.OVER
+        tallies = self.tallies()
+        out.append(FightOver(
+            t_ns=now, stage=self.rules.stage,
+            places=tuple(PlaceRecord(place=i + 1, team=t, total=tallies[t].total, plus=tallies[t].plus,
+                                     taken=_taken(tallies[t]))
+                         for i, t in enumerate(places.order)),
+            by=places.by, lots=places.lots, shootouts=len(self._shootouts)))
+
+    # ------------------------------------------------------------------ helpers
+
+    def _present_in(self, team: QuartetTeam) -> set[str]:
+        return self._present[team.id]
+
+    def _slot(self) -> tuple[int, int]:
+        """(round, theme) numbers of the next or current theme; shoot-outs count as a round after the last."""
+        if self._phase is FightPhase.SHOOTOUT_DUE or (self._theme is not None and self._theme.shootout):
+            return len(self.rules.rounds) + 1, len(self._shootouts) + 1
+        number = self._round.number if self._round is not None else self._rounds_started
+        return number, self._theme_index + 1
+
+    def _deadline_theme(self) -> int | None:
+        rnd = self._round
+        if self._phase is FightPhase.SHOOTOUT_DUE or (rnd is not None and rnd.type is RoundType.HALF_DARK):
+            return self._slot()[1]
+        return None
+
+    def _theme_name(self) -> str | None:
+        if self._phase is not FightPhase.SHOOTOUT_DUE and self._round is not None \
+                and self._round.type is RoundType.OPEN:
+            return self._round.names[self._theme_index]
+        return self._next_name
+
+    def _pending_teams(self) -> tuple[str, ...]:
+        places = self._places
+        return () if places is None or not places.pending else places.pending[0].teams
+
+    def _playing_teams(self) -> tuple[str, ...]:
+        return self._pending_teams() if self._phase is FightPhase.SHOOTOUT_DUE else tuple(self._teams)
+
+    def _missing(self) -> list[str]:
+        """Teams that have not named their player(s) for the theme (or the round) ahead."""
+        if self._phase is FightPhase.SHOOTOUT_DUE:
+            return [t for t in self._pending_teams() if t not in self._shootout_seats]
+        rnd = self._round
+        if rnd is None:
+            return []
+        index = self._theme_index if rnd.type is RoundType.HALF_DARK else THEMES_PER_ROUND - 1
+        return [t for t in self._teams if not rnd.entry(t, index)[0]]
+
+    def _seats(self) -> dict[str, str]:
+        if self._phase is FightPhase.SHOOTOUT_DUE:
+            return dict(self._shootout_seats)
+        rnd = self._round
+        assert rnd is not None
+        seats: dict[str, str] = {}
+        for t in self._teams:
+            _, player = rnd.entry(t, self._theme_index)
+            if player is not None:
+                seats[t] = player
+        return seats
+
+    def _totals(self) -> dict[str, int]:
+        """Each team's fight total so far, the theme in play included (3.9)."""
+        return {t: tally.total for t, tally in self.tallies().items()}
+
+    def _not_between_rounds(self) -> str:
+        if self._phase is FightPhase.OVER:
+            return "the fight is over (new_fight starts another)"
+        if self._phase is FightPhase.SHOOTOUT_DUE:
+            return "the places wait on a shoot-out (3.10)"
+        return "the round in play has not ended"
+
+    # ------------------------------------------------------------------ views
+
+    def snapshot(self, now: int) -> dict[str, Json]:
+        """The whole public state (the retained state topic, docs/mqtt-quartet.md)."""
+        totals = self._totals()
+        tallies = self.tallies()
+        rnd = self._round
+        theme = self._theme
+        referee = self._referee
+        places = self._places
+        round_view: Json = None
+        if rnd is not None:
+            round_view = {
+                "number": rnd.number, "type": rnd.type.value, "plays": dict[str, Json](rnd.plays),
+                "themes": list[Json](rnd.names), "theme": self._theme_index + 1,
+                "order": {t: list[Json](o) for t, o in rnd.order.items()},
+            }
+        timer = self.running_timer()
+        return {
+            "phase": self._phase.value,
+            "stage": self.rules.stage.value,
+            "rounds": [r.value for r in self.rules.rounds],
+            "round": round_view,
+            "next_theme": self._theme_name() if theme is None else None,
+            "theme": None if theme is None else {
+                "round": theme.round, "number": theme.number, "name": theme.name, "shootout": theme.shootout,
+                "seats": [{"team": t, "pad": self._teams[t].pad, "player": p}
+                          for t, p in theme.seats.items()],
+                "question": None if self._question is None else {"number": self._question[0],
+                                                                  "value": self._question[1]},
+                "referee": None if referee is None else referee.snapshot(now),
+            },
+            "teams": [
+                {
+                    "id": t.id, "name": t.name, "pad": t.pad,
+                    "players": [{"name": p, "present": p in self._present[t.id]} for p in t.players],
+                    "total": totals[t.id], "plus": tallies[t.id].plus,
+                    "taken": dict[str, Json](_taken(tallies[t.id])),
+                    "warnings": self._warnings[t.id],
+                    "themes": [th.score(t.id) if t.id in th.seats else None for th in self._themes
+                               if not th.shootout],
+                }
+                for t in self.rules.teams
+            ],
+            "themes": [
+                {"round": th.round, "number": th.number, "name": th.name, "shootout": th.shootout,
+                 "seats": dict[str, Json](th.seats), "scores": {t: th.score(t) for t in th.seats}}
+                for th in self._themes
+            ],
+            "places": None if places is None else {
+                "order": list[Json](places.order), "by": list[Json](places.by),
+                "pending": [{"teams": list[Json](p.teams), "first": p.first, "last": p.last}
+                            for p in places.pending],
+            },
+            "timer": None if timer is None else {"kind": timer[0], "ends_ns": timer[1],
+                                                 "remaining_ms": max(0, (timer[1] - now) // 1_000_000)},
+        }
+
+    def host_snapshot(self, now: int) -> dict[str, Json]:
+        """`snapshot` plus `host_actions` and what the theme's referee shows the host only."""
+        view = self.snapshot(now)
+        referee_actions: list[Json] = []
+        if self._referee is not None:
+            public = self._referee.snapshot(now)
+            host = self._referee.host_snapshot(now)
+            listed = host.get("host_actions")
+            referee_actions = list(listed) if isinstance(listed, list) else list[Json](_SVOYA_ACTIONS)
+            view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
+        view["host_actions"] = [*referee_actions, *self._actions()]
+        return view
+
+    def _actions(self) -> list[Json]:
+        """The fight's own host actions that may be taken now."""
+        actions: list[Json] = [QuartetAction.NEW_FIGHT.value]
+        match self._phase:
+            case FightPhase.BEFORE_ROUND:
+                actions.append(QuartetAction.START_ROUND.value)
+            case FightPhase.BETWEEN_THEMES | FightPhase.SHOOTOUT_DUE:
+                if self._theme_name() is None:
+                    actions.append(QuartetAction.NAME_THEME.value)
+                actions.append(QuartetAction.ASSIGN.value)
+                if self._theme_name() is not None and not self._missing():
+                    actions.append(QuartetAction.START_THEME.value)
+            case FightPhase.THEME:
+                actions.append(QuartetAction.PENALTY.value)
+            case FightPhase.OVER:
+                pass
+        actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value]
+        return actions
+
+
+def _taken(tally: Tally) -> dict[str, int]:
+    """Questions taken by value, the highest first (the 3.10 indicators), keyed "50", "40", ..."""
+    return {str(v): n for v, n in sorted(tally.taken.items(), reverse=True)}

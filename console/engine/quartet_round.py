@@ -1,0 +1,86 @@
+"""One round of an «Эрудит-квартет» fight: its themes' names and who of each team plays them.
+
+Contract: `RoundState` is the working record of a round (3.6): its type, how many themes each
+team plays (3.8), the themes' names as the host gives them, and each team's order of players.
+`check_order` / `check_choice` return None for an assignment the rules allow, or the reason
+(English, with the clause) it is refused. Pure data and checks: no events, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+
+from console.engine.quartet_rules import THEMES_PER_ROUND, QuartetTeam, RoundType
+
+_CLAUSE = {RoundType.OPEN: "3.6.1", RoundType.HALF_DARK: "3.6.2", RoundType.DARK: "3.6.3"}
+
+
+@dataclass
+class RoundState:
+    number: int  # 1-based
+    type: RoundType
+    plays: dict[str, int]  # team -> themes it plays in this round (3.8)
+    names: list[str | None] = field(default_factory=lambda: [None] * THEMES_PER_ROUND)
+    # team -> one entry per theme assigned so far: a player, or None for a theme it skips (3.8)
+    order: dict[str, list[str | None]] = field(default_factory=dict)
+
+    @property
+    def clause(self) -> str:
+        return _CLAUSE[self.type]
+
+    def used(self, team: str, before: int) -> list[str]:
+        """The players `team` has put on the themes before theme index `before`."""
+        return [p for p in self.order.get(team, [])[:before] if p is not None]
+
+    def entry(self, team: str, theme: int) -> tuple[bool, str | None]:
+        """(assigned, player) for theme index `theme`."""
+        order = self.order.get(team, [])
+        return (True, order[theme]) if theme < len(order) else (False, None)
+
+
+def check_order(team: QuartetTeam, present: Collection[str], plays: int,
+                order: Sequence[str | None], clause: str) -> str | None:
+    """A whole round's order (open, dark): one entry per theme, four different players (3.4),
+    as many as the team has present (3.8)."""
+    if len(order) != THEMES_PER_ROUND:
+        return f"the order names a player (or null) for each of the {THEMES_PER_ROUND} themes ({clause})"
+    players = [p for p in order if p is not None]
+    for p in players:
+        problem = _player_problem(team, present, p)
+        if problem:
+            return problem
+    if len(set(players)) != len(players):
+        return "four different players play a round: one may not play two themes (3.4)"
+    if len(players) != plays:
+        return (f"team {team.id!r} plays {plays} theme(s) of this round with {plays} player(s) present "
+                f"(3.4, 3.8), the order names {len(players)}")
+    return None
+
+
+def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: Sequence[str],
+                 theme: int, player: str | None) -> str | None:
+    """The player for theme index `theme` of a half-dark round (3.6.2); None: the team skips it."""
+    left = THEMES_PER_ROUND - theme  # this theme and those after it
+    to_play = plays - len(used)
+    if player is None:
+        if to_play >= left:
+            return (f"team {team.id!r} must play this theme: {to_play} of its players present have "
+                    f"still to play, {left} theme(s) left (3.4, 3.8)")
+        return None
+    problem = _player_problem(team, present, player)
+    if problem:
+        return problem
+    if player in used:
+        return f"{player} has already played a theme of this round: four different players (3.4)"
+    if to_play <= 0:
+        return f"team {team.id!r} has played its {plays} theme(s) of this round (3.8): it skips this one"
+    return None
+
+
+def _player_problem(team: QuartetTeam, present: Collection[str], player: str) -> str | None:
+    if player not in team.players:
+        return f"{player!r} is not a player of team {team.id!r} ({', '.join(team.players) or 'no players'})"
+    if player not in present:
+        return f"{player} is not present (3.8)"
+    return None

@@ -1,0 +1,64 @@
+"""Sony Buzz! USB buzzers as a button source: handset i is pad ``<name>:i``, its red lamp the pad's lamp.
+
+Contract: `add_buzz(console, name, port, ...)` builds the Buzz! driver (drivers/buzz.py) of
+source `name` on a `Console`: a local input the console opens when it runs (reported
+connected or disconnected, retried until it appears, reopened after an unplug) and a lamp
+output the referee's lamps reach. In a game that takes buttons, every report goes to the
+referee as the presses it holds (stamped with the report's arrival) followed by a watermark
+one resolution before that arrival. A Buzz! sends its reports in order, each with every
+handset in it, but their arrival stamps are not quantised like an MCU's timer: the next
+report may be read less than a poll after this one, and a press made within the poll
+interval after this report's must still be judged a tie with it. The referee's arbiter counts
+an ordered source as having reported a resolution past its watermark (a scan quantum), hence
+the watermark one resolution back: a first Buzz! press is final once the next report arrives
+a resolution later, or after the declared max_delay_ms (about 30 ms after the press: the
+honest price of a 10 ms poll). Its timing (resolution_us of at least the 10 ms poll,
+max_delay_ms) is declared in the source's settings (console/sources: the kind's defaults). `attach_buzz` is
+this backend's entry in the source registry.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from console.engine.model import Press, Watermark
+from console.sources import BUTTONS, SourceSettings, Stop
+from drivers.buzz import BuzzLink
+
+if TYPE_CHECKING:
+    from console.shell.runtime import Console
+
+__all__ = ["add_buzz", "attach_buzz"]
+
+
+def add_buzz(console: Console, name: str, port: str, *, buzzer_buttons: tuple[str, ...] = ("red",),
+             resolution_us: int, retry_interval: float = 1.0) -> BuzzLink:
+    """A Buzz! receiver at `port` ("" = the first one found by its USB ids)."""
+    takes_buttons = BUTTONS in console.game.takes
+    vouched_ns = resolution_us * 1000  # see the module docstring
+    pads = tuple(f"{name}:{h}" for h in range(4))
+
+    def on_report(handsets: tuple[int, ...], at_ns: int) -> None:
+        if takes_buttons:
+            presses = [Press(name, pads[h], at_ns) for h in handsets]
+            console.feed([*presses, Watermark(name, at_ns - vouched_ns)])
+
+    link = BuzzLink(
+        port,
+        on_report=on_report,
+        on_status=lambda state, detail: console.report_status(name, state, detail),
+        on_error=lambda message: console.report_error(name, message),
+        buzzer_buttons=buzzer_buttons,
+        resolution_us=resolution_us,
+        retry_interval=retry_interval,
+        clock=console.clock,  # the console's one timebase (a test's scripted clock, too)
+    )
+    console.local_inputs.append(link)
+    console.lamp_outputs[name] = link
+    return link
+
+
+def attach_buzz(console: Console, name: str, settings: SourceSettings) -> Stop | None:
+    add_buzz(console, name, settings.port, buzzer_buttons=settings.buzzer_buttons,
+             resolution_us=settings.resolution_us)
+    return None

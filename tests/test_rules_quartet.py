@@ -1,0 +1,343 @@
+"""«Эрудит-квартет» fights (seed 004 §III) on a hand-stepped clock: rounds, seats, assignments,
+penalties, totals and the places the regulation gives. Each test cites its clause."""
+
+from __future__ import annotations
+
+import pytest
+
+from console.engine.model import Cue, HostAction, PlayCue
+from console.engine.quartet import FightPhase
+from console.engine.quartet_rules import QuartetRules, QuartetTeam
+from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
+
+
+def test_a_theme_is_judged_by_the_svoya_referee_with_the_teams_seats() -> None:
+    """3.3, 3.4, App.3-5: each button is a team's seat; the referee names the player sitting
+    at it for this theme; +value right, -value wrong."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all({"t1": ["Даша", "Аня", "Боря", "Вика"]})
+    f.cmd("start_theme")
+    started = f.events("theme_started")[-1]
+    assert started["seats"][0] == {"team": "t1", "pad": "mcu:0", "player": "Даша"}
+    assert started["name"] == "А"
+    f.question(("-t3", "t1"))
+    accepted = f.events("signal_accepted")
+    assert [e["player"] for e in accepted] == ["t3", "t1"]
+    assert accepted[-1]["name"] == "Даша (Команда t1)"
+    assert f.fight.tallies()["t1"].total == 10 and f.fight.tallies()["t3"].total == -10
+
+
+def test_the_team_result_is_the_sum_over_every_theme_of_every_round() -> None:
+    """3.3, 3.9: three rounds of four themes; the team's result is the sum of its themes."""
+    f = Fight()
+    f.round_open([("t1", "t2", None, None, "-t1"), (None, None, "t3", None, None)])
+    f.round_half_dark([(None, "t1", None, None, None)])
+    f.round_dark([(None, None, None, None, ("-t2", "t4"))])
+    ended = f.events("theme_ended")
+    assert len(ended) == 12
+    totals = {t: sum(e["scores"].get(t, 0) for e in ended) for t in ("t1", "t2", "t3", "t4")}
+    assert totals == {"t1": 10 - 50 + 20, "t2": 20 - 50, "t3": 30, "t4": 50}
+    over = f.events("fight_over")[-1]
+    assert [p["team"] for p in over["places"]] == ["t4", "t3", "t1", "t2"]
+    assert [p["total"] for p in over["places"]] == [50, 30, -20, -30]
+    assert over["by"] == ["total", "total", "total"]
+    assert f.fight.phase is FightPhase.OVER
+
+
+def test_the_open_round_names_four_themes_first_and_gives_a_minute_to_assign() -> None:
+    """3.6.1: the host names the four themes before the round; the teams assign their players
+    within a minute; the console says when the minute is up and who is missing; an assignment
+    after it is marked late; the order may not change once the round is under way."""
+    f = Fight()
+    assert "3.6.1" in f.refusals(f.cmd("start_round"))[0]
+    assert "3.6.1" in f.refusals(f.cmd("start_round", themes=["А", "Б", "В"]))[0]
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    started = f.events("round_started")[-1]
+    assert started["round_type"] == "open" and started["themes"] == ["А", "Б", "В", "Г"]
+    assert started["assign_ends_ns"] == f.now + 60 * S
+    for t in ("t1", "t2", "t3"):
+        f.cmd("assign", team=t, players=list(dict(TEAMS_BY_ID)[t][:4]))
+    f.advance(59 * S)
+    assert f.events("assign_time_up") == []
+    f.advance(1 * S)
+    up = f.events("assign_time_up")
+    assert up == [{"type": "assign_time_up", "t_ns": f.now, "round": 1, "theme": None, "missing": ["t4"]}]
+    assert PlayCue(Cue.TIME_UP) in f.outputs
+    assert "3.6.1" in f.refusals(f.cmd("name_theme", name="Д"))[0]
+    f.cmd("assign", team="t4", players=["Оля", "Петя", "Рая", "Сёма"])
+    assert f.events("players_assigned")[-1]["late"] is True
+    f.theme()
+    refused = f.refusals(f.cmd("assign", team="t1", players=["Даша", "Аня", "Боря", "Вика"]))
+    assert refused and "may not change during the round (3.6.1)" in refused[0]
+
+
+def test_the_minute_stops_once_every_team_has_assigned() -> None:
+    """3.6.1: the clock helps the host; with every team in, no time-up is announced."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    assert f.fight.next_deadline() is None
+    f.advance(120 * S)
+    assert f.events("assign_time_up") == []
+
+
+def test_a_round_needs_four_different_players() -> None:
+    """3.4: in each round four different players of a team play; one player, one theme."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Ель", "Зоя", "Ира"]))
+    assert refused and "four different players" in refused[0] and "(3.4)" in refused[0]
+    refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", "Чужой"]))
+    assert refused and "'Чужой' is not a player of team 't2'" in refused[0]
+    refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", None]))
+    assert refused and "plays 4 theme(s)" in refused[0]
+    assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"])) == []
+
+
+def test_the_half_dark_round_names_each_theme_and_gives_20_seconds() -> None:
+    """3.6.2: the theme is named just before it is played; the team then has 20 s to choose
+    the player; a player who has played this round may not play again (3.4)."""
+    f = Fight()
+    f.round_open()
+    f.cmd("start_round")
+    assert f.events("round_started")[-1]["assign_ends_ns"] is None
+    refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
+    assert refused and "names the theme first" in refused[0]
+    f.cmd("name_theme", name="Реки")
+    named = f.events("theme_named")[-1]
+    assert named["round"] == 2 and named["theme"] == 1 and named["choose_ends_ns"] == f.now + 20 * S
+    for t in TEAMS[:3]:
+        f.cmd("assign", team=t.id, player=t.players[0])
+    refused = f.refusals(f.cmd("start_theme"))
+    assert refused and "t4" in refused[0]
+    f.advance(20 * S)
+    assert f.events("assign_time_up")[-1]["missing"] == ["t4"]
+    assert f.events("assign_time_up")[-1]["theme"] == 1
+    f.cmd("assign", team="t4", player="Оля")
+    f.theme()
+    f.cmd("name_theme", name="Горы")
+    refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
+    assert refused and "already played a theme of this round" in refused[0] and "(3.4)" in refused[0]
+
+
+def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> None:
+    """3.6.3: the order of the players is fixed within a minute; each theme is named only when
+    it is played; the order may not change during the round."""
+    f = Fight(make_rules(rounds=(RoundType.DARK,)))
+    refused = f.refusals(f.cmd("start_round", themes=["А", "Б", "В", "Г"]))
+    assert refused and "3.6.3" in refused[0]
+    f.cmd("start_round")
+    assert f.events("round_started")[-1]["assign_ends_ns"] == f.now + 60 * S
+    refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
+    assert refused and "give 'players'" in refused[0]
+    f.assign_all(None)
+    refused = f.refusals(f.cmd("start_theme"))
+    assert refused and "names the theme first" in refused[0]
+    f.cmd("name_theme", name="Тайна")
+    assert f.events("theme_named")[-1]["choose_ends_ns"] is None
+    f.theme()
+    assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"]))
+
+
+def test_a_team_with_three_players_plays_three_themes_and_scores_0_in_the_fourth() -> None:
+    """3.8: with fewer than four players present at the start of the round, a team plays as many
+    themes as it has players and gets 0 in the rest; its seat is not at the table then."""
+    f = Fight()
+    f.cmd("absent", team="t2", player="Ира")
+    assert f.events("presence_changed")[-1] == {"type": "presence_changed", "t_ns": f.now, "team": "t2",
+                                                "player": "Ира", "present": False}
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    assert f.events("round_started")[-1]["plays"] == {"t1": 4, "t2": 3, "t3": 4, "t4": 4}
+    refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", "Ира"]))
+    assert refused and "Ира is not present (3.8)" in refused[0]
+    f.assign_all({"t2": [None, "Ель", "Жора", "Зоя"]})
+    f.cmd("start_theme")
+    started = f.events("theme_started")[-1]
+    assert started["skipped"] == ["t2"] and [s["team"] for s in started["seats"]] == ["t1", "t3", "t4"]
+    f.host(HostAction.NEXT)
+    f.advance(1 * S)
+    f.press("t2")  # nobody of t2 is at the table for this theme
+    f.advance(100 * MS)
+    assert f.events("signal_accepted") == []
+    f.press("t3")
+    assert f.events("signal_accepted")[-1]["player"] == "t3"
+    f.advance(10 * MS)
+    f.host(HostAction.NAME)
+    f.host(HostAction.CORRECT)
+    for _ in range(4):
+        f.question(None)
+    assert f.events("theme_ended")[-1]["scores"] == {"t1": 0, "t3": 10, "t4": 0}
+    assert f.fight.snapshot(f.now)["teams"][1]["themes"] == [None]  # type: ignore[index, call-overload]
+
+
+def test_half_dark_skips_follow_the_players_present() -> None:
+    """3.8 with 3.6.2: a team with three players skips one theme of the round, no more; once all
+    its present players have played, it skips the rest by itself."""
+    f = Fight(make_rules(rounds=(RoundType.HALF_DARK,)))
+    f.cmd("absent", team="t2", player="Ира")
+    f.cmd("start_round")
+    f.cmd("name_theme", name="1")
+    assert f.refusals(f.cmd("assign", team="t2", player="")) == []  # skips theme 1
+    for t in ("t1", "t3", "t4"):
+        f.cmd("assign", team=t, player=dict(TEAMS_BY_ID)[t][0])
+    f.theme()
+    f.cmd("name_theme", name="2")
+    refused = f.refusals(f.cmd("assign", team="t2", player=""))
+    assert refused and "must play this theme" in refused[0]
+
+
+def test_the_last_theme_skipped_by_a_team_that_has_played_all_its_players() -> None:
+    """3.8: a team whose present players have all played this round sits the next theme out."""
+    f = Fight(make_rules(rounds=(RoundType.HALF_DARK,)))
+    for player in ("Вика", "Гоша", "Даша"):
+        f.cmd("absent", team="t1", player=player)
+    f.cmd("start_round")
+    for i in range(3):
+        f.cmd("name_theme", name=str(i + 1))
+        for t in TEAMS:
+            f.cmd("assign", team=t.id, player=t.players[i] if i < 2 or t.id != "t1" else "")
+        f.theme()
+    f.cmd("name_theme", name="4")
+    assert f.fight.snapshot(f.now)["round"]["order"]["t1"] == ["Аня", "Боря", None, None]  # type: ignore[index, call-overload]
+
+
+def test_talking_to_the_team_a_warning_then_a_void_or_a_minus() -> None:
+    """3.5: the first violation gets a warning; a repeated or gross one voids the answer to the
+    current question or takes its value off."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    refused = f.refusals(f.cmd("penalty", team="t1", penalty="warning"))
+    assert refused and "while a theme is played" in refused[0]
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)
+    refused = f.refusals(f.cmd("penalty", team="t1", penalty="void"))
+    assert refused and "(3.5)" in refused[0] and "warning" in refused[0]
+    f.cmd("penalty", team="t1", penalty="warning")
+    assert f.events("penalty_given")[-1]["warnings"] == 1
+    f.advance(1 * S)
+    f.press("t1")
+    f.advance(10 * MS)
+    f.host(HostAction.NAME)
+    f.host(HostAction.CORRECT)
+    f.cmd("penalty", team="t1", penalty="void")  # the answer to question 1 does not count
+    given = f.events("penalty_given")[-1]
+    assert given["question"] == 1 and given["value"] == 10 and given["totals"]["t1"] == 0
+    f.question("t1")  # 20
+    f.cmd("penalty", team="t2", penalty="minus", gross=True)  # gross: at once
+    assert f.events("penalty_given")[-1]["totals"]["t2"] == -20
+    for _ in range(3):
+        f.question(None)
+    tallies = f.fight.tallies()
+    assert tallies["t1"].total == 20 and tallies["t1"].taken == {20: 1}
+    assert tallies["t2"].total == -20 and tallies["t2"].plus == 0
+
+
+def test_a_tie_for_an_advancing_place_is_shot_out_on_a_half_dark_theme() -> None:
+    """3.10: tied on every indicator across the place that leads to the semi-finals (2nd/3rd
+    in a group), the teams play a shoot-out theme by the half-dark rules: named, a player
+    chosen in 20 s, only the tied teams at the table; its points do not count in the totals."""
+    f = Fight(make_rules(rounds=(RoundType.OPEN,), stage=Stage.GROUP))
+    f.round_open([("t2", None, None, None, "t1"), ("t3",)])
+    assert f.fight.phase is FightPhase.SHOOTOUT_DUE
+    assert f.events("shootout_needed")[-1]["pending"] == [{"teams": ["t2", "t3"], "first": 2, "last": 3}]
+    refused = f.refusals(f.cmd("start_round"))
+    assert refused and "shoot-out" in refused[0]
+    f.cmd("name_theme", name="Перестрелка")
+    assert f.events("theme_named")[-1]["choose_ends_ns"] == f.now + 20 * S
+    refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
+    assert refused and "not in the shoot-out" in refused[0]
+    f.cmd("assign", team="t2", player="Ель")  # anyone may play it, even after the round
+    f.cmd("assign", team="t3", player="Кот")
+    f.cmd("start_theme")
+    assert [s["team"] for s in f.events("theme_started")[-1]["seats"]] == ["t2", "t3"]
+    f.theme_questions((None, "t3"))
+    over = f.events("fight_over")[-1]
+    assert [p["team"] for p in over["places"]] == ["t1", "t3", "t2", "t4"]
+    assert over["by"] == ["total", "shootout", "total"]
+    assert [p["total"] for p in over["places"]] == [50, 10, 10, 0]  # the shoot-out's 20 not counted
+
+
+def test_a_shootout_that_ties_again_is_played_again() -> None:
+    """3.10: a shoot-out leaves the teams still tied: another shoot-out among them."""
+    f = Fight(make_rules(rounds=(RoundType.OPEN,), stage=Stage.GROUP))
+    f.round_open([("t2", None, None, None, "t1"), ("t3",)])
+    for _ in range(2):
+        f.cmd("name_theme", name="Перестрелка")
+        f.cmd("assign", team="t2", player="Ель")
+        f.cmd("assign", team="t3", player="Кот")
+        f.cmd("start_theme")
+        if f.events("theme_started")[-1]["theme"] == 1:
+            f.theme_questions(())  # nobody takes anything: still tied
+            assert f.events("shootout_needed")[-1]["pending"][0]["teams"] == ["t2", "t3"]
+        else:
+            f.theme_questions(("t2",))
+    over = f.events("fight_over")[-1]
+    assert [p["team"] for p in over["places"]] == ["t1", "t2", "t3", "t4"] and over["shootouts"] == 2
+
+
+def test_one_team_at_the_table_still_plays_its_theme() -> None:
+    """3.8, App.1: in a two-team fight where one team has no player for a theme, the other's
+    player plays it alone (the referee needs two seats: the empty one never signals)."""
+    two = (QuartetTeam("a", "А", "mcu:0", ("1", "2", "3", "4")),
+           QuartetTeam("b", "Б", "mcu:1", ("1", "2", "3")))
+    f = Fight(make_rules(teams=two, rounds=(RoundType.OPEN,)))
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.cmd("assign", team="a", players=["1", "2", "3", "4"])
+    f.cmd("assign", team="b", players=[None, "1", "2", "3"])
+    f.cmd("start_theme")
+    f.question("a")
+    f.host(HostAction.NEXT)
+    f.advance(1 * S)
+    f.press("b")
+    f.advance(100 * MS)
+    assert [e["player"] for e in f.events("signal_accepted")] == ["a"]
+    f.host(HostAction.READING_FINISHED)
+    f.advance(8 * S)
+    for _ in range(3):
+        f.question(None)
+    assert f.events("theme_ended")[-1]["scores"] == {"a": 10}
+
+
+def test_svoya_actions_between_themes_are_refused_and_presses_ignored() -> None:
+    """3.5 / App.4: nobody sits at the table between themes: a press counts for nothing and
+    makes no noise; a «Своя игра» key is refused with the reason."""
+    f = Fight()
+    assert f.press("t1") == []
+    refused = f.refusals(f.host(HostAction.NEXT))
+    assert refused and "no theme is being played" in refused[0]
+
+
+def test_new_game_starts_the_fight_over() -> None:
+    """A new fight: totals to zero, before the first round (the host's new_game key too)."""
+    f = Fight()
+    f.round_open([("t1",)])
+    f.host(HostAction.NEW_GAME)
+    assert f.events("fight_started")[-1]["teams"] == ["t1", "t2", "t3", "t4"]
+    assert f.fight.phase is FightPhase.BEFORE_ROUND and f.fight.tallies()["t1"].total == 0
+
+
+def test_host_actions_follow_the_fight() -> None:
+    """The host's screen offers exactly the commands that would be taken now."""
+    f = Fight()
+    assert "start_round" in f.fight.host_snapshot(f.now)["host_actions"]  # type: ignore[operator]
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    actions = f.fight.host_snapshot(f.now)["host_actions"]
+    assert "assign" in actions and "start_theme" not in actions  # type: ignore[operator]
+    f.assign_all(None)
+    assert "start_theme" in f.fight.host_snapshot(f.now)["host_actions"]  # type: ignore[operator]
+    f.cmd("start_theme")
+    actions = f.fight.host_snapshot(f.now)["host_actions"]
+    assert "next" in actions and "penalty" in actions and "start_round" not in actions  # type: ignore[operator]
+
+
+@pytest.mark.parametrize("count", [1, 5])
+def test_a_fight_has_two_to_four_teams(count: int) -> None:
+    """3.1: no more than four teams in a fight (App.1: at least two at the buttons)."""
+    teams = tuple(QuartetTeam(f"t{i}", f"T{i}", f"mcu:{i}", ("a",)) for i in range(count))
+    with pytest.raises(ValueError, match=r"2 to 4 teams \(3.1\)"):
+        QuartetRules(teams=teams, svoya=make_rules().svoya)
+
+
+TEAMS_BY_ID = [(t.id, t.players) for t in TEAMS]
