@@ -13,10 +13,11 @@ This module knows no game, so the games may import it.
 
 from __future__ import annotations
 
+import difflib
 import math
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -24,6 +25,8 @@ from console.engine.model import HostAction
 from console.engine.rules import AnswerClock, FalseStartPolicy, TiePolicy
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
+from drivers.evdev_keys import EVDEV, STREAM, key_code, key_names
+from drivers.evdev_keys import KINDS as KEY_DEVICE_KINDS
 
 
 class ConfigError(ValueError):
@@ -80,11 +83,57 @@ class SourceSection:
 
 
 @dataclass(frozen=True)
+class KeyBinding:
+    """One line ``KEY_SPACE = "reading_finished"`` of a key device (docs/host-keys.md)."""
+
+    key: str  # the key's name as written (linux/input-event-codes.h)
+    code: int
+    action: str  # a host action of the game (checked by console.games)
+
+
+@dataclass(frozen=True)
+class KeyDeviceSection:
+    """A keyboard, clicker or pedal read through evdev (``[host.keys]`` or ``[[host.keys]]``)."""
+
+    device: str  # a /dev/input path (best its /dev/input/by-id/ link) or the device's name
+    kind: str = "evdev"  # "stream": a pty/FIFO of raw input_event records (tests only)
+    bindings: tuple[KeyBinding, ...] = ()  # every KEY_*/BTN_* line
+    where: str = field(default="host.keys", compare=False)  # its config key, for messages
+
+    @property
+    def name(self) -> str:
+        """How its status and errors are reported: "keys:<the device's file or name>"."""
+        return f"keys:{self.device.rstrip('/').rpartition('/')[2]}"
+
+
+@dataclass(frozen=True)
+class PedalSection:
+    """A GPIO pedal or key of the host (``[[host.pedals]]``), wired to ground."""
+
+    pin: int  # BCM pin
+    action: str = "reading_finished"  # a host action of the game
+    pin_factory: str = ""  # gpiozero pin factory ("" = gpiozero's choice, "mock" for tests)
+
+
+@dataclass(frozen=True)
 class HostSection:
     max_delay_ms: float = 20.0  # worst-case delay of a host key reaching the console
     pedal_pin: int = -1  # BCM pin of the host's foot pedal (-1: none)
     pedal_action: str = "reading_finished"  # what the pedal does (a host action)
     pedal_pin_factory: str = ""  # gpiozero pin factory for the pedal ("" = gpiozero's choice)
+    keys: tuple[KeyDeviceSection, ...] = ()  # [host.keys] / [[host.keys]]: keyboards, clickers
+    pedals: tuple[PedalSection, ...] = ()  # [[host.pedals]]: several GPIO pedals, each its action
+
+    def all_pedals(self) -> tuple[tuple[str, PedalSection], ...]:
+        """(status name, pedal) of each pedal: pedal_pin is "pedal", [[host.pedals]] "pedal:<pin>"."""
+        old = ((("pedal", PedalSection(self.pedal_pin, self.pedal_action, self.pedal_pin_factory)),)
+               if self.pedal_pin >= 0 else ())
+        return old + tuple((f"pedal:{p.pin}", p) for p in self.pedals)
+
+    def actions(self) -> tuple[tuple[str, str], ...]:
+        """(config key, action) of every [[host.pedals]] and key binding, for the game to check."""
+        return (tuple((f"host.pedals[{i}].action", p.action) for i, p in enumerate(self.pedals))
+                + tuple((f"{k.where}.{b.key}", b.action) for k in self.keys for b in k.bindings))
 
 
 @dataclass(frozen=True)
@@ -252,7 +301,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
                       for i, p in enumerate(players_raw)),
         sources={name: _section(SourceSection, _kind_defaults(s), f"sources.{name}", source)
                  for name, s in sources_raw.items()},
-        host=_section(HostSection, data.get("host", {}), "host", source),
+        host=_host_section(data.get("host", {}), source),
         mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
         display=_section(DisplaySection, data.get("display", {}), "display", source),
@@ -309,6 +358,67 @@ def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
 
 
 _MISSING: Any = fields(PlayerSection)[0].default  # dataclasses.MISSING, without importing it
+
+
+def _host_section(raw: object, source: str) -> HostSection:
+    """[host], whose keys and pedals are tables of their own (docs/host-keys.md)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(source, "host", "must be a table")
+    host: HostSection = _section(HostSection, {k: v for k, v in raw.items() if k not in ("keys", "pedals")},
+                                 "host", source)
+    keys = raw.get("keys", [])
+    if isinstance(keys, dict):  # [host.keys]: one device
+        devices = [_key_device(keys, "host.keys", source)]
+    elif isinstance(keys, list):  # [[host.keys]]: several
+        devices = [_key_device(d, f"host.keys[{i}]", source) for i, d in enumerate(keys)]
+    else:
+        raise ConfigError(source, "host.keys", "must be a table ([host.keys]) or tables ([[host.keys]])")
+    for i, d in enumerate(devices):
+        for other in devices[:i]:
+            if other.device == d.device:
+                raise ConfigError(source, f"{d.where}.device", f"{d.device!r} is already {other.where}'s")
+    pedals = raw.get("pedals", [])
+    if not isinstance(pedals, list):
+        raise ConfigError(source, "host.pedals", "must be an array of tables ([[host.pedals]])")
+    return replace(host, keys=tuple(devices), pedals=tuple(
+        _section(PedalSection, p, f"host.pedals[{i}]", source) for i, p in enumerate(pedals)))
+
+
+def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
+    """One key device: `device`, `kind`, and a KEY_*/BTN_* = "action" line per key."""
+    if not isinstance(raw, dict):
+        raise ConfigError(source, where, "must be a table")
+    device, kind = raw.get("device"), raw.get("kind", EVDEV)
+    if not isinstance(device, str) or not device:
+        raise ConfigError(source, f"{where}.device", "is required: a /dev/input/by-id/... path or the "
+                                                     "device's name (docs/host-keys.md)")
+    if kind not in KEY_DEVICE_KINDS:
+        raise ConfigError(source, f"{where}.kind", f"{kind!r} is not one of {', '.join(KEY_DEVICE_KINDS)}")
+    if kind == STREAM and not device.startswith("/"):
+        raise ConfigError(source, f"{where}.device", "a stream device is a path")
+    bindings: list[KeyBinding] = []
+    for key, action in raw.items():
+        if key in ("device", "kind"):
+            continue
+        if not key.startswith(("KEY_", "BTN_")):
+            raise ConfigError(source, f"{where}.{key}", "unknown key (known: device, kind, and key "
+                                                        "names such as KEY_SPACE or BTN_LEFT, in capitals)")
+        code = key_code(key)
+        if code is None:
+            close = difflib.get_close_matches(key, key_names(), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise ConfigError(source, f"{where}.{key}", f"unknown key code {key!r} (the names of linux/"
+                                                        f"input-event-codes.h, as evtest shows them){hint}")
+        if not isinstance(action, str) or not action:
+            raise ConfigError(source, f"{where}.{key}", f"expected a host action (a string), got {action!r}")
+        for other in bindings:
+            if other.code == code:
+                raise ConfigError(source, f"{where}.{key}", f"the same key as {where}.{other.key} "
+                                                            f"(code {code}): a key has one action")
+        bindings.append(KeyBinding(key, code, action))
+    if not bindings:
+        raise ConfigError(source, where, 'maps no key: add lines such as KEY_SPACE = "reading_finished"')
+    return KeyDeviceSection(device, kind, tuple(bindings), where)
 
 
 def _coerce(value: object, type_name: str, key: str, source: str) -> object:
@@ -388,6 +498,13 @@ def _check_cross_references(config: Config) -> None:
     if pedal >= 0 and "pedal" in config.sources:
         raise ConfigError(src, "sources.pedal", "the name 'pedal' is the host's foot pedal's "
                                                 "(host.pedal_pin): give this source another name")
+    pedal_pins = {pedal: "host.pedal_pin"} if pedal >= 0 else {}
+    for i, ped in enumerate(config.host.pedals):
+        key = f"host.pedals[{i}].pin"
+        if ped.pin in pedal_pins:
+            raise ConfigError(src, key, f"pin {ped.pin} is already {pedal_pins[ped.pin]}'s: one pin, one key")
+        pedal_pins[ped.pin] = key
+    host_inputs = {n for n, _p in config.host.all_pedals()} | {k.name for k in config.host.keys}
     for name, s in config.sources.items():
         problem = source_kind(s.kind).problem(s)
         if problem is not None:
@@ -396,6 +513,13 @@ def _check_cross_references(config: Config) -> None:
         if pedal >= 0 and pedal in s.pins:
             raise ConfigError(src, "host.pedal_pin", f"pin {pedal} is already sources.{name}'s: a pin "
                                                      "is either a player's or the host's pedal")
+        for i, ped in enumerate(config.host.pedals):
+            if ped.pin in s.pins:
+                raise ConfigError(src, f"host.pedals[{i}].pin", f"pin {ped.pin} is already sources.{name}'s: "
+                                                                "a pin is either a player's or a pedal")
+        if name in host_inputs:
+            raise ConfigError(src, f"sources.{name}", f"the name {name!r} is a host key's or pedal's: "
+                                                      "give this source another name")
     for i, p in enumerate(config.players):
         source, _, index = p.pad.partition(":")
         if source not in config.sources:

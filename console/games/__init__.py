@@ -80,3 +80,9 @@ def _check_inputs(config: Config, kind: GameKind) -> None:
         pedal_games = ", ".join(repr(n) for n in names() if game(n).host_pedal)
         raise ConfigError(src, "host.pedal_pin", f"the foot pedal plays only in game.kind = {pedal_games} "
                                                  "(its actions are that game's host's)")
+    for key, action in config.host.actions():  # [[host.pedals]] and [[host.keys]]: this game's actions
+        try:
+            kind.parse_command({"action": action}, 0)
+        except ValueError:
+            raise ConfigError(src, key, f"{action!r} is not a host action of game.kind = {kind.name!r} "
+                                        f"({kind.command_help})") from None

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TextIO
 
 from console.config import Config, ConfigError
-from console.engine.model import HostAction
 from console.games import load_config
 from console.shell import sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
@@ -28,7 +27,7 @@ from console.shell.files import create_new
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
-from console.sources.gpio import add_pedal
+from console.sources.host_keys import add_host_inputs
 
 log = logging.getLogger("chgk.daemon")
 
@@ -44,9 +43,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
         if stop_source is not None:
             stops.append(stop_source)
 
-    if config.host.pedal_pin >= 0:
-        add_pedal(console, config.host.pedal_pin, HostAction(config.host.pedal_action),
-                          pin_factory=config.host.pedal_pin_factory)
+    add_host_inputs(console)  # pedals and key devices (console/sources/host_keys.py)
 
     def ready() -> None:
         """Once, when the referee, the buttons and the lamps run: the game can be played,

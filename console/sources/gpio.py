@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from console.engine.model import Host, HostAction, Press
+from console.engine.model import HostAction, Press
 from console.engine.spin import AngleSample
 from console.sources import SourceSettings, Stop
 from drivers.gpio_buttons import GpioButtons, GpioPress
@@ -62,18 +62,21 @@ def add_buttons(console: Console, name: str, pins: Sequence[int], *, pull_up: bo
     return buttons
 
 
-def add_pedal(console: Console, pin: int, action: HostAction, *,
-              pin_factory: str | object = "") -> GpioButtons:
-    """The host's foot pedal on a GPIO pin: each press is `action`, at the edge's time. It is
-    never one of the sources (a source may not be called "pedal", nor share its pin)."""
+def add_pedal(console: Console, pin: int, action: HostAction | str, *,
+              pin_factory: str | object = "", name: str = "pedal") -> GpioButtons:
+    """A host's foot pedal (or key) on a GPIO pin: each press is `action`, a host action of the
+    game as in its JSON commands, at the edge's time; its status and errors are `name`'s. It is
+    never one of the sources (a source may not take its name, nor share its pin)."""
+    command = {"action": str(action)}
+    console.game.parse_command(command, 0)  # ValueError now, not at the first press
 
     def on_edge(edge: GpioPress) -> None:
         if edge.pressed:
-            console.feed([Host(action, edge.at_ns)])
+            console.feed([console.game.parse_command(command, edge.at_ns)])
 
     pedal = GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory,
-                        on_error=lambda message: console.report_error("pedal", message))
-    console.local_inputs.append(GpioInput(console, "pedal", pedal, f"GPIO pins {[pin]}"))
+                        on_error=lambda message: console.report_error(name, message))
+    console.local_inputs.append(GpioInput(console, name, pedal, f"GPIO pins {[pin]}"))
     return pedal
 
 
