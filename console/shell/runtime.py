@@ -35,7 +35,7 @@ from console.games.kind import GameKind
 from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.error_reports import ErrorReports, shortened
-from console.shell.journal import Journal
+from console.shell.journal import Journal, clock_line, decides
 from console.shell.lamps import LampMasks, LampOutput
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ConsoleError, SourceStatus
@@ -225,6 +225,8 @@ class Console:
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()
+        if self.journal.open and decides(outputs):  # after the lamps and the event: off their path
+            self.journal.sync_soon()
 
     def _keep_state_fresh(self) -> None:
         """While a countdown runs, republish the state now and then, so that a display that
@@ -299,7 +301,10 @@ class Console:
         self._timer = None
         now = self.clock()
         try:
-            self._carry_out(self.referee.on_timer(now), now)
+            outputs = self.referee.on_timer(now)
+            if self.journal.open and decides(outputs):  # a resume must know the clock got this far
+                self.journal.write(clock_line(now))
+            self._carry_out(outputs, now)
         except Exception:
             # A bug must not stop the clocks: try again a little later (never in a tight
             # loop), so that windows still close and counts still run out, and say so once.

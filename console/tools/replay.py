@@ -5,17 +5,23 @@ console publishes on MQTT, and returns an exit status (0: every line was good; 1
 were refused, each named on `err`, and the rest was still replayed; 2: the scenario's config
 is unusable). Virtual time: each input is handled at its arrival time, and every deadline
 the referee announces in between fires at its exact time, as it would have on the table.
+A journal's ``{"clock_ms": ...}`` line (written when the console decided on its own timer)
+only moves the clock on: the deadlines up to it fire, as they did live.
+
+`read_scenario` and `play` are the two halves, shared with resuming a fight from the journal
+(console/shell/resume.py), so a resumed referee is exactly the replayed one.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, TextIO
 
-from console.config import Config, ConfigError
+from console.config import Config, ConfigError, finite_number
 from console.engine.game import Game
-from console.engine.model import Output, Press, Watermark
+from console.engine.model import NS_PER_MS, Output, Press, Watermark
 from console.games import config_from_dict, game, names
 from console.scenario import AnyInput, ScenarioError, Step, parse_step
 from console.shell.mqtt_link import encode
@@ -54,24 +60,50 @@ class VirtualTable:
             self.advance_to(deadline)
 
 
-def with_scan_watermarks(steps: list[Step], config: Config) -> list[Step]:
+@dataclass(frozen=True, slots=True)
+class ClockStep:
+    """A journal's ``{"clock_ms": ...}``: the console's clock reached `arrive` (host ns)."""
+
+    arrive: int
+
+
+AnyStep = Step | ClockStep
+
+
+def with_scan_watermarks(steps: list[AnyStep], config: Config) -> list[AnyStep]:
     """After each scan of an ordered source (its presses at one time), add its watermark."""
     ordered = {name for name, s in config.sources.items() if source_kind(s.kind).ordered}
-    result: list[Step] = []
+    result: list[AnyStep] = []
     for i, step in enumerate(steps):
         result.append(step)
+        if not isinstance(step, Step):
+            continue
         inp = step.input
         if not isinstance(inp, Press) or inp.source not in ordered:
             continue
-        following = steps[i + 1].input if i + 1 < len(steps) else None
+        after = steps[i + 1] if i + 1 < len(steps) else None
+        following = after.input if isinstance(after, Step) else None
         same_scan = (isinstance(following, Press) and following.source == inp.source
-                     and following.at == inp.at and steps[i + 1].arrive == step.arrive)
+                     and following.at == inp.at and after is not None and after.arrive == step.arrive)
         if not same_scan:
             result.append(Step(Watermark(inp.source, inp.at), step.arrive))
     return result
 
 
-def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario or journal read: its config line (None without one), the config a replay
+    judges it with, its steps in arrival order, and how many lines were refused."""
+
+    header: dict[str, Any] | None
+    config: Config
+    steps: list[AnyStep]
+    bad: int
+
+
+def read_scenario(lines: Iterable[str], name: str, err: TextIO) -> Scenario | None:
+    """Parse a scenario, naming each refused line on `err` (the rest is kept); None (said on
+    `err`) when its config is unusable."""
     numbered = [(number, text) for number, text in enumerate(lines, 1) if text.strip()]
     header: dict[str, Any] | None = None
     if numbered and numbered[0][1].lstrip().startswith('{"config"'):
@@ -80,16 +112,17 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
             header = _header(text, f"{name}:{number}")
         except ScenarioError as exc:
             print(f"replay: {exc}", file=err)
-            return 2
+            return None
     game_section = (header or {}).get("config", {}).get("game", {})
     kind = str(game_section.get("kind", "svoya")) if isinstance(game_section, dict) else "svoya"
     # An unknown kind is reported by the config check below; its lines are read as svoya's.
     rules = game(kind if kind in names() else "svoya")
-    steps: list[Step] = []
+    steps: list[AnyStep] = []
     bad = 0
     for number, text in numbered:
         try:
-            steps.append(parse_step(text, f"{name}:{number}", rules))
+            clock = _clock_step(text, f"{name}:{number}")
+            steps.append(clock if clock is not None else parse_step(text, f"{name}:{number}", rules))
         except ScenarioError as exc:
             print(f"replay: {exc}; line skipped", file=err)
             bad += 1
@@ -99,23 +132,48 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
         config = config_from_dict({**rules.scenario_defaults, **raw_config}, f"{name} (config line)")
     except ConfigError as exc:
         print(f"replay: {exc}", file=err)
-        return 2
+        return None
     steps.sort(key=lambda s: s.arrive)  # stable: lines arriving together keep their order
     if auto_watermark:
         steps = with_scan_watermarks(steps, config)
+    return Scenario(header, config, steps, bad)
+
+
+def play(scenario: Scenario, on_step: Callable[[list[Output]], None] | None = None) -> VirtualTable:
+    """A fresh engine (the scenario's seed) fed every step at its arrival time; `on_step` gets
+    each step's outputs (the deadlines before it included). The clock stops at the last step."""
+    config = scenario.config
     kind_game = game(config.game.kind)
     # No live start: a replay's sensor watchdog starts with the journal's first sample.
     engine = kind_game.engine(config, kind_game.seed(config), None)
+    steps = scenario.steps
     table = VirtualTable(engine, start=steps[0].arrive if steps else 0)
-    seq = 0
     for step in steps:
         before = len(table.outputs)
-        table.deliver(step.input, step.arrive)
-        seq = _print_events(table.outputs[before:], seq, out)
+        if isinstance(step, ClockStep):
+            table.advance_to(step.arrive)
+        else:
+            table.deliver(step.input, step.arrive)
+        if on_step is not None:
+            on_step(table.outputs[before:])
+    return table
+
+
+def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> int:
+    scenario = read_scenario(lines, name, err)
+    if scenario is None:
+        return 2
+    seq = 0
+
+    def printed(outputs: list[Output]) -> None:
+        nonlocal seq
+        seq = _print_events(outputs, seq, out)
+
+    table = play(scenario, printed)
     before = len(table.outputs)
     table.run_out()
     _print_events(table.outputs[before:], seq, out)
-    return 1 if bad else 0
+    return 1 if scenario.bad else 0
 
 
 def replay_file(path: str, out: TextIO, err: TextIO) -> int:
@@ -140,6 +198,22 @@ def _header(text: str, where: str) -> dict[str, Any]:
     if not isinstance(obj, dict) or not isinstance(obj.get("config"), dict):
         raise ScenarioError(f"{where}: the config line must be {{\"config\": {{...}}}}")
     return obj
+
+
+def _clock_step(text: str, where: str) -> ClockStep | None:
+    """A ``{"clock_ms": ...}`` line as a ClockStep; None for any other line."""
+    if '"clock_ms"' not in text:
+        return None
+    try:
+        obj = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return None  # parse_step names the problem
+    if not isinstance(obj, dict) or set(obj) != {"clock_ms"}:
+        return None
+    value = obj["clock_ms"]
+    if not finite_number(value):
+        raise ScenarioError(f"{where}: clock_ms must be a (finite) number of milliseconds")
+    return ClockStep(round(value * NS_PER_MS))
 
 
 def _print_events(outputs: list[Output], seq: int, out: TextIO) -> int:
