@@ -207,6 +207,27 @@ class TeamSection:
 
 
 @dataclass(frozen=True)
+class QuartetTeamSection:
+    """A team of an «Эрудит-квартет» fight (``[[quartet.teams]]``); its seat, the button its
+    player of the theme presses, is the ``[[players]]`` entry with the same id (name and pad)."""
+
+    id: str
+    players: tuple[str, ...] = ()  # the roster, by name (004 3.2: any of them may play)
+
+
+@dataclass(frozen=True)
+class QuartetSection:
+    """The «Эрудит-квартет» fight (game.kind = "quartet"; seed 004 §III)."""
+
+    rounds: tuple[str, ...] = ("open", "half_dark", "dark")  # the round types in order (3.3, 3.6)
+    stage: str = "group"  # group, semifinal, consolation, final: which places lead further (3.10)
+    assign_s: float = 60.0  # open and dark rounds: the minute to assign the players (3.6.1, 3.6.3)
+    choose_s: float = 20.0  # half-dark round and shoot-out: the time to choose a player (3.6.2)
+    seed: int = 0  # the lot for tied places (3.10); 0: a fresh one at start, logged
+    teams: tuple[QuartetTeamSection, ...] = ()  # [[quartet.teams]]: 2 to 4 (3.1)
+
+
+@dataclass(frozen=True)
 class DisplaySection:
     http_port: int = 8080  # the scoreboard page for the hall's screens (0 = off)
     bind: str = "0.0.0.0"  # where to serve it: all interfaces, so a TV on the LAN can open it
@@ -239,11 +260,13 @@ class Config:
     spin: SpinSection = field(default_factory=SpinSection)
     sports: SportsSection = field(default_factory=SportsSection)
     teams: tuple[TeamSection, ...] = ()
+    quartet: QuartetSection = field(default_factory=QuartetSection)
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "table.rules": ("tto", "belgorod"),
     "table.stage": ("qualifier", "semifinal", "final"),
+    "quartet.stage": ("group", "semifinal", "consolation", "final"),
     "game.answer_clock": tuple(c.value for c in AnswerClock),
     "game.false_start": tuple(c.value for c in FalseStartPolicy),
     "game.tie_policy": tuple(c.value for c in TiePolicy),
@@ -255,7 +278,7 @@ _MAY_BE_NEGATIVE = {"pedal_pin", "zero_offset_deg"}  # pedal_pin -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
              "resolution_us", "port", "ws_port", "count_s", "warning_at_s", "collection_s", "tours",
-             "questions_per_tour"}
+             "questions_per_tour", "assign_s", "choose_s"}
 # Upper bounds of numbers (a TCP port is 16 bits; the volume is a fraction of full scale).
 _AT_MOST = {"port": 65535, "ws_port": 65535, "http_port": 65535, "volume": 1.0}
 
@@ -283,7 +306,7 @@ def read_config(path: str | Path) -> Config:
 def parse_config(data: Mapping[str, Any], source: str) -> Config:
     """Check an already-parsed config (the TOML file's, or a replay scenario's header)."""
     known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", "table",
-             "spin", "sports", "teams"}
+             "spin", "sports", "teams", "quartet"}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -310,6 +333,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         sports=_section(SportsSection, data.get("sports", {}), "sports", source),
         teams=tuple(_section(TeamSection, t, f"teams[{i}]", source)
                     for i, t in enumerate(_array(data, "teams", source))),
+        quartet=_quartet_section(data.get("quartet", {}), source),
     )
     _check_cross_references(config)
     return config
@@ -419,6 +443,20 @@ def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
     if not bindings:
         raise ConfigError(source, where, 'maps no key: add lines such as KEY_SPACE = "reading_finished"')
     return KeyDeviceSection(device, kind, tuple(bindings), where)
+
+
+def _quartet_section(raw: object, source: str) -> QuartetSection:
+    """[quartet] with its [[quartet.teams]] (the game checks the rest: console/games/quartet.py)."""
+    if not isinstance(raw, dict):
+        raise ConfigError(source, "quartet", "must be a table")
+    teams_raw = raw.get("teams", [])
+    if not isinstance(teams_raw, list):
+        raise ConfigError(source, "quartet.teams", "must be an array of tables ([[quartet.teams]])")
+    section = _section(QuartetSection, {k: v for k, v in raw.items() if k != "teams"}, "quartet", source)
+    teams = tuple(_section(QuartetTeamSection, t, f"quartet.teams[{i}]", source)
+                  for i, t in enumerate(teams_raw))
+    return QuartetSection(**{f.name: getattr(section, f.name) for f in fields(QuartetSection)
+                             if f.name != "teams"}, teams=teams)
 
 
 def _coerce(value: object, type_name: str, key: str, source: str) -> object:

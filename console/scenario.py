@@ -30,6 +30,7 @@ from typing import Any
 from console.config import finite_number
 from console.engine.chgk_rules import ChgkHost, SectorPicked
 from console.engine.model import NS_PER_MS, Press, Watermark
+from console.engine.quartet_rules import QuartetHost
 from console.engine.spin import AngleSample
 from console.games.kind import GameInput, GameKind
 
@@ -57,6 +58,9 @@ def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
         line, at = {"angle": inp.raw, "status": inp.status}, inp.at_ns
     elif isinstance(inp, SectorPicked):
         line, at = {"pick": inp.sector, "source": inp.source.value}, inp.at
+    elif isinstance(inp, QuartetHost):  # the «Эрудит-квартет» fight's commands, with their arguments
+        command = inp.command()
+        line, at = {"host": command.pop("action"), **command}, inp.at
     elif isinstance(inp, ChgkHost):
         line = {"host": inp.action.value}
         line.update({k: getattr(inp, k) for k in _CHGK_ARGS if getattr(inp, k) is not None})

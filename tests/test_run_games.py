@@ -65,6 +65,18 @@ KINDS = {
         shown="(n => n > 35 && n <= 45)(parseInt(document.getElementById('timer').textContent))",
         schemas={"events": "table_event", "state": "sports_state"},
     ),
+    "quartet": Kind(
+        config='[game]\nkind = "quartet"\n[sources.mcu]\nkind = "simulated_mcu"\npads = 2\n'
+               '[[players]]\nid = "t1"\nname = "Совы"\npad = "mcu:0"\n'
+               '[[players]]\nid = "t2"\nname = "Ежи"\npad = "mcu:1"\n'
+               '[[quartet.teams]]\nid = "t1"\nplayers = ["Аня", "Боря", "Вика", "Гоша"]\n'
+               '[[quartet.teams]]\nid = "t2"\nplayers = ["Ель", "Жора", "Зоя"]\n',
+        title="Эрудит-квартет",
+        command='{"action": "start_round", "themes": ["Реки", "Горы", "Моря", "Леса"]}'.encode(),
+        event="round_started",
+        shown="document.getElementById('round').textContent.startsWith('Раунд 1')",
+        schemas={"events": "quartet_event", "state": "quartet_state"},
+    ),
 }
 
 

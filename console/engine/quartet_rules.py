@@ -79,6 +79,21 @@ class QuartetHost:
     penalty: Penalty | None = None  # penalty
     gross: bool = False  # penalty: a gross violation is punished at once (3.5)
 
+    def command(self) -> dict[str, object]:
+        """The host command's JSON (docs/mqtt-quartet.md): the action and the arguments given."""
+        args: dict[str, object] = {"action": self.action.value}
+        for key in ("team", "player", "name"):
+            if getattr(self, key) is not None:
+                args[key] = getattr(self, key)
+        for key in ("players", "themes"):
+            if getattr(self, key) is not None:
+                args[key] = list(getattr(self, key))
+        if self.penalty is not None:
+            args["penalty"] = self.penalty.value
+        if self.gross:
+            args["gross"] = True
+        return args
+
 
 @dataclass(frozen=True, slots=True)
 class QuartetTeam:

@@ -23,6 +23,7 @@ _MODULES = {
     "svoya": "console.games.svoya",
     "chgk": "console.games.chgk",
     "sports": "console.games.sports",
+    "quartet": "console.games.quartet",
 }
 _LOADED: dict[str, GameKind] = {}
 

@@ -1,0 +1,165 @@
+"""«Эрудит-квартет» (seed 004 §III): team fights on the «Своя игра» buttons.
+
+Contract: `GAME` is this game's registry entry (console/games/kind.py); `quartet_rules(config,
+seed)` gives the fight's parameters or raises `ConfigError` naming the key. Each team's seat is
+a ``[[players]]`` entry (its id, its name, its pad: the button), and ``[[quartet.teams]]`` with
+the same id gives the team's roster; ``[quartet]`` the round types, the stage, the host's
+deadlines and the lot's seed. The «Своя игра» keys of ``[game]`` (values, windows, policies)
+judge each theme. Host commands are the «Своя игра» ones, ``{"action": "next"}`` and so on, and
+the fight's: ``{"action": "<QuartetAction>", ...}`` with the arguments it uses (``team``,
+``players``, ``player``, ``themes``, ``name``, ``penalty``, ``gross``; docs/mqtt-quartet.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from console.config import Config, ConfigError
+from console.engine.model import NS_PER_S, Host, HostAction
+from console.engine.quartet import QuartetFight
+from console.engine.quartet_rules import (
+    Penalty,
+    QuartetAction,
+    QuartetHost,
+    QuartetRules,
+    QuartetTeam,
+    RoundType,
+    Stage,
+)
+from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
+from console.games.svoya import journal_header as svoya_header
+from console.games.svoya import svoya_rules
+from console.scenario import press_step, watermark_step
+
+ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
+
+
+def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
+    """The fight's parameters (see the module docstring); ConfigError naming the key."""
+    q, src = config.quartet, config.source
+    seats = {p.id: p for p in config.players}
+    for i, team in enumerate(q.teams):
+        if team.id not in seats:
+            raise ConfigError(src, f"quartet.teams[{i}].id",
+                              f"{team.id!r} has no seat: add a [[players]] entry with id = {team.id!r} "
+                              "(the team's name and its button's pad)")
+    listed = {t.id for t in q.teams}
+    for i, p in enumerate(config.players):
+        if p.id not in listed:
+            raise ConfigError(src, f"players[{i}].id", f"seat {p.id!r} has no team: add [[quartet.teams]] "
+                                                        f"with id = {p.id!r} and its players")
+    rounds: list[RoundType] = []
+    for r in q.rounds:
+        try:
+            rounds.append(RoundType(r))
+        except ValueError:
+            raise ConfigError(src, "quartet.rounds", f"{r!r} is not one of "
+                                                     f"{', '.join(t.value for t in RoundType)}") from None
+    teams = tuple(QuartetTeam(t.id, seats[t.id].name, seats[t.id].pad, t.players) for t in q.teams)
+    svoya = svoya_rules(config, seed)  # the seats as its players: each theme's referee starts from it
+    try:
+        return QuartetRules(teams=teams, svoya=svoya, rounds=tuple(rounds), stage=Stage(q.stage),
+                            assign_ns=round(q.assign_s * NS_PER_S), choose_ns=round(q.choose_s * NS_PER_S),
+                            seed=q.seed if seed is None else seed)
+    except ValueError as exc:
+        raise ConfigError(src, "quartet.teams", str(exc)) from exc
+
+
+def check(config: Config) -> None:
+    if not config.quartet.teams:
+        raise ConfigError(config.source, "quartet.teams", "a fight has 2 to 4 teams (004 3.1): "
+                                                          "add [[quartet.teams]] with their players")
+    quartet_rules(config)
+
+
+def parse_command(command: JsonObject, at: int) -> GameInput:
+    """``{"action": <a «Своя игра» action>}`` or ``{"action": <QuartetAction>, ...arguments}``."""
+    action = str(command.get("action"))
+    if action in HostAction.__members__.values():
+        only_keys(command, ("action",))
+        return Host(HostAction(action), at)
+    only_keys(command, ("action", *ARGS))
+    try:
+        kind = QuartetAction(action)
+    except ValueError:
+        raise ValueError(f"unknown action {action!r}") from None
+    return host_command(kind, command, at)
+
+
+def host_command(kind: QuartetAction, args: JsonObject, at: int) -> QuartetHost:
+    """A fight command from its JSON arguments; ValueError naming a badly typed one."""
+    def text(key: str) -> str | None:
+        value = args.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ValueError(f"{key} must be a string")
+        return value
+
+    def texts(key: str, nulls: bool) -> tuple[Any, ...] | None:
+        value = args.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(v, str) or (nulls and v is None) for v in value):
+            raise ValueError(f"{key} must be an array of strings{' (or null)' if nulls else ''}")
+        return tuple(value)
+
+    penalty = text("penalty")
+    if penalty is not None and penalty not in Penalty.__members__.values():
+        raise ValueError(f"penalty must be one of {', '.join(p.value for p in Penalty)}")
+    gross = args.get("gross", False)
+    if not isinstance(gross, bool):
+        raise ValueError("gross must be true or false")
+    return QuartetHost(kind, at, team=text("team"), players=texts("players", True), player=text("player"),
+                       themes=texts("themes", False), name=text("name"),
+                       penalty=None if penalty is None else Penalty(penalty), gross=gross)
+
+
+def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
+    if step == "press":
+        return press_step(line[step], at)
+    if step == "watermark":
+        return watermark_step(line[step], at)
+    value = line[step]
+    if not isinstance(value, str):
+        raise ValueError(f"{step} must be a string")
+    return parse_command({"action": value, **{k: v for k, v in line.items() if k in ARGS}}, at)
+
+
+def journal_header(config: Config, seed: int) -> dict[str, Any]:
+    """The config a replay needs: the «Своя игра» part, the seats and [quartet]."""
+    q = config.quartet
+    return {**svoya_header(config, seed),
+            "game": {**svoya_header(config, seed)["game"], "kind": "quartet"},
+            "quartet": {"rounds": list(q.rounds), "stage": q.stage, "assign_s": q.assign_s,
+                        "choose_s": q.choose_s, "seed": seed,
+                        "teams": [{"id": t.id, "players": list(t.players)} for t in q.teams]}}
+
+
+def _engine(config: Config, seed: int, now: int | None) -> QuartetFight:
+    return QuartetFight(replace(quartet_rules(config, seed), seed=seed))
+
+
+_ACTIONS = [*(a.value for a in HostAction), *(a.value for a in QuartetAction)]
+
+GAME = GameKind(
+    name="quartet",
+    title="«Эрудит-квартет»",
+    takes=frozenset({BUTTONS}),
+    host_pedal=True,
+    check=check,
+    seed=lambda config: config.quartet.seed,
+    engine=_engine,
+    parse_command=parse_command,
+    command_help=f'expected {{"action": one of {", ".join(_ACTIONS)}, ...its arguments}}',
+    steps=("press", "host", "watermark"),
+    step_args={"host": ARGS},
+    parse_step=parse_step,
+    journal_header=journal_header,
+    scenario_defaults={
+        "players": [{"id": f"t{i + 1}", "name": f"Команда {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
+        "quartet": {"teams": [{"id": f"t{i + 1}", "players": [f"Игрок {i + 1}.{j + 1}" for j in range(4)]}
+                              for i in range(4)]},
+    },
+    board="quartet.html",
+)
