@@ -4,11 +4,13 @@
 // hallConnect(kinds, onMessage) connects to the broker's WebSocket listener, logs in with the
 // display account the console put into the page (window.CHGK.username/password; none: an
 // anonymous login, which only a demo broker takes), subscribes to <base>/<kind> for each kind
-// and calls onMessage(kind, payload) with each message's parsed JSON (a payload that is not
-// JSON is dropped). It keeps the #link indicator itself: "на связи" only while connected and
-// the console's retained <base>/status says online; "нет связи" otherwise, with the reason in
-// its title and data-reason ("login" when the broker refused the login, "closed" when the
-// connection is down). MQTT.js reconnects by itself, a refused login included (the broker's
+// and calls onMessage(kind, payload, packet) with each message's parsed JSON (a payload that is
+// not JSON is dropped; packet.retain tells a retained message). An optional third argument
+// {username, password} logs in with that account instead (the host's screen, host.js).
+// It keeps the #link indicator itself: "на связи" only while connected and the console's
+// retained <base>/status says online; "нет связи" otherwise, with the reason in its title
+// and data-reason ("login" when the broker refused the login, "closed" when the connection
+// is down). MQTT.js reconnects by itself, a refused login included (the broker's
 // password file may be fixed meanwhile).
 //
 // Where the broker is: ?ws=...&base=... in the page's address win (a page opened by hand),
@@ -36,11 +38,11 @@ function hallLink(online, reason) {
   }
 }
 
-function hallConnect(kinds, onMessage) {
+function hallConnect(kinds, onMessage, login) {
   const client = mqtt.connect(HALL.ws, {
-    clientId: "display-" + Math.random().toString(16).slice(2, 10),
-    username: HALL.username,
-    password: HALL.password,
+    clientId: (login ? "host-" : "display-") + Math.random().toString(16).slice(2, 10),
+    username: login ? login.username || undefined : HALL.username,
+    password: login ? login.password || undefined : HALL.password,
     protocolVersion: 4,  // MQTT 3.1.1, as the console and docs/broker.md use
     keepalive: 30,
     reconnectPeriod: 1000,
@@ -62,12 +64,12 @@ function hallConnect(kinds, onMessage) {
     const link = document.getElementById("link");
     hallLink(false, link.dataset.reason === "login" ? "login" : "closed");
   });
-  client.on("message", (topic, bytes) => {
+  client.on("message", (topic, bytes, packet) => {
     let payload;
     try { payload = JSON.parse(decoder.decode(bytes)); } catch (e) { return; }
     const kind = topic.slice(HALL.base.length + 1);
     if (kind === "status") hallLink(payload.state === "online");
-    onMessage(kind, payload);
+    onMessage(kind, payload, packet);
   });
   return client;
 }

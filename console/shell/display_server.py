@@ -4,8 +4,11 @@ Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=..., mqtt_user
 mqtt_password=...)` answers `GET /` and `GET /scoreboard` with the hall's board of the game (a
 page in console/data), told where the broker's WebSocket listener is (the host the browser used
 to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
-login (empty: anonymous, which only a demo broker takes); `GET /hall.js` and
-`GET /vendor/mqtt.min.js` with the pages' shared script and their MQTT client (MQTT.js,
+login (empty: anonymous, which only a demo broker takes); `GET /host` with the host's screen
+(console/data/host.html, docs/host-screen.md), which is told where the broker is and whether
+the broker wants a login, but never any password (the host types the host account's password
+into the page once; the browser keeps it); `GET /hall.js`, `GET /host.js` and
+`GET /vendor/mqtt.min.js` with the pages' scripts and their MQTT client (MQTT.js,
 console/data/vendor/README.md); anything else is a 404. One request per connection
 (`Connection: close`).
 
@@ -54,7 +57,10 @@ from importlib import resources
 log = logging.getLogger("chgk.display")
 
 # Path -> file under console/data; nothing else is ever read from disk.
-SCRIPTS = {"/hall.js": "hall.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
+SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
+# The host's screen: it commands the game, so it logs in with the host account, whose password
+# is never written into a page (anyone on the hall's network can load one).
+HOST_PAGE = "host.html"
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 # A hall has a handful of screens. Beyond this many connections at once the oldest one still
 # sending its head is dropped (or, if none is, the newcomer): a flood of them must never take
@@ -86,7 +92,7 @@ class DisplayServer:
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
-        self.pages = {"/": board, "/scoreboard": board}
+        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE}
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -115,8 +121,11 @@ class DisplayServer:
     def page(self, name: str, host: str) -> bytes:
         """The page, told where the broker is as seen from the browser's side."""
         html = (resources.files("console") / "data" / name).read_text(encoding="utf-8")
-        config = json.dumps({"ws": f"ws://{host}:{self.ws_port}/", "base": self.base,
-                             "username": self.mqtt_username, "password": self.mqtt_password})
+        where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base}
+        # The host's screen gets no account at all, only whether the broker wants one: a
+        # display login configured means a locked-down broker, and the page asks the host.
+        config = json.dumps({**where, "login": bool(self.mqtt_username)} if name == HOST_PAGE else
+                            {**where, "username": self.mqtt_username, "password": self.mqtt_password})
         # Inside <script> only "</script" ends the element, and a password may hold anything:
         # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.
         config = config.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")

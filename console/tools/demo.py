@@ -28,7 +28,7 @@ from console.config import Config
 from console.engine.events import Event
 from console.engine.model import HostAction
 from console.shell.broker import EmbeddedBroker
-from console.shell.display_server import DisplayServer
+from console.shell.display_server import HOST_PAGE, DisplayServer
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
@@ -169,7 +169,7 @@ class DemoAddresses:
 
 
 def page_label(page: str, board: str) -> str:
-    return "табло" if page == board else "страница"
+    return "табло" if page == board else "пульт" if page == HOST_PAGE else "страница"
 
 
 @asynccontextmanager

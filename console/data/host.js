@@ -1,0 +1,430 @@
+// The host's screen (host.html, docs/host-screen.md): everything the host needs to run a game
+// from a phone or a tablet, for each game the console plays («Своя игра», the ChGK table, the
+// sports timer: `game` in the host state).
+//
+// Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
+// - <base>/host/state (retained) is the whole picture: the public state plus `host_actions`
+//   (the host actions the engine would take now: exactly these buttons are enabled),
+//   `host_question` (the question's text, answer and comment: shown here, never on the hall's
+//   pages) and, in «Своя игра», `presses` (this question's presses in order, each with its
+//   `delay_ms` behind the first);
+// - <base>/events and <base>/host/events: an `error` event is a refusal (or a driver's
+//   problem); its `message` is shown as the engine wrote it;
+// - <base>/status: the console is online; commands are sent only while the broker link is up
+//   and the console online (MQTT.js would queue a command sent offline and deliver it late,
+//   and a late «Верно» is worse than none);
+// - commands go to <base>/host/command at QoS 1, never retained.
+//
+// The login: the page carries no password. Where the broker wants one (window.CHGK.login, or
+// an anonymous login refused), a form asks for the host account once and the browser keeps it
+// in localStorage; a refused login clears it and asks again.
+"use strict";
+
+const CONFIG = window.CHGK || {};
+const TOPICS = ["host/state", "host/events", "events", "status"];
+const STORE = `chgk-host-login:${HALL.ws}`;  // one login per broker
+
+// ---- what the host can do, per game: label, look, confirmation, arguments ----
+// Arguments are asked for in a dialog: player (a player of the game), sector (one of the
+// table's), team (a team the table knows), int, text. optional: left out when empty.
+const SVOYA = [
+  { action: "next", label: "Следующий вопрос" },
+  { action: "reading_finished", label: "Вопрос прочитан" },
+  { action: "name", label: "Назвать отвечающего" },
+  { action: "short_form", label: "Краткая форма дана" },
+  { action: "answer_started", label: "Начал отвечать" },
+  { action: "correct", label: "Верно", look: "good" },
+  { action: "wrong", label: "Неверно", look: "danger" },
+  { action: "reset", label: "Сброс: сигналы снова" },
+  { action: "cancel", label: "Снять вопрос", look: "danger",
+    confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
+  { action: "new_game", label: "Новая игра", look: "danger",
+    confirm: "Начать новую игру? Счёт всех игроков обнулится." },
+  { action: "adjust_score", label: "Поправить счёт", look: "correction",
+    fields: [{ name: "player", label: "Игрок", type: "player" },
+             { name: "delta", label: "На сколько очков (можно со знаком минус)", type: "int" },
+             { name: "reason", label: "Причина", type: "text" }] },
+  { action: "reverse", label: "Пересмотреть решение", look: "correction",
+    confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
+    fields: [{ name: "reason", label: "Причина", type: "text" }] },
+];
+const TABLE = [
+  { action: "pick_sector", label: "Выбрать сектор", fields: [{ name: "sector", label: "Сектор", type: "sector" }] },
+  { action: "draw_lototron", label: "Лототрон" },
+  { action: "start_timer", label: "Время!", look: "good" },
+  { action: "early_answer", label: "Досрочный ответ" },
+  { action: "answer_correct", label: "Верно", look: "good" },
+  { action: "answer_wrong", label: "Неверно", look: "danger" },
+  { action: "player_leaves", label: "Игрок уходит (цейтнот)" },
+  { action: "fortochka", label: "Это форточка" },
+  { action: "extra_time", label: "Помощь: доп. время" },
+  { action: "club_help", label: "Помощь клуба" },
+  { action: "use_saved_minute", label: "Сэкономленная минута" },
+  { action: "move_question", label: "Перенести конверт",
+    fields: [{ name: "sector", label: "С сектора", type: "sector" },
+             { name: "to_sector", label: "На сектор", type: "sector" }] },
+  { action: "refill", label: "Новый конверт", fields: [{ name: "sector", label: "Сектор", type: "sector" }] },
+  { action: "hall_correct", label: "Зал ответил верно",
+    fields: [{ name: "team", label: "Команда в зале", type: "team" },
+             { name: "round", label: "Раунд (пусто: текущий)", type: "int", optional: true },
+             { name: "part", label: "Вопрос раунда (пусто: текущий)", type: "int", optional: true }] },
+  { action: "hint_from_hall", label: "Подсказка из зала", look: "danger",
+    confirm: "Подсказка из зала: раунд проигран, игрок уходит из-за стола. Засчитать?" },
+  { action: "decisive_round", label: "Решающий раунд", look: "danger",
+    confirm: "Команда берёт решающий раунд?" },
+  { action: "cancel_round", label: "Снять раунд", look: "danger",
+    confirm: "Снять раунд? Очков никто не получит, конверт вернётся на сектор." },
+  { action: "correct_round", label: "Исправить итог раунда", look: "correction",
+    confirm: (s) => s.correction
+      ? `Раунд ${s.correction.round} (сектор ${s.correction.sector}): очко переходит к стороне «${
+          s.correction.to === "team" ? "знатоки" : s.opponent}».`
+      : "Отдать очко последнего раунда другой стороне?",
+    fields: [{ name: "reason", label: "Причина", type: "text" }] },
+  { action: "new_game", label: "Новая игра", look: "danger",
+    confirm: "Начать новую игру за столом? Счёт обнулится, все сектора снова в игре.",
+    fields: [{ name: "team", label: "Команда за столом (пусто: никого)", type: "team", optional: true }] },
+];
+const SPORTS = [
+  { action: "start", label: "Время!", look: "good" },
+  { action: "cancel", label: "Снять отсчёт", look: "danger",
+    confirm: "Снять идущий отсчёт? Вопрос будет заменён, номер сохранится." },
+];
+const ACTIONS = { svoya: SVOYA, chgk: TABLE, sports: SPORTS };
+const TITLES = { svoya: "Своя игра", chgk: "Что? Где? Когда? — стол", sports: "Что? Где? Когда? — секундомер" };
+
+const PHASES = {
+  svoya: { idle: "между вопросами", reading: "вопрос читается (сигналы уже считаются)",
+           open: "идёт время на сигнал", answering: "игрок отвечает",
+           await_reset: "неверный ответ: ждём сброса", game_over: "бой окончен" },
+  chgk: { ready: "между раундами: волчок", asked: "вопрос на столе", discussion: "обсуждение",
+          answer: "ответ команды", game_over: "игра окончена" },
+  sports: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },
+};
+const TIMER_KINDS = { signal: "время на сигнал", answer: "время на ответ", discussion: "обсуждение",
+                      counting: "минута на обсуждение", collecting: "сбор ответов" };
+const PLAYER_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыл" };
+
+// ---- what the page knows ----
+let state = null;        // the latest host state
+let game = null;         // its game (or the status's, before a state came)
+let linkUp = false;      // the broker connection is open
+let consoleOnline = false;
+let loginRefused = false;
+let client = null;
+let clockOffset = null;  // local performance.now() ms minus the console's clock in ms
+let countdown = null;    // {end: local ms} or {frozen: ms left} or null
+let pending = null;      // the dialog's action
+
+const $ = (id) => document.getElementById(id);
+const online = () => linkUp && consoleOnline;
+
+function el(tag, props, text) {
+  const node = document.createElement(tag);
+  Object.assign(node, props || {});
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// ---- the login ----
+function storedLogin() {
+  try { return JSON.parse(localStorage.getItem(STORE)); } catch (e) { return null; }
+}
+
+function showLogin(problem) {
+  $("login-error").textContent = problem || "";
+  $("login").hidden = false;
+  $("login-password").focus();
+}
+
+function connect(login) {
+  if (client) client.end(true);
+  loginRefused = false;
+  client = hallConnect(TOPICS, onMessage, login);
+  client.on("connect", () => { linkUp = true; render(); });
+  client.on("close", () => { linkUp = false; consoleOnline = false; render(); });
+  client.on("error", (error) => {
+    if (!error || ![4, 5, 134, 135].includes(error.code)) return;
+    // Refused: stop retrying a wrong password every second and ask the host.
+    loginRefused = true;
+    client.end(true);
+    client = null;
+    localStorage.removeItem(STORE);
+    showLogin(login && login.username ? "Брокер не принял эту учётную запись или пароль" : "");
+    render();
+  });
+}
+
+$("login-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const login = { username: $("login-user").value.trim(), password: $("login-password").value };
+  localStorage.setItem(STORE, JSON.stringify(login));
+  $("login").hidden = true;
+  $("login-password").value = "";
+  connect(login);
+});
+
+// ---- messages ----
+function onMessage(kind, payload, packet) {
+  const received = performance.now();
+  const live = !(packet && packet.retain);
+  if (kind === "status") {
+    consoleOnline = payload.state === "online";
+    if (payload.game && !game) game = payload.game;
+    render();
+  } else if (kind === "host/state") {
+    takeState(payload, received, live);
+  } else if (kind === "events" || kind === "host/events") {
+    if (live && typeof payload.t_ns === "number") clockOffset = received - payload.t_ns / 1e6;
+    if (payload.type === "error") showRefusal(payload);
+  }
+}
+
+function takeState(s, received, live) {
+  state = s;
+  if (s.game) game = s.game;
+  const timer = s.timer;
+  if (!timer) {
+    countdown = null;
+  } else {
+    const endNs = timer.ends_ns !== undefined ? timer.ends_ns : timer.deadline_ns;
+    if (live) {
+      // Counted from the receipt (docs/mqtt.md, «How a display counts down»); the same
+      // figures give the console's clock, for a retained state later.
+      countdown = { end: received + timer.remaining_ms };
+      clockOffset = received - (endNs / 1e6 - timer.remaining_ms);
+    } else if (clockOffset !== null) {
+      countdown = { end: endNs / 1e6 + clockOffset };
+    } else {
+      // A retained state may be seconds old: show what it said, without counting.
+      countdown = { frozen: timer.remaining_ms };
+    }
+  }
+  render();
+}
+
+function showRefusal(e) {
+  const spec = specOf(e.details && e.details.action);
+  $("refusal-text").textContent = (spec ? `«${spec.label}»: ` : "") + e.message;
+  $("refusal").hidden = false;
+}
+$("refusal-close").addEventListener("click", () => { $("refusal").hidden = true; });
+
+// ---- commands ----
+function specOf(action) {
+  return action ? (ACTIONS[game] || []).find(a => a.action === action) : undefined;
+}
+
+function send(command) {
+  if (!client || !online()) return;
+  $("refusal").hidden = true;
+  client.publish(`${HALL.base}/host/command`, JSON.stringify(command), { qos: 1, retain: false });
+}
+
+function press(spec) {
+  if (spec.confirm || spec.fields) openDialog(spec);
+  else send({ action: spec.action });
+}
+
+function openDialog(spec) {
+  pending = spec;
+  $("dialog-title").textContent = spec.label;
+  const confirmation = typeof spec.confirm === "function" ? spec.confirm(state || {}) : spec.confirm;
+  $("dialog-text").textContent = confirmation || "";
+  const fields = $("dialog-fields");
+  fields.replaceChildren();
+  for (const f of spec.fields || []) {
+    fields.append(el("label", { htmlFor: `field-${f.name}` }, f.label), fieldInput(f));
+  }
+  $("dialog-ok").className = spec.look === "good" ? "good" : spec.look === "correction" ? "correction" : "danger";
+  $("dialog").hidden = false;
+}
+
+function fieldInput(f) {
+  const id = `field-${f.name}`;
+  if (f.type === "int" || f.type === "text") {
+    return el("input", { id, name: f.name, type: f.type === "int" ? "number" : "text",
+                         required: !f.optional, step: 1 });
+  }
+  const select = el("select", { id, name: f.name, required: !f.optional });
+  if (f.optional) select.append(el("option", { value: "" }, "—"));
+  for (const [value, text] of choices(f.type)) select.append(el("option", { value }, text));
+  const preset = presetFor(f);
+  if (preset !== null) select.value = String(preset);
+  return select;
+}
+
+function choices(type) {
+  const s = state || {};
+  if (type === "player") return (s.players || []).map(p => [p.id, p.name]);
+  if (type === "sector") return (s.sectors || []).map(x => [x.sector, `${x.sector} — ${x.title}${x.played ? " (сыгран)" : ""}`]);
+  if (type === "team") {
+    const ids = new Set(Object.keys(s.hall || {}));
+    if (s.team) ids.add(s.team.id);
+    return [...ids].map(id => [id, s.team && s.team.id === id ? `${s.team.name} (${id})` : id]);
+  }
+  return [];
+}
+
+function presetFor(f) {
+  const s = state || {};
+  const top = s.top || {};
+  if (f.type === "sector" && f.name === "sector") {
+    if (top.unsure) return top.unsure.sector;
+    if (top.last_stop) return top.last_stop.sector;
+  }
+  if (f.type === "player" && s.question && s.question.answerer) return s.question.answerer;
+  return null;
+}
+
+$("dialog-cancel").addEventListener("click", () => { $("dialog").hidden = true; pending = null; });
+$("dialog-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const command = { action: pending.action };
+  for (const f of pending.fields || []) {
+    const raw = $(`field-${f.name}`).value.trim();
+    if (raw === "" && f.optional) continue;
+    command[f.name] = (f.type === "int" || f.type === "sector") ? parseInt(raw, 10) : raw;
+  }
+  $("dialog").hidden = true;
+  pending = null;
+  send(command);
+});
+
+// ---- the view ----
+function render() {
+  $("title").textContent = TITLES[game] || "Пульт ведущего";
+  const banner = $("offline");
+  banner.hidden = online();
+  banner.textContent = loginRefused ? "Брокер не пустил пульт: войдите снова"
+    : !linkUp ? "Нет связи с брокером: команды не отправляются, пульт переподключается сам"
+    : "Консоль игры не в сети: команды не отправляются";
+  renderActions();
+  if (!state) return;
+  $("phase").textContent = (PHASES[game] || {})[state.phase] || state.phase || "";
+  if (game === "svoya") renderSvoya(state);
+  else if (game === "chgk") renderTable(state);
+  else if (game === "sports") renderSports(state);
+  renderQuestion(state.host_question);
+  const timer = state.timer;
+  $("clock").hidden = !timer;
+  $("timer").className = timer ? timer.kind : "";
+  $("timer-kind").textContent = timer ? TIMER_KINDS[timer.kind] || timer.kind : "";
+}
+
+let actionsFor = null;
+function renderActions() {
+  const known = ACTIONS[game] || [];
+  const allowed = state && Array.isArray(state.host_actions) ? state.host_actions : null;
+  // An action the engine offers that this page does not know still gets a button.
+  const extra = (allowed || []).filter(a => !known.some(k => k.action === a))
+    .map(a => ({ action: a, label: a }));
+  const specs = [...known, ...extra];
+  const key = `${game}|${specs.map(s => s.action).join(",")}`;
+  const box = $("actions");
+  if (key !== actionsFor) {  // rebuilt only when the set changes: a finger on a button keeps it
+    actionsFor = key;
+    box.replaceChildren(...specs.map(spec => {
+      const b = el("button", { type: "button", className: spec.look || "" }, spec.label);
+      b.dataset.action = spec.action;
+      b.addEventListener("click", () => press(spec));
+      return b;
+    }));
+  }
+  for (const b of box.children) {
+    // Before the engines list host_actions (an older console) every button is offered and
+    // the engine refuses what it cannot take.
+    b.disabled = !online() || (allowed !== null && !allowed.includes(b.dataset.action));
+  }
+}
+
+function nameOf(id) {
+  const p = state && (state.players || []).find(p => p.id === id);
+  return p ? p.name : id;
+}
+
+function renderSvoya(s) {
+  const q = s.question;
+  const hq = s.host_question;
+  const theme = (t) => (hq && hq.theme) || `тема ${t}`;
+  $("situation").textContent = q ? `${theme(q.theme)} · ${q.value} очков`
+    : s.phase === "game_over" ? "Бой окончен"
+    : s.next ? `Дальше: тема ${s.next.theme}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
+  $("players-box").hidden = false;
+  $("players").replaceChildren(...s.players.map(p => {
+    const card = el("div", { className: `player ${p.status}` });
+    card.dataset.player = p.id;
+    card.append(el("div", { className: "name" }, p.name), el("div", { className: "score" }, String(p.score)),
+                el("div", { className: "status" }, PLAYER_STATUS[p.status] || ""));
+    return card;
+  }));
+  const out = new Set(q ? q.out : []);
+  const presses = Array.isArray(s.presses) ? s.presses.map(p => [p.player, p.delay_ms])
+    : s.last_decision && q ? s.last_decision.presses.map(p => [p.player, p.behind_ms]) : [];
+  $("presses-box").hidden = presses.length === 0;
+  $("presses").replaceChildren(...presses.map(([player, delay], i) => {
+    const answering = q && q.answerer === player;
+    const li = el("li", { className: i === 0 ? "first" : "" },
+                  `${nameOf(player)} — ${i === 0 ? "первый" : `+${Number(delay).toFixed(1)} мс`}` +
+                  (answering ? " · отвечает" : out.has(player) ? " · выбыл" : ""));
+    if (out.has(player)) li.classList.add("out");
+    li.dataset.player = player;
+    return li;
+  }));
+}
+
+function renderTable(s) {
+  const team = s.team ? s.team.name : "команда не за столом";
+  const c = s.current;
+  let line = `${team} ${s.score.team} : ${s.score.club} ${s.opponent}`;
+  if (c) line += ` · раунд ${c.round}, сектор ${c.sector} — ${c.title}` + (c.parts > 1 ? `, вопрос ${c.part} из ${c.parts}` : "");
+  if (s.winner) line += s.winner === "team" ? " · победа команды" : ` · победа: ${s.opponent}`;
+  $("situation").textContent = line;
+  const notes = [];
+  if (s.top && s.top.unsure) notes.push(`волчок у границы секторов ${s.top.unsure.sector} и ${s.top.unsure.neighbour}: выберите сектор`);
+  if (s.fortochka && s.fortochka.sector) notes.push(`форточка на секторе ${s.fortochka.sector}`);
+  if (s.top && s.top.sensor && s.top.sensor !== "ok") notes.push("датчик волчка неисправен");
+  $("phase").textContent = [(PHASES.chgk[s.phase] || s.phase), ...notes].join(" · ");
+  $("players-box").hidden = true;
+  $("presses-box").hidden = true;
+}
+
+function renderSports(s) {
+  $("situation").textContent = s.shootout ? `Перестрелка, вопрос ${s.question}`
+    : s.tour ? `Тур ${s.tour}, вопрос ${s.number} (всего ${s.question})` : `Вопрос ${s.question}`;
+  $("players-box").hidden = true;
+  $("presses-box").hidden = true;
+}
+
+function renderQuestion(hq) {
+  const box = $("question");
+  box.hidden = !hq;
+  if (!hq) return;
+  const head = [hq.theme, hq.value !== null && hq.value !== undefined ? `${hq.value} очков` : null].filter(Boolean);
+  box.querySelector(".theme").textContent = head.join(" · ");
+  box.querySelector(".text").textContent = hq.text || "";
+  box.querySelector(".answer").textContent = hq.answer ? `Ответ: ${hq.answer}` : "";
+  box.querySelector(".wrong").textContent = hq.wrong && hq.wrong.length ? `Не засчитывать: ${hq.wrong.join("; ")}` : "";
+  box.querySelector(".comment").textContent = hq.comment ? `Комментарий: ${hq.comment}` : "";
+  box.querySelector(".media").textContent = (hq.media || []).map(m => `медиа: ${m}`).join(", ");
+}
+
+function tick() {
+  const timer = $("timer");
+  if (!countdown) timer.textContent = "";
+  else if (countdown.frozen !== undefined) {
+    timer.textContent = (countdown.frozen / 1000).toFixed(1);
+    timer.classList.add("stale");
+  } else {
+    timer.textContent = (Math.max(0, countdown.end - performance.now()) / 1000).toFixed(1);
+    timer.classList.remove("stale");
+  }
+  requestAnimationFrame(tick);
+}
+
+// ---- start ----
+render();
+tick();
+const saved = storedLogin();
+if (saved) connect(saved);
+else if (CONFIG.login) showLogin("");
+else connect({});  // an anonymous demo broker; a refusal brings the form up

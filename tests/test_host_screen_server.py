@@ -1,0 +1,41 @@
+"""The display server hands out the host's screen without any password: the page is told where
+the broker is and whether it wants a login, and asks the host for the host account itself
+(the browser tests, tests/test_host_screen_svoya.py, log in through it)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from console.shell.display_server import DisplayServer
+from tests.test_display_server import get, injected_config
+
+DATA = Path(__file__).resolve().parent.parent / "console" / "data"
+
+
+@pytest.mark.parametrize(("username", "login"), [("display", True), ("", False)],
+                         ids=["locked-broker", "anonymous-demo"])
+async def test_the_host_screen_carries_no_login(username: str, login: bool) -> None:
+    server = DisplayServer("127.0.0.1", 0, ws_port=9001, base="chgk/t1",
+                           mqtt_username=username, mqtt_password="s3cret-display")
+    await server.start()
+    try:
+        response = await get(server.port, b"GET /host HTTP/1.1\r\nHost: hall.local\r\n\r\n")
+        script = await get(server.port, b"GET /host.js HTTP/1.1\r\nHost: x\r\n\r\n")
+    finally:
+        await server.close()
+    assert response.startswith(b"HTTP/1.1 200")
+    assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1", "login": login}
+    assert b"s3cret-display" not in response  # not even the hall's read-only account
+    assert b'<script src="/host.js">' in response
+    head, _, body = script.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200") and b"Content-Type: text/javascript" in head
+    assert body == await asyncio.to_thread((DATA / "host.js").read_bytes)
+
+
+def test_the_host_screen_is_in_the_page_table() -> None:
+    """So `demo` prints its address with the others (tests/test_demo_ports.py)."""
+    server = DisplayServer("127.0.0.1", 8080, ws_port=9001, base="chgk/t1")
+    assert ("http://tablet.local:8080/host", "host.html") in server.page_addresses("tablet.local")
