@@ -14,6 +14,11 @@ from pathlib import Path
 import pytest
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--install", action="store_true",
+                     help="also run scripts/install-pi.sh in a debootstrapped Debian 12 (minutes; CI does)")
+
+
 @dataclass(frozen=True)
 class Broker:
     host: str
