@@ -78,13 +78,15 @@ Key = Callable[[str], int]
 
 
 def rank(tallies: Mapping[str, Tally], stage: Stage, values: Sequence[int],
-         shootouts: Sequence[Shootout], seed: int) -> Places:
-    """The places (see the module docstring)."""
+         shootouts: Sequence[Shootout], seed: int, advancing: frozenset[int] | None = None) -> Places:
+    """The places (see the module docstring); `advancing` overrides the stage's boundaries (the
+    tournament's best runner-up: only the first place leads to the final, 2.2.3)."""
     criteria: list[tuple[str, Key]] = [("total", lambda t: tallies[t].total)]
     if stage is not Stage.FINAL:  # 3.11: in the final no indicators, only extra themes
         criteria.append(("plus", lambda t: tallies[t].plus))
         criteria += [(f"taken_{v}", _taken_at(tallies, v)) for v in sorted(values, reverse=True)]
-    ranking = _Ranking(stage, criteria, list(shootouts), seed)
+    ranking = _Ranking(stage, criteria, list(shootouts), seed,
+                       ADVANCING[stage] if advancing is None else advancing)
     order = ranking.resolve(sorted(tallies), 0, 0)
     by = tuple(ranking.by.get(i, "") for i in range(len(order) - 1))
     return Places(order=tuple(order), by=by, lots=tuple(ranking.lots), pending=tuple(ranking.pending))
@@ -96,8 +98,9 @@ def _taken_at(tallies: Mapping[str, Tally], value: int) -> Key:
 
 class _Ranking:
     def __init__(self, stage: Stage, criteria: list[tuple[str, Key]], shootouts: list[Shootout],
-                 seed: int) -> None:
+                 seed: int, advancing: frozenset[int]) -> None:
         self.stage = stage
+        self.advancing = advancing
         self.criteria = criteria
         self.unused = shootouts  # consumed in the order they were played
         self.seed = seed
@@ -112,7 +115,7 @@ class _Ranking:
         if criterion < len(self.criteria):
             name, key = self.criteria[criterion]
             return self.split(teams, start, name, key, criterion + 1)
-        if self.stage is Stage.FINAL or any(start < k < start + len(teams) for k in ADVANCING[self.stage]):
+        if self.stage is Stage.FINAL or any(start < k < start + len(teams) for k in self.advancing):
             played = next((s for s in self.unused if s.teams == frozenset(teams)), None)
             if played is None:
                 self.pending.append(PendingShootout(teams=tuple(teams), first=start + 1,
