@@ -38,9 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency", "table"])
+    bench.add_argument("what", choices=["latency", "table", "display"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--samples", type=int, default=300, help="latency: presses to measure")
+    bench.add_argument("--samples", type=int, help="latency, display: presses to measure (300, 200)")
     bench.add_argument("--seconds", type=float, default=60.0, help="table: how long to stream angles")
 
     args = parser.parse_args(argv)
@@ -58,9 +58,13 @@ def main(argv: list[str] | None = None) -> int:
             from bench.table import main as bench_table
 
             return bench_table(seconds=args.seconds, as_json=args.json)
+        if args.what == "display":
+            from bench.display import main as bench_display
+
+            return bench_display(samples=args.samples or 200, as_json=args.json)
         from bench.latency import main as bench_latency
 
-        return bench_latency(samples=args.samples, as_json=args.json)
+        return bench_latency(samples=args.samples or 300, as_json=args.json)
     if args.command == "calibrate":
         from console.tools.calibrate import main_calibrate
 
