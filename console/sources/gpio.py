@@ -19,12 +19,14 @@ from console.engine.spin import AngleSample
 from console.sources import SourceSettings, Stop
 from drivers.gpio_buttons import GpioButtons, GpioPress
 from drivers.gpio_encoder import EncoderReading, GpioEncoder
+from drivers.gpio_lamps import GpioLamps
 from drivers.gpio_pins import GpioError
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
 
-__all__ = ["GpioInput", "add_buttons", "add_encoder", "add_pedal", "attach_buttons", "attach_encoder"]
+__all__ = ["GpioInput", "add_buttons", "add_encoder", "add_lamps", "add_pedal", "attach_buttons",
+           "attach_encoder"]
 
 
 @dataclass
@@ -100,8 +102,21 @@ def add_encoder(console: Console, name: str, pins: Sequence[int], counts_per_tur
     return encoder
 
 
+def add_lamps(console: Console, name: str, pins: Sequence[int], *,
+              pin_factory: str | object = "") -> GpioLamps:
+    """The lamps of GPIO source `name`: pad i's lamp on pins[i], lit and blinking as the referee
+    says (the same masks as an MCU's lamps), claimed and put out with the console's run."""
+    lamps = GpioLamps(pins, pin_factory=pin_factory,
+                      on_error=lambda message: console.report_error(name, message))
+    console.local_inputs.append(lamps)
+    console.lamp_outputs[name] = lamps
+    return lamps
+
+
 def attach_buttons(console: Console, name: str, settings: SourceSettings) -> Stop | None:
     add_buttons(console, name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory)
+    if settings.lamp_pins:
+        add_lamps(console, name, settings.lamp_pins, pin_factory=settings.pin_factory)
     return None
 
 
