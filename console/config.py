@@ -41,6 +41,7 @@ class ConfigError(ValueError):
 class ConsoleSection:
     node: str = "table1"  # the MQTT node name: topics are <prefix>/<node>/...
     journal: str = ""  # JSON Lines file of every input, for replay after a dispute ("" = none)
+    resume: bool = True  # at start, resume the fight of today's journal (console/shell/resume.py)
     log_level: str = "info"
 
 

@@ -24,7 +24,7 @@ from console.engine.svoya_events import (
     SignalAccepted,
     SignalsReset,
 )
-from console.shell.notices import ConsoleError, SourceStatus
+from console.shell.notices import ConsoleError, FightResumed, SourceStatus
 
 PHASES = {
     "idle": "ожидание вопроса",
@@ -110,6 +110,9 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):
             return source_status_text(source, state)
+        case FightResumed(voided=voided):
+            return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
+                                                    if voided else "")
     return event.TYPE
 
 

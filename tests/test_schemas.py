@@ -39,6 +39,7 @@ from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
 from tests.conftest import Broker, until
+from tests.test_resume import resumed_events
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TOML = ROOT / "console" / "data" / "demo.toml"
@@ -328,7 +329,7 @@ def console_events() -> list[Payload]:
 def corpus() -> tuple[Payload, ...]:
     """Every event of every scenario, plus the runtime's own."""
     events = [e for name in SCENARIOS for e in replay(name)]
-    return tuple(events + console_events())
+    return tuple(events + console_events() + resumed_events("svoya"))
 
 
 def samples() -> dict[str, Payload]:

@@ -48,6 +48,7 @@ from console.texts_table import DESCRIBED, describe_table, read_table_event
 from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
+from tests.test_resume import resumed_events
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "examples"
@@ -467,6 +468,7 @@ def corpus() -> Iterator[Payload]:
         yield from events
     yield from console_events()
     yield from sports_events()
+    yield from resumed_events("table")
 
 
 # ---------------------------------------------------------------- (a) the schemas themselves
@@ -670,7 +672,7 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     assert produced == set(EVENT_TYPES)
     replay_only = {e["type"] for events in replayed().values() for e in events}
     # what no replay can show: the runtime's own events and the sports timer
-    assert set(EVENT_TYPES) - replay_only == {"source_status", "question_drawn", "question_source",
+    assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
                                               *SPORTS_TYPES}
 
 
@@ -683,7 +685,7 @@ def test_targeted_runs_fit_the_schema() -> None:
     ("sector_chosen", "source"), ("sector_chosen", "kind"), ("fortochka_played", "reason"),
     ("fortochka_played", "to"), ("round_ended", "reason"), ("round_ended", "result"),
     ("help_used", "help"), ("help_used", "applied"), ("spin_stopped", "direction"),
-    ("source_status", "state"), ("sensor_fault", "flags"),
+    ("source_status", "state"), ("sensor_fault", "flags"), ("resumed", "voided"),
 ])
 def test_every_value_of_an_enumerated_field_is_produced(event_type: str, field: str) -> None:
     spec = props(event_type)[field]

@@ -20,7 +20,7 @@ from typing import TextIO
 
 from console.config import Config, ConfigError
 from console.games import load_config
-from console.shell import sdnotify
+from console.shell import resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
 from console.shell.files import create_new
@@ -33,10 +33,13 @@ log = logging.getLogger("chgk.daemon")
 
 
 async def run_daemon(config: Config, config_path: str) -> int:
+    # Today's journal is read before this start's is created (console/shell/resume.py).
+    found = resume.prepare(config, time.monotonic_ns())
     journal = _open_journal(config.console.journal)
     player = open_player(config.sound.device or None, config.sound.enabled, log,
                          volume=config.sound.volume)
-    console = Console(config, cue_player=player, journal=journal)
+    console = Console(config, cue_player=player, journal=journal,
+                      resume=found if isinstance(found, resume.Resumption) else None)
     stops: list[Stop] = []
     for name, source in config.sources.items():
         stop_source = source_kind(source.kind).attach(console, name, source)
@@ -44,6 +47,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
             stops.append(stop_source)
 
     add_host_inputs(console)  # pedals and key devices (console/sources/host_keys.py)
+    resume.announce(console, found)  # voids what was interrupted, says it resumed
 
     def ready() -> None:
         """Once, when the referee, the buttons and the lamps run: the game can be played,
@@ -99,8 +103,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
         player.close()
         for stop_source in stops:
             stop_source()
-        if journal is not None:
-            journal.close()
+        console.journal.close()  # the last sync, then the file
     return 0
 
 

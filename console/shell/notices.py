@@ -13,7 +13,7 @@ from typing import ClassVar
 from console.engine.event_read import read_event
 from console.engine.events import Event
 
-__all__ = ["NOTICES", "ConsoleError", "SourceStatus", "notice_from_json"]
+__all__ = ["NOTICES", "ConsoleError", "FightResumed", "SourceStatus", "notice_from_json"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,7 +37,22 @@ class SourceStatus(Event):
     detail: str
 
 
-NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FightResumed(Event):
+    """The console started again and resumed the fight from its journal (console/shell/resume.py):
+    the same scores and state; `voided` names what the crash interrupted and was withdrawn
+    ("question", "round", "count"), None if nothing was in play; `torn`: the journal's last
+    line was cut by a power cut and left out."""
+
+    TYPE: ClassVar[str] = "resumed"
+
+    journal: str  # the journal's file name
+    inputs: int  # how many inputs were replayed
+    voided: str | None
+    torn: bool
+
+
+NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed)
 _BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
 
 

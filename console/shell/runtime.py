@@ -41,6 +41,7 @@ from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
+from console.shell.resume import Resumption
 from console.shell.sound import Cue as SoundCue
 from console.shell.sound import CuePlayer, NullPlayer
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
@@ -73,13 +74,16 @@ class Console:
         cue_player: CuePlayer | None = None,
         clock: Callable[[], int] = time.monotonic_ns,
         journal: TextIO | None = None,
+        resume: Resumption | None = None,
     ) -> None:
         self.config = config
         self.clock = clock
         self.kind = config.game.kind
         self.game: GameKind = game(self.kind)
-        self.seed = self.game.seed(config) or random.SystemRandom().randrange(1, 2**31)
-        self.referee: Game[Any] = self.game.engine(config, self.seed, clock())
+        # Resumed (console/shell/resume.py): the journal's seed and its replayed referee.
+        self.seed = resume.seed if resume else (
+            self.game.seed(config) or random.SystemRandom().randrange(1, 2**31))
+        self.referee: Game[Any] = resume.referee if resume else self.game.engine(config, self.seed, clock())
         self.table = self.referee if isinstance(self.referee, TableGame) else None
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()
@@ -93,7 +97,7 @@ class Console:
         self.wire_watchers = self.publisher.wire_watchers  # and their JSON
         self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
                                    max_chars=MAX_ERROR_CHARS)
-        self.journal = Journal(journal, self.report_error)
+        self.journal = Journal(journal, self.report_error, shift_ns=resume.shift_ns if resume else 0)
         self.records = GameRecords(config.table.record_dir, self.report_error)
         self._lamps = LampMasks(p.pad for p in config.players)
         self._thinning = AngleThinning(config.spin.max_rate_hz)
@@ -104,6 +108,8 @@ class Console:
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
+        if resume:  # this start's journal replays alone: the resumed one's lines come first
+            self.journal.write_text(resume.copied)
         log.info("%s ready; draw seed %d", "table" if self.table else "referee", self.seed)
 
     @property

@@ -1,0 +1,313 @@
+"""Resuming the fight from today's journal at start: a restart (kill -9, the watchdog, a power
+cut) loses nothing that was decided.
+
+Contract: `prepare(config)` finds today's journal (`find_journal`) and reads it (`load`):
+its inputs go through a fresh engine exactly as `chgk-console replay` feeds them
+(console/tools/replay.py: `read_scenario` and `play`, the seed from the journal's header), up
+to the last time the journal knows the console was running (its last input or clock line).
+It gives a `Resumption` for `Console(resume=...)` (the replayed referee and seed; the journal's
+lines, copied into this start's journal so that it replays alone), a `NotResumed` when the
+journal's config header differs from the current config (other players, another game: the
+journal is renamed ``*.not-resumed.jsonl``, never deleted, and a fresh game starts), or None
+(no journal of today, nothing in it, or `console.resume = false`). `announce(console, found)`
+then, on the running console: voids what the crash interrupted, publishes ``resumed``
+(`FightResumed`), reports a torn last line, skipped lines or the mismatch, and renames the
+resumed journal ``*.resumed.jsonl`` (this start's journal holds all of it now).
+
+What is voided (the rules know no crash; the organisers decide what the regulation does
+not cover, 004 IV 4.4, and decisions already taken stand, 004 IV 4.3):
+* «Своя игра»: the question in play is cancelled with no score change (the host's
+  ``cancel``) and, not being counted as played, is played again: the host reads it anew, as
+  after a reset he may begin the reading again (004 App.9). A press or a verdict made while
+  the console was down was never judged; the 7-s window and the 3-s clock cannot be resumed.
+* the ChGK table: the round in play is withdrawn (``cancel_round``: no score, the envelope
+  back on its sector as unplayed) and the table goes back to the spin (003 6.1.1: the top
+  chooses the next question); the minute of discussion cannot be resumed.
+* the sports timer: the running count is withdrawn (its ``cancel``; the question keeps its
+  number) and the host starts it again (003 5.3).
+
+Time: a decision the console took on its own timer wrote a clock line, so the replay reaches
+it. After a reboot the host's monotonic clock starts again near zero, below the journal's
+times; the resumed referee is then run `shift_ns` ahead of the host clock (`TimeShifted`) and
+the journal writes its times shifted alike (console/shell/journal.py), so the engine's time
+never goes back and the journal stays one timebase.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from console.config import Config
+from console.engine.chgk_round import Phase as TablePhase
+from console.engine.chgk_rules import ChgkAction, ChgkHost
+from console.engine.game import Game
+from console.engine.model import NS_PER_MS, Host, HostAction, Json, Output
+from console.engine.sports_timer import SportsAction, SportsHost, SportsTimer
+from console.engine.svoya import SvoyaReferee
+from console.engine.svoya_question import Phase as SvoyaPhase
+from console.engine.table import TableGame
+from console.games import game
+from console.games.kind import GameInput
+from console.shell.notices import FightResumed
+from console.tools.replay import ClockStep, play, read_scenario
+
+if TYPE_CHECKING:
+    from console.shell.runtime import Console
+
+__all__ = ["NotResumed", "Resumption", "TimeShifted", "announce", "find_journal", "load", "prepare"]
+
+log = logging.getLogger("chgk.resume")
+
+RESUMED = ".resumed"  # a journal resumed into a later start's journal
+NOT_RESUMED = ".not-resumed"  # a journal of another config, kept
+PAST_MIDNIGHT_S = 6 * 3600  # yesterday's journal still counts if written this recently
+SHIFT_MARGIN_NS = NS_PER_MS  # after a reboot: the first new time this far past the journal's last
+TIME_FIELDS = ("at", "up_to", "at_ns", "lost_from")  # the inputs' times (console/engine/model.py...)
+# Hardware addresses, not rules: a box moved to another USB port must not stop a resume.
+_ADDRESSES = ("port", "pins")
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """A journal replayed, ready to go on (see the module docstring)."""
+
+    path: Path
+    seed: int
+    referee: Game[Any]  # the replayed engine, TimeShifted when shift_ns > 0
+    engine: Game[Any]  # the same engine, unwrapped (what `interrupted` looks at)
+    copied: tuple[str, ...]  # the journal's lines after its header (a torn last one left out)
+    known_until: int  # the journal's last time (engine ns): the console ran at least this long
+    shift_ns: int
+    inputs: int
+    torn: str | None  # the torn last line as read (None: the journal ended cleanly)
+    skipped: tuple[str, ...]  # replay's words on each line it refused
+
+
+@dataclass(frozen=True)
+class NotResumed:
+    """A journal of today that could not be resumed, kept under another name."""
+
+    path: Path
+    kept_as: Path | None
+    why: str
+
+
+def find_journal(journal: str, now_s: float | None = None) -> Path | None:
+    """Today's journal: the newest of `journal`'s dated files (daemon.py names them
+    journal-YYYYMMDD-HHMMSS[-N].jsonl) of today, or of yesterday if written in the last
+    PAST_MIDNIGHT_S (a fight that went past midnight)."""
+    if not journal:
+        return None
+    base = Path(journal)
+    now_s = time.time() if now_s is None else now_s
+    today = time.strftime("%Y%m%d", time.localtime(now_s))
+    yesterday = time.strftime("%Y%m%d", time.localtime(now_s - 86400))
+    pattern = re.compile(rf"{re.escape(base.stem)}-(\d{{8}})-(\d{{6}})(?:-(\d+))?{re.escape(base.suffix)}")
+    found: list[tuple[float, str, int, Path]] = []
+    try:
+        entries = list(base.parent.iterdir())
+    except OSError:
+        return None
+    for path in entries:
+        match = pattern.fullmatch(path.name)
+        if match is None:
+            continue
+        date, clock, n = match.group(1), match.group(2), int(match.group(3) or 1)
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            continue
+        if date == today or (date == yesterday and now_s - mtime < PAST_MIDNIGHT_S):
+            found.append((mtime, date + clock, n, path))
+    return max(found)[3] if found else None
+
+
+def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None:
+    """Replay the journal at `path` for `config`; `now` is the host clock (ns). None: nothing
+    in it to resume (no input yet)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return NotResumed(path, None, f"cannot read it ({exc.strerror})")
+    chunks = raw.split(b"\n")
+    torn: str | None = None
+    last = chunks.pop()  # b"" when the file ends with a newline
+    if last.strip():
+        text = last.decode("utf-8", errors="replace")
+        if _is_json_object(text):
+            chunks.append(last)  # complete: only its newline is missing
+        else:
+            torn = text  # a power cut mid-write: left out, reported
+    lines = [chunk.decode("utf-8", errors="replace") for chunk in chunks]
+    if not lines or not lines[0].lstrip().startswith('{"config"'):
+        return NotResumed(path, None, "it does not begin with a config line")
+    problems = io.StringIO()
+    scenario = read_scenario(lines, path.name, problems)
+    if scenario is None or scenario.header is None:
+        return NotResumed(path, None, f"its config line is unusable ({problems.getvalue().strip()})")
+    journal_kind = game(scenario.config.game.kind)
+    journal_seed = journal_kind.seed(scenario.config)
+    current = game(config.game.kind)
+    seed = current.seed(config) or journal_seed
+    expected = json.loads(json.dumps(current.journal_header(config, seed)))
+    differs = _differences(expected, scenario.header["config"])
+    if differs:
+        return NotResumed(path, None, f"its config differs from this one in {', '.join(differs)}")
+    inputs = sum(not isinstance(step, ClockStep) for step in scenario.steps)
+    if inputs == 0:
+        return None
+    table = play(scenario)
+    known_until = table.now
+    shift = max(0, known_until + SHIFT_MARGIN_NS - now)
+    engine = table.referee
+    skipped = tuple(line.removeprefix("replay: ") for line in problems.getvalue().splitlines())
+    return Resumption(path=path, seed=journal_seed, referee=TimeShifted(engine, shift) if shift else engine,
+                      engine=engine, copied=tuple(lines[1:]), known_until=known_until, shift_ns=shift,
+                      inputs=inputs, torn=torn, skipped=skipped)
+
+
+def prepare(config: Config, now: int) -> Resumption | NotResumed | None:
+    """Today's journal for `config` read (see the module docstring); a mismatched one renamed."""
+    if not config.console.resume:
+        return None
+    path = find_journal(config.console.journal)
+    if path is None:
+        return None
+    found = load(path, config, now)
+    if isinstance(found, NotResumed):
+        kept = _renamed(path, NOT_RESUMED)
+        found = dataclasses.replace(found, kept_as=kept)
+        log.warning("journal: %s not resumed: %s; a fresh game (the journal is kept as %s)",
+                    path, found.why, kept or path)
+    elif found is not None:
+        log.info("journal: resuming the fight of %s (%d inputs%s)", path, found.inputs,
+                 f", clock shifted by {found.shift_ns} ns after a reboot" if found.shift_ns else "")
+    return found
+
+
+def announce(console: Console, found: Resumption | NotResumed | None) -> None:
+    """On the console built with `found`: void what was interrupted, say it resumed."""
+    if isinstance(found, NotResumed):
+        kept = f"; the journal is kept as {found.kept_as.name}" if found.kept_as else ""
+        console.report_error("journal", f"{found.path.name} not resumed: {found.why}; a fresh game{kept}")
+        return
+    if found is None:
+        return
+    if found.torn is not None:
+        shown = found.torn if len(found.torn) <= 120 else found.torn[:120] + "…"
+        console.report_error("journal", f"the last line of {found.path.name} was torn (a power cut "
+                                        f"mid-write?) and is left out: {shown!r}; the rest is resumed")
+    for problem in found.skipped:
+        console.report_error("journal", f"resuming: {problem}")
+    console.journal.sync_now()  # the copy is on the disk before the old journal is renamed
+    voided = interrupted(found.engine, found.known_until)
+    if voided is not None:
+        inp, _what = voided
+        raw = found.known_until - found.shift_ns  # the host clock's time of the journal's last
+        console.feed([shifted(inp, -found.shift_ns)], now=raw)
+    console.publisher.publish(FightResumed(
+        t_ns=console.clock() + found.shift_ns, journal=found.path.name, inputs=found.inputs,
+        voided=None if voided is None else voided[1], torn=found.torn is not None))
+    console.publish_state()
+    if console.journal.open:  # this start's journal holds it all now
+        _renamed(found.path, RESUMED)
+
+
+def interrupted(engine: Game[Any], at: int) -> tuple[GameInput, str] | None:
+    """The host input voiding what a crash interrupted at `at`, and what it voids
+    ("question", "round", "count"); None when nothing was in play (see the module docstring)."""
+    if isinstance(engine, SvoyaReferee):
+        if engine.phase in (SvoyaPhase.IDLE, SvoyaPhase.GAME_OVER):
+            return None
+        return Host(HostAction.CANCEL, at), "question"
+    if isinstance(engine, TableGame):
+        if engine.referee.phase in (TablePhase.READY, TablePhase.GAME_OVER):
+            return None
+        return ChgkHost(ChgkAction.CANCEL_ROUND, at), "round"
+    if isinstance(engine, SportsTimer):
+        if engine.running_timer() is None:
+            return None
+        return SportsHost(SportsAction.CANCEL, at), "count"
+    return None
+
+
+def shifted(inp: GameInput, by: int) -> GameInput:
+    """`inp` with each of its times (TIME_FIELDS) moved by `by` ns."""
+    changes = {f.name: getattr(inp, f.name) + by for f in dataclasses.fields(inp)
+               if f.name in TIME_FIELDS and isinstance(getattr(inp, f.name), int)}
+    return dataclasses.replace(inp, **changes)
+
+
+class TimeShifted:
+    """An engine run `shift_ns` ahead of the host clock: every time in (inputs, `now`) is moved
+    forward, every time out (deadlines) back; events keep the engine's times, as the journal."""
+
+    def __init__(self, engine: Game[Any], shift_ns: int) -> None:
+        self.engine = engine
+        self.shift_ns = shift_ns
+
+    def handle_all(self, inputs: Sequence[GameInput], now: int) -> list[Output]:
+        return self.engine.handle_all([shifted(i, self.shift_ns) for i in inputs], now + self.shift_ns)
+
+    def on_timer(self, now: int) -> list[Output]:
+        return self.engine.on_timer(now + self.shift_ns)
+
+    def next_deadline(self) -> int | None:
+        deadline = self.engine.next_deadline()
+        return None if deadline is None else deadline - self.shift_ns
+
+    def snapshot(self, now: int) -> dict[str, Json]:
+        return self.engine.snapshot(now + self.shift_ns)
+
+    def host_snapshot(self, now: int) -> dict[str, Json]:
+        return self.engine.host_snapshot(now + self.shift_ns)
+
+    def running_timer(self) -> tuple[str, int] | None:
+        timer = self.engine.running_timer()
+        return None if timer is None else (timer[0], timer[1] - self.shift_ns)
+
+
+def _differences(expected: dict[str, Any], found: object) -> list[str]:
+    """The config sections in which the journal's header differs from the current config's."""
+    if not isinstance(found, dict):
+        return ["everything"]
+    return sorted(key for key in expected.keys() | found.keys()
+                  if _comparable(key, expected.get(key)) != _comparable(key, found.get(key)))
+
+
+def _comparable(section: str, value: object) -> object:
+    if section == "sources" and isinstance(value, dict):
+        return {name: {k: v for k, v in s.items() if k not in _ADDRESSES} if isinstance(s, dict) else s
+                for name, s in value.items()}
+    return value
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _renamed(path: Path, mark: str) -> Path | None:
+    """journal-X.jsonl -> journal-X.resumed.jsonl (or -2 … if taken); None if it cannot be."""
+    target = path.with_name(f"{path.stem}{mark}{path.suffix}")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.stem}{mark}-{n}{path.suffix}")
+    try:
+        path.rename(target)
+    except OSError as exc:
+        log.warning("journal: cannot rename %s (%s)", path, exc.strerror)
+        return None
+    return target

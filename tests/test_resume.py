@@ -1,0 +1,343 @@
+"""Resuming the fight from the journal at start (console/shell/resume.py), stepped by hand: the
+same scores and state, the interrupted question or round voided, a torn last line left out,
+a journal of another config kept aside, a reboot's clock that starts again near zero."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import typing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.model import Host, HostAction, Press, Watermark
+from console.engine.spin import AngleSample
+from console.engine.sports_timer import SportsAction, SportsHost
+from console.games import config_from_dict
+from console.games.kind import GameInput
+from console.shell import resume
+from console.shell.daemon import _open_journal
+from console.shell.runtime import Console
+from console.tools.replay import play, read_scenario
+
+MS = 1_000_000
+S = 1_000 * MS
+
+
+class Clock:
+    def __init__(self, now: int) -> None:
+        self.now = now
+
+    def __call__(self) -> int:
+        return self.now
+
+
+def svoya_config(players: int = 3, seed: int = 0) -> Any:
+    return config_from_dict({
+        "game": {"seed": seed},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(players)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
+    }, "test")
+
+
+def table_config() -> Any:
+    return config_from_dict({"game": {"kind": "chgk"},
+                             "sources": {"top": {"kind": "simulated_mcu", "pads": 1}},
+                             "teams": [{"id": "t1", "name": "Совы"}], "table": {"team": "t1"}}, "test")
+
+
+def press(console: Console, pad: int, t: int) -> None:
+    console.feed([Press("mcu", f"mcu:{pad}", t), Watermark("mcu", t)], now=t + MS)
+
+
+def svoya_fight(path: Path, clock: Clock) -> Console:
+    """Two questions played (p1 +10, p2 -20 then p0 +20), the third one's turn taken by p2."""
+    console = Console(svoya_config(), clock=clock, journal=path.open("w", encoding="utf-8"))
+    for action, pad in ((HostAction.CORRECT, 1), (HostAction.WRONG, 2)):
+        clock.now += S
+        console.host(HostAction.NEXT, at=clock.now)
+        clock.now += S
+        console.host(HostAction.READING_FINISHED, at=clock.now)
+        clock.now += S
+        press(console, pad, clock.now)
+        clock.now += S
+        console.host(action, at=clock.now)
+    clock.now += S
+    console.host(HostAction.RESET, at=clock.now)
+    clock.now += S
+    press(console, 0, clock.now)
+    clock.now += S
+    console.host(HostAction.CORRECT, at=clock.now)
+    clock.now += S
+    console.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    press(console, 2, clock.now)  # during the reading: p2 has the turn, then the power goes
+    return console
+
+
+def restarted(path: Path, config: Any, clock: Clock,
+              new_journal: Path) -> tuple[Console, list[dict[str, Any]]]:
+    """What the daemon does at start: read the journal, build the console, announce."""
+    found = resume.load(path, config, clock())
+    assert isinstance(found, resume.Resumption)
+    console = Console(config, clock=clock, journal=new_journal.open("w", encoding="utf-8"), resume=found)
+    events: list[dict[str, Any]] = []
+    console.wire_watchers.append(events.append)
+    resume.announce(console, found)
+    return console, events
+
+
+def scores(state: dict[str, Any]) -> dict[str, int]:
+    return {p["id"]: p["score"] for p in state["players"]}
+
+
+def replayed_state(journal: Path, now: int) -> dict[str, Any]:
+    scenario = read_scenario(journal.read_text(encoding="utf-8").splitlines(), journal.name, io.StringIO())
+    assert scenario is not None
+    return play(scenario).referee.snapshot(now)
+
+
+def test_svoya_resumes_with_the_scores_and_the_interrupted_question_voided(tmp_path: Path) -> None:
+    """004 IV 4.3: decisions taken stand; the question in play is cancelled with no score
+    change and comes again (004 App.9: the host may begin the reading anew)."""
+    clock = Clock(1_000 * S)
+    before = svoya_fight(tmp_path / "journal-1.jsonl", clock)
+    crashed = before.state()
+    assert crashed["phase"] == "answering" and scores(crashed) == {"p0": 20, "p1": 10, "p2": -20}
+    clock.now += 30 * S  # the daemon restarts (no reboot: the monotonic clock went on)
+    console, events = restarted(tmp_path / "journal-1.jsonl", svoya_config(), clock,
+                                tmp_path / "journal-2.jsonl")
+    state = console.state()
+    assert scores(state) == scores(crashed)
+    assert state["phase"] == "idle" and state["question"] is None
+    assert state["next"] == crashed["next"]
+    assert isinstance(state["next"], dict) and (state["next"]["number"], state["next"]["value"]) == (3, 30)
+    assert [e["type"] for e in events] == ["question_ended", "resumed"]
+    assert events[0]["reason"] == "cancelled" and events[0]["scores"] == scores(crashed)
+    assert {k: events[1][k] for k in ("journal", "inputs", "voided", "torn")} == {
+        "journal": "journal-1.jsonl", "inputs": 17, "voided": "question", "torn": False}
+    assert console.seed == before.seed
+    # The question is played again, and the new journal replays alone to the same state.
+    clock.now += S
+    console.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    press(console, 1, clock.now)
+    clock.now += S
+    console.host(HostAction.CORRECT, at=clock.now)
+    assert scores(console.state()) == {"p0": 20, "p1": 40, "p2": -20}
+    console.journal.close()
+    live = {k: v for k, v in console.state(clock.now).items() if k not in ("seq", "game")}
+    assert replayed_state(tmp_path / "journal-2.jsonl", clock.now) == live
+
+
+def test_the_table_resumes_with_the_score_and_the_round_in_play_withdrawn(tmp_path: Path) -> None:
+    """003 6.1.1: the round in play is withdrawn (no score, its envelope unplayed) and the
+    table goes back to the spin; the round played before stands (004 IV 4.3 in spirit)."""
+    clock = Clock(1_000 * S)
+    before = Console(table_config(), clock=clock, journal=(tmp_path / "j1.jsonl").open("w", encoding="utf-8"))
+    steps: list[GameInput] = [SectorPicked(3, 0, PickSource.HOST), ChgkHost(ChgkAction.START_TIMER, 0),
+             ChgkHost(ChgkAction.EARLY_ANSWER, 0), ChgkHost(ChgkAction.ANSWER_CORRECT, 0),
+             SectorPicked(7, 0, PickSource.HOST), ChgkHost(ChgkAction.START_TIMER, 0)]
+    for step in steps:
+        clock.now += 2 * S
+        before.feed([resume.shifted(step, clock.now)])  # each at 0 + now
+    crashed = before.state()
+    assert crashed["phase"] == "discussion"
+    clock.now += 20 * S
+    console, events = restarted(tmp_path / "j1.jsonl", table_config(), clock, tmp_path / "j2.jsonl")
+    state = console.state()
+    assert state["phase"] == "ready" and state["score"] == crashed["score"]
+    assert [e["type"] for e in events] == ["round_cancelled", "resumed"]
+    assert events[0]["sector"] == 7 and events[1]["voided"] == "round"
+    played = {s["sector"]: s["played"] for s in state["sectors"]}
+    assert played[3] and not played[7]  # the withdrawn envelope is back in play
+    assert state["current"] is None and state["rounds_played"] == crashed["rounds_played"] == 1
+
+
+def test_a_torn_last_line_is_left_out_and_reported(tmp_path: Path) -> None:
+    clock = Clock(1_000 * S)
+    svoya_fight(tmp_path / "j1.jsonl", clock).journal.close()
+    with (tmp_path / "j1.jsonl").open("ab") as f:
+        f.write(b'{"at_ms": 1234567.0, "host": "cor')  # the power went mid-write
+    clock.now += 5 * S
+    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    assert scores(console.state()) == {"p0": 20, "p1": 10, "p2": -20}
+    errors = [e for e in events if e["type"] == "error"]
+    assert len(errors) == 1 and errors[0]["source"] == "journal"
+    assert "was torn" in errors[0]["message"] and '"host": "cor' in errors[0]["message"]
+    assert events[-1]["type"] == "resumed" and events[-1]["torn"] is True
+    console.journal.close()
+    copied = (tmp_path / "j2.jsonl").read_text(encoding="utf-8")
+    assert "1234567" not in copied and copied.endswith("\n")
+
+
+def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
+    clock = Clock(1_000 * S)
+    svoya_fight(tmp_path / "j1.jsonl", clock).journal.close()
+    text = (tmp_path / "j1.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "j1.jsonl").write_text(text.rstrip("\n"), encoding="utf-8")
+    found = resume.load(tmp_path / "j1.jsonl", svoya_config(), clock.now)
+    assert isinstance(found, resume.Resumption) and found.torn is None and found.inputs == 17
+
+
+def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    base = tmp_path / "journal.jsonl"
+    first = _open_journal(str(base))
+    assert first is not None
+    clock = Clock(1_000 * S)
+    old = Console(svoya_config(players=3), clock=clock, journal=first)
+    old.host(HostAction.NEXT, at=clock.now)
+    old.journal.close()
+    [path] = tmp_path.iterdir()
+    other = config_from_dict({
+        "console": {"journal": str(base)},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(2)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
+    found = resume.prepare(other, clock.now)
+    assert isinstance(found, resume.NotResumed)
+    assert "differs from this one in players" in found.why
+    assert not path.exists() and found.kept_as is not None and found.kept_as.exists()
+    assert found.kept_as.name == path.name.replace(".jsonl", ".not-resumed.jsonl")
+    console = Console(other, clock=clock, journal=_open_journal(str(base)))
+    events: list[dict[str, Any]] = []
+    console.wire_watchers.append(events.append)
+    resume.announce(console, found)
+    assert [e["type"] for e in events] == ["error"]
+    assert "not resumed" in events[0]["message"] and "a fresh game" in events[0]["message"]
+    assert console.state()["phase"] == "idle" and scores(console.state()) == {"p0": 0, "p1": 0}
+    assert resume.prepare(other, clock.now) is None  # this start's journal has nothing yet
+    console.journal.close()
+
+
+def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts(tmp_path: Path) -> None:
+    base = tmp_path / "journal.jsonl"
+    config = config_from_dict({"console": {"journal": str(base)},
+                               "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"}
+                                           for i in range(3)],
+                               "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
+    clock = Clock(1_000 * S)
+    first = Console(config, clock=clock, journal=_open_journal(str(base)))
+    first.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    press(first, 0, clock.now)
+    clock.now += S
+    first.host(HostAction.CORRECT, at=clock.now)
+    [path] = tmp_path.iterdir()
+    for restart in range(2):  # two crashes in a row
+        clock.now += 10 * S
+        found = resume.prepare(config, clock.now)
+        assert isinstance(found, resume.Resumption), restart
+        console = Console(config, clock=clock, journal=_open_journal(str(base)), resume=found)
+        resume.announce(console, found)
+        assert scores(console.state()) == {"p0": 10, "p1": 0, "p2": 0}
+        assert not found.path.exists() and found.path.with_name(f"{found.path.stem}.resumed.jsonl").exists()
+    assert path.with_name(f"{path.stem}.resumed.jsonl").exists()
+
+
+def test_after_a_reboot_the_resumed_referee_runs_ahead_of_the_new_clock(tmp_path: Path) -> None:
+    """The monotonic clock starts again near zero after a power cut: the referee's time must
+    not go back (a press would be judged against times in its future), and this start's
+    journal must stay in one timebase so that it replays to what was played live."""
+    clock = Clock(5_000 * S)
+    svoya_fight(tmp_path / "j1.jsonl", clock).journal.close()
+    last = clock.now
+    clock.now = 40 * S  # rebooted: 40 s since boot
+    found = resume.load(tmp_path / "j1.jsonl", svoya_config(), 40 * S)
+    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    assert isinstance(found, resume.Resumption) and found.shift_ns > last - 40 * S
+    assert events[-1]["type"] == "resumed" and events[-1]["voided"] == "question"
+    assert events[0]["t_ns"] >= last  # the void is in the engine's time, after the journal's last
+    clock.now += S
+    console.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    console.host(HostAction.READING_FINISHED, at=clock.now)
+    clock.now += S
+    press(console, 2, clock.now)
+    clock.now += S
+    console.host(HostAction.CORRECT, at=clock.now)
+    live = {k: v for k, v in console.state().items() if k not in ("seq", "game")}
+    assert scores(live) == {"p0": 20, "p1": 10, "p2": 10}
+    console.journal.close()
+    lines = [json.loads(line) for line in (tmp_path / "j2.jsonl").read_text(encoding="utf-8").splitlines()]
+    times = [line.get("arrive_ms", line.get("at_ms")) for line in lines[1:]]
+    assert times == sorted(times)  # one timebase
+    assert replayed_state(tmp_path / "j2.jsonl", clock.now + found.shift_ns) == live
+
+
+def test_a_question_ended_by_the_clock_before_the_crash_is_not_voided(tmp_path: Path) -> None:
+    """004 App.10: the window closed with no signal on the console's timer (its clock line is
+    in the journal): that question is over and the next one is due, nothing to void."""
+    clock = Clock(1_000 * S)
+    journal = (tmp_path / "j1.jsonl").open("w", encoding="utf-8")
+    console = Console(svoya_config(), clock=clock, journal=journal)
+    console.host(HostAction.NEXT, at=clock.now)
+    console.host(HostAction.READING_FINISHED, at=clock.now)
+    deadline = console.referee.next_deadline()
+    assert deadline is not None
+    clock.now = deadline
+    console._on_timer()  # what the loop's timer calls
+    assert console.state()["last_end"]["reason"] == "no_signal"
+    console.journal.close()
+    clock.now += 10 * S
+    restarted_console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    assert [e["type"] for e in events] == ["resumed"] and events[0]["voided"] is None
+    state = restarted_console.state()
+    assert state["phase"] == "idle" and state["next"]["number"] == 2
+
+
+def test_every_input_kind_has_its_times_shifted() -> None:
+    """Each input the engines take names its time in one of resume.TIME_FIELDS (a new input
+    kind with another name would be fed to a shifted referee unshifted)."""
+    for cls in typing.get_args(GameInput):
+        names = {f.name for f in dataclasses.fields(cls)}
+        assert names & set(resume.TIME_FIELDS), cls
+    for inp in (Press("mcu", "mcu:0", 5), Watermark("mcu", 5), Host(HostAction.NEXT, 5),
+                AngleSample(5, 100, 1), SectorPicked(3, 5, PickSource.TOP),
+                ChgkHost(ChgkAction.START_TIMER, 5), SportsHost(SportsAction.START, 5)):
+        moved = resume.shifted(inp, 10)
+        values = [getattr(moved, f.name) for f in dataclasses.fields(moved)]
+        assert 15 in values and 5 not in values, inp
+
+
+def resumed_events(kind: str) -> list[dict[str, Any]]:
+    """Real ``resumed`` events (and what precedes them) of every `voided` value of a game
+    kind's schema ("svoya": the event schema; "table": the table's, ChGK and sports timer),
+    for the schema tests' corpora: each a fight journaled, then resumed."""
+    import tempfile
+
+    sports = config_from_dict({"game": {"kind": "sports"}}, "test")
+    fights: dict[str, list[tuple[Any, list[GameInput]]]] = {
+        "svoya": [(svoya_config(), [Host(HostAction.NEXT, 0)]),
+                  (svoya_config(), [Host(HostAction.NEXT, 0), Host(HostAction.CANCEL, 0)])],
+        "table": [(table_config(), [SectorPicked(3, 0, PickSource.HOST)]),
+                  (table_config(), [ChgkHost(ChgkAction.NEW_GAME, 0)]),
+                  (sports, [SportsHost(SportsAction.START, 0)])],
+    }
+    events: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as directory:
+        for n, (config, inputs) in enumerate(fights[kind]):
+            clock = Clock(1_000 * S)
+            path = Path(directory) / f"journal-20261130-19050{n}.jsonl"
+            before = Console(config, clock=clock, journal=path.open("w", encoding="utf-8"))
+            for inp in inputs:
+                clock.now += S
+                before.feed([resume.shifted(inp, clock.now)])
+            before.journal.close()
+            clock.now += 10 * S
+            console, seen = restarted(path, config, clock, Path(directory) / f"journal-{n}-next.jsonl")
+            console.journal.close()
+            events += seen
+    return events
+
+
+def test_every_voided_value_is_produced() -> None:
+    def voided(kind: str) -> list[object]:
+        return [e["voided"] for e in resumed_events(kind) if e["type"] == "resumed"]
+
+    assert voided("svoya") == ["question", None]
+    assert voided("table") == ["round", None, "count"]
