@@ -1,0 +1,92 @@
+"""User-facing Russian text for the «Эрудит-квартет» fight (terminal, host screen, displays).
+
+Contract: `describe` gives one Russian line for an event of the fight, chosen by the event's
+class (the «Своя игра» referee's own events of a theme: `console.texts.describe`); the tables
+below name every phase, round type, stage, penalty and tie-break step in Russian (tests check
+that each has its text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from console.engine.events import Event
+from console.engine.quartet_events import (
+    AssignTimeUp,
+    FightOver,
+    FightStarted,
+    PenaltyGiven,
+    PlayersAssigned,
+    PresenceChanged,
+    RoundStarted,
+    ShootoutNeeded,
+    ThemeEnded,
+    ThemeNamed,
+    ThemeStarted,
+)
+
+PHASES = {
+    "before_round": "перед раундом",
+    "between_themes": "между темами",
+    "theme": "розыгрыш темы",
+    "shootout_due": "нужна перестрелка",
+    "over": "бой окончен",
+}
+ROUND_TYPES = {"open": "открытый раунд", "half_dark": "полутёмный раунд", "dark": "тёмный раунд"}
+STAGES = {"group": "групповой этап", "semifinal": "полуфинал", "consolation": "утешительный бой",
+          "final": "финал"}
+PENALTIES = {"warning": "предупреждение", "void": "незачёт ответа", "minus": "снятие очков"}
+BY = {"total": "по сумме очков", "plus": "по сумме без минусов", "shootout": "по перестрелке",
+      "lot": "по жребию"}
+
+
+def by_text(step: str) -> str:
+    """What decided a place, in Russian (``taken_50`` -> «по взятым за 50»)."""
+    if step.startswith("taken_"):
+        return f"по взятым за {step.removeprefix('taken_')}"
+    return BY.get(step, step)
+
+
+def describe(event: Event, names: Mapping[str, str]) -> str | None:
+    """One Russian line for a fight event (teams by their names: `names`, id -> name); None
+    for an event that is not the fight's own."""
+
+    def team(t: str) -> str:
+        return names.get(t, t)
+
+    match event:
+        case FightStarted():
+            return f"Новый бой ({STAGES[event.stage.value]}): {', '.join(map(team, event.teams))}"
+        case RoundStarted():
+            line = f"Раунд {event.round}: {ROUND_TYPES[event.round_type.value]}"
+            if event.themes:
+                line += f"; темы: {', '.join(event.themes)}"
+            short = [f"{team(t)} — {n}" for t, n in event.plays.items() if n < 4]
+            if short:
+                line += f"; играют меньше тем: {', '.join(short)}"
+            return line
+        case ThemeNamed():
+            what = "Тема перестрелки" if event.shootout else f"Тема {event.theme}"
+            return f"{what}: {event.name}" + (" — 20 секунд на выбор игрока" if event.choose_ends_ns else "")
+        case PlayersAssigned():
+            order = ", ".join(p or "—" for p in event.order)
+            return f"{team(event.team)}: {order}" + (" (после срока)" if event.late else "")
+        case AssignTimeUp():
+            missing = ", ".join(map(team, event.missing)) or "все успели"
+            return f"Время на расстановку вышло; не назвали игроков: {missing}"
+        case ThemeStarted():
+            seats = ", ".join(f"{team(s.team)} — {s.player}" for s in event.seats)
+            return f"Тема «{event.name}»: за столом {seats}"
+        case ThemeEnded():
+            scores = ", ".join(f"{team(t)} {s:+d}" for t, s in event.scores.items())
+            return f"Тема «{event.name}» сыграна: {scores}"
+        case PenaltyGiven():
+            return f"{team(event.team)}: {PENALTIES[event.penalty.value]} (общение с командой)"
+        case PresenceChanged():
+            return f"{team(event.team)}: {event.player} {'вернулся' if event.present else 'отсутствует'}"
+        case ShootoutNeeded():
+            return "; ".join(f"Перестрелка за {p.first}–{p.last} места: {', '.join(map(team, p.teams))}"
+                             for p in event.pending)
+        case FightOver():
+            return "Итог боя: " + ", ".join(f"{p.place}. {team(p.team)} ({p.total})" for p in event.places)
+    return None
