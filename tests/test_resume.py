@@ -139,14 +139,14 @@ def test_the_table_resumes_with_the_score_and_the_round_in_play_withdrawn(tmp_pa
     table goes back to the spin; the round played before stands (004 IV 4.3 in spirit)."""
     clock = Clock(1_000 * S)
     before = Console(table_config(), clock=clock, journal=(tmp_path / "j1.jsonl").open("w", encoding="utf-8"))
-    steps: list[GameInput] = [SectorPicked(3, 0, PickSource.HOST), ChgkHost(ChgkAction.START_TIMER, 0),
-             ChgkHost(ChgkAction.EARLY_ANSWER, 0), ChgkHost(ChgkAction.ANSWER_CORRECT, 0),
+    steps: list[GameInput] = [SectorPicked(3, 0, PickSource.HOST), ChgkHost(ChgkAction.EARLY_ANSWER, 0),
+             ChgkHost(ChgkAction.ANSWER_CORRECT, 0),
              SectorPicked(7, 0, PickSource.HOST), ChgkHost(ChgkAction.START_TIMER, 0)]
     for step in steps:
         clock.now += 2 * S
         before.feed([resume.shifted(step, clock.now)])  # each at 0 + now
     crashed = before.state()
-    assert crashed["phase"] == "discussion"
+    assert crashed["phase"] == "discussion" and crashed["score"] == {"team": 1, "club": 0}
     clock.now += 20 * S
     console, events = restarted(tmp_path / "j1.jsonl", table_config(), clock, tmp_path / "j2.jsonl")
     state = console.state()

@@ -1,0 +1,178 @@
+"""Kill -9 mid-fight and start again: `chgk-console run` as a process (as systemd runs it) on a
+real mosquitto, its button box / top sensor a simulated MCU on a pty owned by the test (it
+outlives the daemon, as the box on the table does). After SIGKILL a new daemon on the same
+config resumes from the journal: the same scores and state, the interrupted question or
+round voided (console/shell/resume.py), a ``resumed`` event."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import Broker
+from tests.test_console_mqtt import Display, command, display
+
+ROOT = Path(__file__).resolve().parent.parent
+SVOYA = ('[game]\nkind = "svoya"\n[sources.mcu]\nkind = "serial_mcu"\nport = "{port}"\n'
+         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
+         '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n')
+TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "serial_mcu"\nport = "{port}"\n'
+         '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\n')
+TABLE_SCHEMAS = {"events": "table_event", "state": "table_state"}
+
+
+@pytest.fixture
+def sim() -> Iterator[SimulatedMcu]:
+    mcu = SimulatedMcu(pads=2)
+    mcu.start()
+    yield mcu
+    mcu.stop()
+
+
+def write_config(tmp_path: Path, broker: Broker, game: str) -> Path:
+    config = tmp_path / "console.toml"
+    config.write_text(
+        f'[console]\nnode = "t1"\njournal = "{tmp_path / "journal" / "journal.jsonl"}"\n{game}'
+        f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n'
+        f'[display]\nhttp_port = 0\n[sound]\nenabled = false\n', encoding="utf-8")
+    return config
+
+
+@asynccontextmanager
+async def daemon(config: Path, run: int) -> AsyncIterator[asyncio.subprocess.Process]:
+    """The daemon for the body; whatever is left of it is killed after."""
+    log_path = config.with_name(f"daemon-{run}.log")
+    with log_path.open("wb") as log:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
+        try:
+            yield proc
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+
+
+async def online(d: Display, after: int) -> None:
+    """The daemon started after the first `after` messages said it is online."""
+    await d.wait_for(lambda: [p for t, p in d.seen[after:]
+                              if t.endswith("/status") and p["state"] == "online"], within=20)
+
+
+def events_after(d: Display, after: int, kind: str) -> list[dict[str, Any]]:
+    return [p for t, p in d.seen[after:] if t.endswith("/events") and p["type"] == kind]
+
+
+async def state_where(d: Display, check: Any, after: int = 0) -> dict[str, Any]:
+    found: dict[str, Any] = await d.wait_for(
+        lambda: next((p for t, p in d.seen[after:] if t.endswith("/state") and check(p)), None))
+    return found
+
+
+async def play(d: Display, broker: Broker, payload: bytes, check: Any) -> dict[str, Any]:
+    """A host command, then the first state after it that passes `check`."""
+    mark = len(d.seen)
+    await command(broker, payload)
+    return await state_where(d, check, after=mark)
+
+
+def scores(state: dict[str, Any]) -> dict[str, int]:
+    return {p["id"]: p["score"] for p in state["players"]}
+
+
+async def test_svoya_killed_mid_question_resumes_with_the_same_scores(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu) -> None:
+    """004 IV 4.3: the decisions taken before the crash stand; the question in play when the
+    power went is cancelled with no score change and played again (004 App.9, IV 4.4)."""
+    config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics) as d:
+        async with daemon(config, 1) as first:
+            await online(d, 0)
+            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            for pad, verdict in ((0, b"correct"), (1, b"wrong")):
+                await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+                await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+                mark = len(d.seen)
+                sim.press(pad)
+                sim.release(pad)
+                await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+                judged = b'{"action": "' + verdict + b'"}'
+                await play(d, mosquitto, judged, lambda p: p["phase"] != "answering")
+            # Боря was wrong and nobody else took it: the host withdraws the question.
+            await play(d, mosquitto, b'{"action": "cancel"}', lambda p: p["phase"] == "idle")
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+            mark = len(d.seen)
+            sim.press(1)  # Боря has the turn when the power goes
+            crashed = await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+            assert scores(crashed) == {"p1": 10, "p2": -20}
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        mark = len(d.seen)
+        async with daemon(config, 2):
+            resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
+            assert resumed[0]["voided"] == "question" and resumed[0]["torn"] is False
+            voided = events_after(d, mark, "question_ended")
+            assert voided and voided[0]["reason"] == "cancelled"
+            state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"], after=mark)
+            assert scores(state) == scores(crashed)
+            assert state["phase"] == "idle" and state["question"] is None
+            assert state["next"] == {**crashed["next"]}  # the interrupted question comes again
+            # And the fight goes on: the same question, played to the end.
+            await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                      and p["type"] == "source_status" and p["state"] == "connected"])
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+            mark = len(d.seen)
+            sim.press(0)
+            await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+            final = await play(d, mosquitto, b'{"action": "correct"}', lambda p: p["phase"] == "idle")
+            assert final["last_end"]["reason"] == "correct"
+            assert scores(final) == {"p1": 10 + crashed["question"]["value"], "p2": -20}
+        assert d.invalid == [], d.invalid
+    journals = sorted(p.name for p in (tmp_path / "journal").iterdir())
+    assert len(journals) == 2 and sum(".resumed." in name for name in journals) == 1
+
+
+async def test_the_table_killed_mid_round_resumes_at_the_spin(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu) -> None:
+    """003 6.1.1: the round in play when the power went is withdrawn (no score, its envelope
+    unplayed) and the table goes back to the spin; the rounds before stand."""
+    config = write_config(tmp_path, mosquitto, TABLE.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics, schemas=TABLE_SCHEMAS) as d:
+        async with daemon(config, 1) as first:
+            await online(d, 0)
+            await play(d, mosquitto, b'{"action": "pick_sector", "sector": 3}',
+                       lambda p: p["phase"] == "asked")
+            await play(d, mosquitto, b'{"action": "early_answer"}', lambda p: p["phase"] == "answer")
+            await play(d, mosquitto, b'{"action": "answer_correct"}', lambda p: p["phase"] == "ready")
+            await play(d, mosquitto, b'{"action": "pick_sector", "sector": 7}',
+                       lambda p: p["phase"] == "asked")
+            mark = len(d.seen)
+            await command(mosquitto, b'{"action": "start_timer"}')
+            crashed = await state_where(d, lambda p: p["phase"] == "discussion", after=mark)
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        mark = len(d.seen)
+        async with daemon(config, 2):
+            resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
+            assert resumed[0]["voided"] == "round"
+            cancelled = events_after(d, mark, "round_cancelled")
+            assert cancelled and cancelled[0]["sector"] == 7
+            state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"], after=mark)
+            assert state["score"] == crashed["score"] == {"team": 1, "club": 0}
+            assert state["phase"] == "ready" and state["current"] is None
+            assert state["rounds_played"] == crashed["rounds_played"] == 1
+            played = {s["sector"]: s["played"] for s in state["sectors"]}
+            assert played[3] and not played[7]
+        assert d.invalid == [], d.invalid
