@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from console.engine.events import CommandRefused
-from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
+from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, Watermark
 from console.engine.quartet_events import (
     AssignTimeUp,
     FightOver,
@@ -219,11 +219,15 @@ class QuartetFight:
             return
         ref, theme = self._referee, self._theme
         if ref is None or theme is None:
-            refused = [i for i in batch if isinstance(i, Host)]
-            for h in refused:  # presses between themes count for nothing: nobody sits at the table
-                out.append(CommandRefused(t_ns=now, message=f"{h.action.value!r} is not allowed now: "
+            # Presses between themes count for nothing (nobody sits at the table); a host key or
+            # a correction is refused, saying so (an appeal after a theme, 4.1, is not taken yet).
+            for h in batch:
+                if isinstance(h, Press | Watermark):
+                    continue
+                action = h.action.value if isinstance(h, Host) else type(h).__name__
+                out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: "
                                           "no theme is being played (start_theme first)",
-                                          details={"action": h.action.value, "phase": self._phase.value}))
+                                          details={"action": action, "phase": self._phase.value}))
             return
         # A seat whose team plays no player in this theme (3.8) is not at the table.
         inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
