@@ -20,6 +20,8 @@ def main(argv: list[str] | None = None) -> int:
 
     run = sub.add_parser("run", help="run the console daemon with a config file")
     run.add_argument("--config", required=True, help="the TOML config (see config/console.toml)")
+    run.add_argument("--pack", help="«Своя игра»: a question pack (.siq or TOML, docs/packs.md), "
+                                    "instead of the config's game.pack")
 
     demo = sub.add_parser("demo", help="play on a simulated table from the terminal")
     demo.add_argument("--game", choices=[n for n in names() if game(n).demo], default="svoya",
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
         return _demo(args.config, args.game, sound=not args.no_sound)
-    return _run(args.config)
+    return _run(args.config, args.pack)
 
 
 def _open_missing_standard_fds() -> None:
@@ -107,12 +109,17 @@ def _load_or_exit(path: str) -> object:
         raise SystemExit(1) from exc
 
 
-def _run(path: str) -> int:
+def _run(path: str, pack: str | None = None) -> int:
+    from dataclasses import replace
+    from pathlib import Path
+
     from console.config import Config
     from console.shell.daemon import run_daemon
 
     config = _load_or_exit(path)
     assert isinstance(config, Config)
+    if pack is not None:  # relative to where the command runs (game.pack: to the config file)
+        config = replace(config, game=replace(config.game, pack=str(Path(pack).resolve())))
     logging.getLogger().setLevel(config.console.log_level.upper())
     return run_loop(run_daemon(config, path))
 

@@ -32,6 +32,7 @@ from console.engine.chgk_rules import ChgkHost, SectorPicked
 from console.engine.model import NS_PER_MS, Press, Watermark
 from console.engine.quartet_rules import QuartetHost
 from console.engine.spin import AngleSample
+from console.engine.svoya_corrections import AdjustScore, Reverse
 from console.games.kind import GameInput, GameKind
 
 AnyInput = GameInput
@@ -54,12 +55,14 @@ def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
         line, at = {"press": inp.pad}, inp.at
     elif isinstance(inp, Watermark):
         line, at = {"watermark": inp.source}, inp.up_to
+        if inp.lost_from is not None:
+            line["lost_from_ms"] = inp.lost_from / NS_PER_MS
     elif isinstance(inp, AngleSample):
         line, at = {"angle": inp.raw, "status": inp.status}, inp.at_ns
     elif isinstance(inp, SectorPicked):
         line, at = {"pick": inp.sector, "source": inp.source.value}, inp.at
-    elif isinstance(inp, QuartetHost):  # the «Эрудит-квартет» fight's commands, with their arguments
-        command = inp.command()
+    elif isinstance(inp, AdjustScore | Reverse | QuartetHost):  # «Своя игра»'s corrections and the
+        command = inp.command()  # «Эрудит-квартет» fight's commands, with their arguments
         line, at = {"host": command.pop("action"), **command}, inp.at
     elif isinstance(inp, ChgkHost):
         line = {"host": inp.action.value}
@@ -114,11 +117,16 @@ def press_step(value: object, at: int) -> Press:
     return Press(source, value, at)
 
 
-def watermark_step(value: object, at: int) -> Watermark:
-    """``"watermark": "mcu"``: source ``mcu`` has reported everything up to `at`."""
+def watermark_step(value: object, at: int, lost_from_ms: object = None) -> Watermark:
+    """``"watermark": "mcu"``: source ``mcu`` has reported everything up to `at`; with
+    ``"lost_from_ms"``, presses after that time may be missing."""
     if not isinstance(value, str):
         raise ValueError("watermark must be a string")
-    return Watermark(value, at)
+    if lost_from_ms is None:
+        return Watermark(value, at)
+    if not finite_number(lost_from_ms):
+        raise ValueError("lost_from_ms must be a (finite) number of milliseconds")
+    return Watermark(value, at, round(lost_from_ms * NS_PER_MS))
 
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:

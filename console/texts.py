@@ -17,10 +17,12 @@ from console.engine.svoya_events import (
     AnswerStarted,
     GameOver,
     GameStarted,
+    JudgementReversed,
     PressIgnored,
     QuestionEnded,
     QuestionStarted,
     ReadingFinished,
+    ScoreAdjusted,
     SignalAccepted,
     SignalsReset,
 )
@@ -68,6 +70,8 @@ ACTIONS = {
     "reset": "сброс системы",
     "cancel": "снять вопрос",
     "new_game": "новая игра",
+    "adjust_score": "изменить счёт (с причиной)",
+    "reverse": "изменить решение по вопросу (апелляция)",
 }
 
 
@@ -78,6 +82,8 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
         return names.get(str(player), str(player))
 
     match event:
+        case QuestionStarted(theme=theme, value=value, theme_name=str(name)):
+            return f"Тема «{name}», вопрос за {value}: сигналы принимаются"
         case QuestionStarted(theme=theme, value=value):
             return f"Тема {theme}, вопрос за {value}: сигналы принимаются"
         case ReadingFinished():
@@ -106,6 +112,12 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return "Бой окончен: " + ", ".join(f"{who(p)} {scores[p]}" for p in ranking)
         case GameStarted():
             return "Новая игра: счёт обнулён"
+        case ScoreAdjusted(player=player, delta=delta, score=score, reason=reason):
+            return f"Счёт исправлен: {who(player)} {delta:+d} → {score} (причина: {reason})"
+        case JudgementReversed(player=player, correct=correct, delta=delta, score=score, reason=reason):
+            verdict = "верно" if correct else "неверно"
+            return (f"Решение изменено: ответ {who(player)} — {verdict}, {delta:+d} → {score} "
+                    f"(причина: {reason})")
         case CommandRefused(message=message) | ConsoleError(message=message):
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):
@@ -131,5 +143,8 @@ def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:
             f"{names.get(p.player, p.player)} +{p.behind_ms:.3f} мс" for p in others)
     if event.tie and event.tie_policy is not None:
         text += f" (ничья, решено: {event.tie_policy.value})"
+    if event.inputs_lost:
+        text += (f"; внимание: нажатия с {', '.join(event.inputs_lost)} могли потеряться "
+                 "или прийти без точного времени — проверьте решение")
     return text
 

@@ -33,6 +33,7 @@ from console.config import Config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.engine.rules import TiePolicy
 from console.engine.svoya import Phase
+from console.engine.svoya_corrections import CorrectionAction
 from console.engine.svoya_events import EndReason
 from console.games import config_from_dict, game, load_config
 from console.schemas import KINDS, load_schema, validate
@@ -136,10 +137,13 @@ def test_state_decision_and_end_are_the_event_bodies() -> None:
 def test_schema_enums_match_the_code() -> None:
     command = load_schema("command")
     status = load_schema("status")
-    actions = {a.value for a in HostAction}
+    plain = {a.value for a in HostAction}
+    actions = plain | {a.value for a in CorrectionAction}
     phases = {p.value for p in Phase}
-    assert enum_of(command, "properties", "action") == actions
+    assert enum_of(command["oneOf"][0], "properties", "action") == plain
+    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:]} == actions - plain
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
+    assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions
     details = props("error")["details"]["oneOf"][1]["properties"]
     assert enum_of(details, "action") == actions
     assert enum_of(details, "phase") == phases
@@ -275,8 +279,34 @@ PAD_ORDER_TIE_ON_GPIO_AND_MCU: list[dict[str, Any]] = [
     {"at_ms": 2300, "host": "correct"},  # the only question: game_over
 ]
 
+CORRECTIONS: list[dict[str, Any]] = [
+    # «Своя игра»'s corrections (004 4.1-4.3): a score changed by hand, a judgement reversed.
+    {"config": {"game": {"values": [10, 20], "themes": 1}}},
+    {"at_ms": 1000, "host": "adjust_score", "player": "p2", "delta": -5, "reason": "фальстарт вне кнопки"},
+    {"at_ms": 2000, "host": "next"},
+    {"at_ms": 2100, "press": "mcu:0"},
+    {"at_ms": 2200, "host": "name"},
+    {"at_ms": 2300, "host": "correct"},
+    {"at_ms": 3000, "host": "reverse", "reason": "ответ неточен"},  # now wrong: nobody took it
+    {"at_ms": 4000, "host": "next"},
+    {"at_ms": 4100, "press": "mcu:1"},
+    {"at_ms": 4200, "host": "name"},
+    {"at_ms": 4300, "host": "wrong"},
+    {"at_ms": 4400, "host": "reset"},
+    {"at_ms": 4500, "host": "cancel"},  # withdrawn after a wrong answer
+    {"at_ms": 5000, "host": "reverse", "reason": "вопрос снят"},  # refused: withdrawn
+    {"at_ms": 6000, "host": "next"},
+    {"at_ms": 6100, "press": "mcu:2"},
+    {"at_ms": 6200, "host": "name"},
+    {"at_ms": 6300, "host": "wrong"},
+    {"at_ms": 6400, "host": "reset"},
+    {"at_ms": 6500, "host": "reading_finished"},  # nobody else: no_signal, game_over
+    {"at_ms": 20000, "host": "reverse", "reason": "дуальный ответ"},  # now correct: p3 took it
+]
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "four_players_host_clock": FOUR_PLAYERS_HOST_CLOCK,
+    "corrections": CORRECTIONS,
     "lockout_tie_timeout_game_over": LOCKOUT_TIE_TIMEOUT_GAME_OVER,
     "two_players_lamp_clock": TWO_PLAYERS_LAMP_CLOCK,
     "pad_order_tie_on_gpio_and_mcu": PAD_ORDER_TIE_ON_GPIO_AND_MCU,
@@ -593,6 +623,17 @@ def test_command_accepts_each_action(action: str) -> None:
     validate("command", {"action": action})
 
 
+def test_command_takes_the_corrections_with_their_arguments() -> None:
+    validate("command", {"action": "adjust_score", "player": "p1", "delta": -10, "reason": "апелляция"})
+    validate("command", {"action": "reverse", "reason": "дуальный ответ"})
+    for bad in ({"action": "adjust_score", "player": "p1", "delta": 0, "reason": "x"},
+                {"action": "adjust_score", "player": "p1", "delta": 10},
+                {"action": "adjust_score", "player": "p1", "delta": 1.5, "reason": "x"},
+                {"action": "reverse"}, {"action": "reverse", "reason": ""},
+                {"action": "reverse", "reason": "x", "player": "p1"}, {"action": "next", "reason": "x"}):
+        invalid("command", bad)
+
+
 @pytest.mark.parametrize(
     "payload",
     [{"action": "dance"}, {}, {"action": "next", "x": 1}, {"action": None}, {"action": 1},
@@ -738,7 +779,7 @@ def test_doc_covers_every_event_type_and_action() -> None:
         assert f"### `{name}`" in text
         for field_name in props(name):
             assert f"`{field_name}`" in text, f"{name}.{field_name} is not in the doc"
-    for action in HostAction:
+    for action in [*HostAction, *CorrectionAction]:
         assert f"`{action.value}`" in text
     for reason in enum_of(props("press_ignored"), "reason") | enum_of(props("question_ended"), "reason"):
         assert f"`{reason}`" in text

@@ -1,7 +1,9 @@
 """The parameters of a «Своя игра» fight: who plays, on which pads, and every duration/policy.
 
 Defaults follow the seed (004, appendix «Правила Своей игры»); everything is set from
-config. Durations are host-monotonic nanoseconds.
+config. Durations are host-monotonic nanoseconds. With a question pack (`pack`), the fight
+plays the pack's themes in order, at the pack's values (`theme_values`, `theme_name`,
+`card`); without one, numbered themes at `values`. A `HostCard` is for the host only.
 """
 
 from __future__ import annotations
@@ -37,6 +39,26 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class HostCard:
+    """One question of a pack as the host sees it: never on the hall's state or events."""
+
+    value: int
+    text: str
+    answer: str  # every accepted answer, the main one first
+    comment: str = ""
+    wrong: tuple[str, ...] = ()
+    media: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PackTheme:
+    """A theme of the pack, its questions in the order they are asked (ascending, App.2)."""
+
+    name: str
+    cards: tuple[HostCard, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class SvoyaRules:
     players: tuple[Player, ...]
     sources: Mapping[str, SourceTiming]
@@ -51,6 +73,7 @@ class SvoyaRules:
     tie_window_ns: int | None = None  # None: the coarsest source resolution
     host_max_delay_ns: int = 20_000_000  # worst-case delay of host keys (answer-clock closing)
     seed: int = 0
+    pack: tuple[PackTheme, ...] = ()  # the pack's themes; () = numbered themes at `values`
     pads: Mapping[str, Player] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -70,4 +93,28 @@ class SvoyaRules:
             raise ValueError("question values must be given in ascending order (004 App.2)")
         if self.themes is not None and self.themes < 1:
             raise ValueError("themes must be at least 1")
+        for theme in self.pack:
+            if not theme.cards or any(c.value <= 0 for c in theme.cards):
+                raise ValueError(f"pack theme {theme.name!r} needs questions of positive value")
         object.__setattr__(self, "pads", pads)
+
+    @property
+    def theme_count(self) -> int | None:
+        """Themes in the fight: the pack's (at most `themes`), else `themes` (None: no end)."""
+        if self.pack:
+            return len(self.pack) if self.themes is None else min(self.themes, len(self.pack))
+        return self.themes
+
+    def theme_values(self, theme: int) -> tuple[int, ...]:
+        """The values of theme `theme` (0-based), in the order they are asked."""
+        if self.pack:
+            return tuple(c.value for c in self.pack[theme].cards)
+        return self.values
+
+    def theme_name(self, theme: int) -> str | None:
+        """The pack's name of theme `theme` (0-based); None without a pack."""
+        return self.pack[theme].name if self.pack else None
+
+    def card(self, theme: int, question: int) -> HostCard | None:
+        """The host's card of a question (0-based indices); None without a pack."""
+        return self.pack[theme].cards[question] if self.pack else None

@@ -16,9 +16,18 @@ stamps, and a window closes only when every source has reported through its end 
 ``on_timer(now)`` return outputs, ``next_deadline()`` says when to call ``on_timer``.
 The same inputs at the same ``now`` always give the same outputs.
 
+The host may also correct (seed 004 4.1-4.3): change a score with a reason at any time
+(`AdjustScore`), and reverse the judgement of the question just played, once, after it ended
+and before the next one starts (`Reverse`). Corrections change scores only: the decisions
+taken since stand.
+
+`host_snapshot` is the public `snapshot` plus what only the host sees: the actions the referee
+would take now (`host_actions`, from the same checks that refuse them), the pack's card of the
+question in play (`host_question`) and the presses of the question (`presses`).
+
 The pieces: this module is the state machine (the host's actions, settling, the answer clock,
-the question's end); `svoya_presses` judges presses and picks the first, `svoya_question`
-keeps the question in play and how it looks on the snapshot.
+the question's end, corrections); `svoya_presses` judges presses and picks the first,
+`svoya_question` keeps the question in play and how it looks on the snapshot.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ from console.engine.model import (
     Watermark,
 )
 from console.engine.rules import AnswerClock, Player, SvoyaRules
+from console.engine.svoya_corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse
 from console.engine.svoya_events import (
     AnswerClockStarted,
     AnswerJudged,
@@ -49,18 +59,23 @@ from console.engine.svoya_events import (
     EndReason,
     GameOver,
     GameStarted,
+    JudgementReversed,
     QuestionEnded,
     QuestionStarted,
     ReadingFinished,
+    ScoreAdjusted,
     SignalAccepted,
     SignalsReset,
     decision_view,
     end_view,
+    reversal_view,
 )
 from console.engine.svoya_presses import PressJudge, ignored
 from console.engine.svoya_question import Phase, Question
 
-__all__ = ["Phase", "SvoyaReferee"]
+__all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
+
+SvoyaInput = Input | Correction
 
 _PRESS_AT = attrgetter("at")
 
@@ -68,8 +83,10 @@ _PRESS_AT = attrgetter("at")
 class SvoyaReferee:
     """Referee of one «Своя игра» fight. See the module docstring for the contract."""
 
-    def __init__(self, rules: SvoyaRules) -> None:
+    def __init__(self, rules: SvoyaRules, *, pack_problem: str | None = None) -> None:
         self.rules = rules
+        # Why the configured pack is not played (it could not be read): the console reports it.
+        self.pack_problem = pack_problem
         self._presses = PressJudge(rules)
         self._arbiter = self._presses.arbiter  # shared: watermarks and window closing use it too
         self._scores = {p.id: 0 for p in rules.players}
@@ -82,6 +99,7 @@ class SvoyaReferee:
         self._all_lamps_off = {p.pad: LampMode.OFF for p in rules.players}
         self._last_decision: SignalAccepted | None = None
         self._last_end: QuestionEnded | None = None
+        self._last_reversal: JudgementReversed | None = None  # of the question `_last_end` ended
 
     # ------------------------------------------------------------------ public API
 
@@ -93,11 +111,11 @@ class SvoyaReferee:
     def scores(self) -> dict[str, int]:
         return dict(self._scores)
 
-    def handle(self, inp: Input, now: int) -> list[Output]:
+    def handle(self, inp: SvoyaInput, now: int) -> list[Output]:
         """Take one input at host time `now`; due timers fire first."""
         return self.handle_all((inp,), now)
 
-    def handle_all(self, inputs: Sequence[Input], now: int) -> list[Output]:
+    def handle_all(self, inputs: Sequence[SvoyaInput], now: int) -> list[Output]:
         """Take inputs that arrived together at `now` (e.g. one MCU scan and its watermark).
 
         The same as handling them one by one at `now`, except that decisions wait for the
@@ -109,7 +127,7 @@ class SvoyaReferee:
             if isinstance(inp, Press):
                 self._on_press(inp, now, out)
             elif isinstance(inp, Watermark):
-                self._arbiter.note(inp.source, inp.up_to)
+                self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)  # a host action may change what the next input means
@@ -165,11 +183,37 @@ class SvoyaReferee:
             "timer": self._timer_view(now),
             "last_decision": None if self._last_decision is None else decision_view(self._last_decision),
             "last_end": None if self._last_end is None else end_view(self._last_end),
+            "last_reversal": None if self._last_reversal is None else reversal_view(self._last_reversal),
         }
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
-        """`snapshot` plus what only the host may see (published on host/state)."""
-        return self.snapshot(now)
+        """`snapshot` plus what only the host may see (published on host/state): the actions
+        accepted now, the pack's card of the question in play, and its presses."""
+        q = self._q
+        in_play = q is not None and self._phase not in (Phase.IDLE, Phase.GAME_OVER)
+        return {
+            **self.snapshot(now),
+            "host_actions": list(self.host_actions(now)),
+            "host_question": self._host_question() if in_play else None,
+            "presses": q.presses(self.rules.pads) if q is not None and in_play else [],
+        }
+
+    def host_actions(self, now: int) -> tuple[str, ...]:
+        """The host command actions the referee would take at `now` (with valid arguments)."""
+        plain = [a.value for a in HostAction if self._refusal(a, now) is None]
+        corrections = [AdjustScore.ACTION.value]  # any time (a known player, a reason)
+        if self._reverse_refusal() is None:
+            corrections.append(Reverse.ACTION.value)
+        return (*plain, *corrections)
+
+    def _host_question(self) -> dict[str, Json] | None:
+        q = self._q
+        assert q is not None
+        card = self.rules.card(q.theme - 1, q.number - 1)
+        if card is None:
+            return None
+        return {"theme": q.theme_name, "value": q.value, "text": card.text, "answer": card.answer,
+                "comment": card.comment, "wrong": list(card.wrong), "media": list(card.media)}
 
     # ------------------------------------------------------------------ presses
 
@@ -185,6 +229,8 @@ class SvoyaReferee:
         q = self._q
         if q is not None and q.ended_at is None and press.at >= q.announced_at:
             q.pending.append(press)
+            if player.id not in q.out:  # the host's list of presses shows players in play only
+                q.signals.append(press)
             return
         ended = self._ended_question_at(press.at)
         if ended is not None:
@@ -268,30 +314,108 @@ class SvoyaReferee:
 
     # ------------------------------------------------------------------ host actions
 
-    def _on_host(self, cmd: Host, now: int, out: list[Output]) -> None:
-        handler = {
-            HostAction.NEXT: self._host_next,
-            HostAction.READING_FINISHED: self._host_reading_finished,
-            HostAction.NAME: self._host_name,
-            HostAction.SHORT_FORM: self._host_short_form,
-            HostAction.ANSWER_STARTED: self._host_answer_started,
-            HostAction.CORRECT: self._host_correct,
-            HostAction.WRONG: self._host_wrong,
-            HostAction.RESET: self._host_reset,
-            HostAction.CANCEL: self._host_cancel,
-            HostAction.NEW_GAME: self._host_new_game,
-        }[cmd.action]
-        problem = handler(cmd.at, now, out)
+    def _on_host(self, cmd: Host | Correction, now: int, out: list[Output]) -> None:
+        if isinstance(cmd, AdjustScore):
+            action, problem = cmd.ACTION.value, self._adjust_score(cmd, now, out)
+        elif isinstance(cmd, Reverse):
+            action, problem = cmd.ACTION.value, self._reverse(cmd, now, out)
+        else:
+            action, problem = cmd.action.value, self._refusal(cmd.action, cmd.at)
+            if problem is None:
+                self._take(cmd.action, cmd.at, now, out)
         if problem is not None:
-            out.append(CommandRefused(t_ns=now, message=f"{cmd.action.value!r} is not allowed now: {problem}",
-                                      details={"action": cmd.action.value, "phase": self._phase.value}))
+            out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: {problem}",
+                                      details={"action": action, "phase": self._phase.value}))
 
-    def _host_next(self, at: int, now: int, out: list[Output]) -> str | None:
-        if self._phase is Phase.GAME_OVER:
-            return "the fight is over (new_game starts another)"
-        if self._phase is not Phase.IDLE:
-            return "a question is in play (finish it or cancel it first)"
-        value = self.rules.values[self._question_index]
+    def _refusal(self, action: HostAction, at: int) -> str | None:
+        """Why the host's `action` at `at` would be refused now, or None: the one check both
+        for taking it and for listing it in `host_actions`."""
+        q = self._q
+        phase = self._phase
+        answering = phase is Phase.ANSWERING and q is not None
+        match action:
+            case HostAction.NEXT:
+                if phase is Phase.GAME_OVER:
+                    return "the fight is over (new_game starts another)"
+                if phase is not Phase.IDLE:
+                    return "a question is in play (finish it or cancel it first)"
+            case HostAction.READING_FINISHED:
+                if phase is not Phase.READING or q is None:
+                    return "no question is being read"
+            case HostAction.NAME:
+                if not answering or q is None:
+                    return "nobody has the turn"
+                if self.rules.answer_clock is AnswerClock.LAMP:
+                    return "the answer clock already started when the lamp lit"
+                if q.answer_deadline is not None:
+                    return "the answerer has already been named"
+            case HostAction.SHORT_FORM:
+                if not answering or q is None:
+                    return "nobody has the turn"
+                if not q.reading_stopped:
+                    return "the question was read to the end; there is no short form to give (App.6)"
+                if q.answer_started:
+                    return "the answer has already begun"
+            case HostAction.ANSWER_STARTED:
+                if not answering or q is None or q.answerer is None:
+                    return "nobody has the turn"
+                if q.answer_started:
+                    return "the answer has already begun"
+                if q.answer_deadline is not None and at > q.answer_deadline:
+                    return "the 3 s had already run out"
+            case HostAction.CORRECT | HostAction.WRONG:
+                if not answering or q is None:
+                    return "nobody has the turn"
+                if q.answer_deadline is not None and not q.answer_started and at > q.answer_deadline:
+                    return "the 3 s had already run out"
+            case HostAction.RESET:
+                if phase is not Phase.AWAIT_RESET or q is None:
+                    return "there is no wrong answer to reset"
+            case HostAction.CANCEL:
+                if q is None or phase in (Phase.IDLE, Phase.GAME_OVER):
+                    return "no question is in play"
+            case HostAction.NEW_GAME:
+                pass
+        return None
+
+    def _take(self, action: HostAction, at: int, now: int, out: list[Output]) -> None:
+        """Carry out `action`, which `_refusal` allowed."""
+        q = self._q
+        match action:
+            case HostAction.NEXT:
+                self._host_next(at, now, out)
+            case HostAction.READING_FINISHED:
+                assert q is not None
+                q.reading_end = at
+                self._phase = Phase.OPEN
+                out.append(ReadingFinished(t_ns=now, window_ends_ns=self._window_end(),
+                                           players_in_play=q.in_play(self.rules.players)))
+            case HostAction.NAME | HostAction.SHORT_FORM:
+                assert q is not None
+                self._start_answer_clock(q, at, "host" if action is HostAction.NAME else "short_form",
+                                         now, out)
+            case HostAction.ANSWER_STARTED:
+                assert q is not None and q.answerer is not None
+                q.answer_started = True
+                out.append(AnswerStarted(t_ns=now, player=q.answerer.id))
+            case HostAction.CORRECT | HostAction.WRONG:
+                assert q is not None
+                self._judge(q, correct=action is HostAction.CORRECT, at=at, now=now, how="host", out=out)
+            case HostAction.RESET:
+                assert q is not None
+                q.counting_from = at
+                q.reading_stopped = False
+                self._phase = Phase.OPEN if q.reading_end is not None else Phase.READING
+                # With no new signal and the reading unfinished, the host goes on reading (App.9).
+                out.append(SignalsReset(t_ns=now, window_ends_ns=self._window_end(),
+                                        players_in_play=q.in_play(self.rules.players)))
+            case HostAction.CANCEL:
+                self._end_question(now, at, EndReason.CANCELLED, out)
+            case HostAction.NEW_GAME:
+                self._host_new_game(now, out)
+
+    def _host_next(self, at: int, now: int, out: list[Output]) -> None:
+        value = self.rules.theme_values(self._theme_index)[self._question_index]
         self._previous = self._q
         self._q = Question(
             theme=self._theme_index + 1,
@@ -299,71 +423,12 @@ class SvoyaReferee:
             value=value,
             announced_at=at,
             counting_from=at,
+            theme_name=self.rules.theme_name(self._theme_index),
         )
         self._phase = Phase.READING
         self._last_decision = None
         out.append(QuestionStarted(t_ns=now, announced_at_ns=at, theme=self._q.theme,
-                                   number=self._q.number, value=value))
-        return None
-
-    def _host_reading_finished(self, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.READING or q is None:
-            return "no question is being read"
-        q.reading_end = at
-        self._phase = Phase.OPEN
-        out.append(ReadingFinished(t_ns=now, window_ends_ns=self._window_end(),
-                                   players_in_play=q.in_play(self.rules.players)))
-        return None
-
-    def _host_name(self, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.ANSWERING or q is None:
-            return "nobody has the turn"
-        if self.rules.answer_clock is AnswerClock.LAMP:
-            return "the answer clock already started when the lamp lit"
-        if q.answer_deadline is not None:
-            return "the answerer has already been named"
-        self._start_answer_clock(q, at, "host", now, out)
-        return None
-
-    def _host_short_form(self, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.ANSWERING or q is None:
-            return "nobody has the turn"
-        if not q.reading_stopped:
-            return "the question was read to the end; there is no short form to give (App.6)"
-        if q.answer_started:
-            return "the answer has already begun"
-        self._start_answer_clock(q, at, "short_form", now, out)
-        return None
-
-    def _host_answer_started(self, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.ANSWERING or q is None or q.answerer is None:
-            return "nobody has the turn"
-        if q.answer_started:
-            return "the answer has already begun"
-        if q.answer_deadline is not None and at > q.answer_deadline:
-            return "the 3 s had already run out"
-        q.answer_started = True
-        out.append(AnswerStarted(t_ns=now, player=q.answerer.id))
-        return None
-
-    def _host_correct(self, at: int, now: int, out: list[Output]) -> str | None:
-        return self._host_judge(True, at, now, out)
-
-    def _host_wrong(self, at: int, now: int, out: list[Output]) -> str | None:
-        return self._host_judge(False, at, now, out)
-
-    def _host_judge(self, correct: bool, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.ANSWERING or q is None:
-            return "nobody has the turn"
-        if q.answer_deadline is not None and not q.answer_started and at > q.answer_deadline:
-            return "the 3 s had already run out"
-        self._judge(q, correct=correct, at=at, now=now, how="host", out=out)
-        return None
+                                   number=self._q.number, value=value, theme_name=self._q.theme_name))
 
     def _judge(self, q: Question, *, correct: bool, at: int, now: int, how: Literal["host", "timeout"],
                out: list[Output]) -> None:
@@ -372,6 +437,7 @@ class SvoyaReferee:
         assert player is not None
         delta = q.value if correct else -q.value
         self._scores[player.id] += delta
+        q.last_judgement = (player.id, correct)
         out.append(AnswerJudged(t_ns=now, player=player.id, correct=correct, by=how, value=q.value,
                                 delta=delta, score=self._scores[player.id]))
         # The answerer's press stays on an ended question: a press delivered after the end is
@@ -388,32 +454,65 @@ class SvoyaReferee:
         q.answer_deadline = None
         self._phase = Phase.AWAIT_RESET
 
-    def _host_reset(self, at: int, now: int, out: list[Output]) -> str | None:
-        q = self._q
-        if self._phase is not Phase.AWAIT_RESET or q is None:
-            return "there is no wrong answer to reset"
-        q.counting_from = at
-        q.reading_stopped = False
-        self._phase = Phase.OPEN if q.reading_end is not None else Phase.READING
-        # With no new signal and the reading unfinished, the host goes on reading (App.9).
-        out.append(SignalsReset(t_ns=now, window_ends_ns=self._window_end(),
-                                players_in_play=q.in_play(self.rules.players)))
-        return None
-
-    def _host_cancel(self, at: int, now: int, out: list[Output]) -> str | None:
-        if self._q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
-            return "no question is in play"
-        self._end_question(now, at, EndReason.CANCELLED, out)
-        return None
-
-    def _host_new_game(self, at: int, now: int, out: list[Output]) -> str | None:
+    def _host_new_game(self, now: int, out: list[Output]) -> None:
         self._scores = {p.id: 0 for p in self.rules.players}
         self._presses.new_game()
         self._theme_index = self._question_index = 0
         self._q = self._previous = None
         self._phase = Phase.IDLE
-        self._last_decision = self._last_end = None
+        self._last_decision = self._last_end = self._last_reversal = None
         out.append(GameStarted(t_ns=now, scores=dict(self._scores)))
+
+    # ------------------------------------------------------------------ corrections (004 4.1-4.3)
+
+    def _adjust_score(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
+        """A score changed by hand, for a reason, at any time; nothing else changes."""
+        if cmd.player not in self._scores:
+            return f"no player {cmd.player!r} (players: {', '.join(self._scores)})"
+        if not cmd.reason.strip():
+            return "a reason is required"
+        if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
+            return f"delta must be a non-zero whole number of at most {MAX_ADJUSTMENT} either way"
+        self._scores[cmd.player] += cmd.delta
+        out.append(ScoreAdjusted(t_ns=now, player=cmd.player, delta=cmd.delta,
+                                 score=self._scores[cmd.player], reason=cmd.reason.strip(),
+                                 scores=dict(self._scores)))
+        return None
+
+    def _reverse_refusal(self) -> str | None:
+        """Why the last judgement cannot be reversed now, or None (004 4.1, 4.3)."""
+        q = self._q
+        if self._phase not in (Phase.IDLE, Phase.GAME_OVER) and q is not None:
+            return "a question is in play: a judgement is reversed after its question, before the next"
+        if q is None or q.ended_at is None:
+            return "no question has been played since the game started"
+        if q.end_reason is EndReason.CANCELLED:
+            return "the question just played was withdrawn (adjust_score changes a score)"
+        if q.last_judgement is None:
+            return "nobody answered the question just played"
+        if q.reversed:
+            return "its judgement was already reversed, and an appeal's decision is final (004 4.3)"
+        return None
+
+    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
+        """The last answer of the question just played counts the other way (004 4.1-4.2):
+        its score is undone and redone; the question stays over, later decisions stand."""
+        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "a reason is required")
+        if problem is not None:
+            return problem
+        q = self._q
+        assert q is not None and q.last_judgement is not None
+        player, was_correct = q.last_judgement
+        correct = not was_correct
+        delta = 2 * q.value if correct else -2 * q.value
+        self._scores[player] += delta
+        q.last_judgement, q.reversed = (player, correct), True
+        event = JudgementReversed(t_ns=now, theme=q.theme, number=q.number, player=player,
+                                  correct=correct, value=q.value, delta=delta,
+                                  score=self._scores[player], winner=player if correct else None,
+                                  reason=cmd.reason.strip(), scores=dict(self._scores))
+        self._last_reversal = event
+        out.append(event)
         return None
 
     # ------------------------------------------------------------------ question end
@@ -423,7 +522,7 @@ class SvoyaReferee:
         """End the question in play at `at`; presses made up to `at` still belong to it."""
         q = self._q
         assert q is not None
-        q.ended_at, q.ended_in = at, self._phase
+        q.ended_at, q.ended_in, q.end_reason = at, self._phase, reason
         for press in q.pending:  # not decided yet (the host withdrew the question, or ended it with them)
             player = self.rules.pads[press.pad]
             out.append(ignored(now, q, press, player, self._presses.refusal_after_end(q, press, player)))
@@ -431,7 +530,7 @@ class SvoyaReferee:
             out.append(PlayCue(Cue.TIME_UP))
         end = QuestionEnded(t_ns=now, reason=reason, theme=q.theme, number=q.number, value=q.value,
                             winner=winner, scores=dict(self._scores))
-        self._last_end = end
+        self._last_end, self._last_reversal = end, None
         out.append(end)
         q.pending = []
         self._phase = Phase.IDLE
@@ -441,11 +540,12 @@ class SvoyaReferee:
     def _advance(self, now: int, out: list[Output]) -> None:
         """Questions of a theme go in ascending order (App.2); then the next theme."""
         self._question_index += 1
-        if self._question_index < len(self.rules.values):
+        if self._question_index < len(self.rules.theme_values(self._theme_index)):
             return
         self._question_index = 0
         self._theme_index += 1
-        if self.rules.themes is not None and self._theme_index >= self.rules.themes:
+        themes = self.rules.theme_count
+        if themes is not None and self._theme_index >= themes:
             self._phase = Phase.GAME_OVER
             ranking = sorted(self.rules.players, key=lambda p: -self._scores[p.id])
             out.append(GameOver(t_ns=now, scores=dict(self._scores), ranking=tuple(p.id for p in ranking)))
@@ -472,9 +572,10 @@ class SvoyaReferee:
             return None
         return {
             "theme": self._theme_index + 1,
+            "theme_name": self.rules.theme_name(self._theme_index),
             "number": self._question_index + 1,
-            "value": self.rules.values[self._question_index],
-            "themes": self.rules.themes,
+            "value": self.rules.theme_values(self._theme_index)[self._question_index],
+            "themes": self.rules.theme_count,
         }
 
     def running_timer(self) -> tuple[str, int] | None:

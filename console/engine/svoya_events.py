@@ -60,6 +60,7 @@ class QuestionStarted(Event):
     theme: int
     number: int
     value: int
+    theme_name: str | None = omitted_if_none()  # the pack's name of the theme (only with a pack)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -98,6 +99,9 @@ class SignalAccepted(Event):
     presses: tuple[PressRecord, ...]
     tie_policy: TiePolicy | None = omitted_if_none()  # noqa: RUF009 - a field spec, not a default
     tied: tuple[str, ...] | None = omitted_if_none()
+    # Sources that may have lost a press made before this one (frames lost on the line and not
+    # sent again, or an MCU clock that could not be trusted): the host checks the decision.
+    inputs_lost: tuple[str, ...] | None = omitted_if_none()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -175,6 +179,39 @@ class GameOver(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreAdjusted(Event):
+    """The host changed a score by hand, for `reason` (a correction; the game is not touched)."""
+
+    TYPE: ClassVar[str] = "score_adjusted"
+
+    player: str
+    delta: int
+    score: int
+    reason: str
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgementReversed(Event):
+    """The judgement of the question just played was reversed on appeal (004 4.1-4.3):
+    `player`'s answer now counts as `correct`; `delta` undoes the old score and gives the new
+    (twice the value); `winner` is who took the question now (None: nobody)."""
+
+    TYPE: ClassVar[str] = "judgement_reversed"
+
+    theme: int
+    number: int
+    player: str
+    correct: bool
+    value: int
+    delta: int
+    score: int
+    winner: str | None
+    reason: str
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameStarted(Event):
     """A new fight: scores to zero, back to the first theme."""
 
@@ -202,7 +239,25 @@ def decision_view(e: SignalAccepted) -> dict[str, Json]:
         view["tie_policy"] = e.tie_policy.value
     if e.tied is not None:
         view["tied"] = list(e.tied)
+    if e.inputs_lost is not None:
+        view["inputs_lost"] = list(e.inputs_lost)
     return view
+
+
+def reversal_view(e: JudgementReversed) -> dict[str, Json]:
+    """The snapshot's ``last_reversal``: `e`'s JSON without ``type`` and ``t_ns``."""
+    return {
+        "theme": e.theme,
+        "number": e.number,
+        "player": e.player,
+        "correct": e.correct,
+        "value": e.value,
+        "delta": e.delta,
+        "score": e.score,
+        "winner": e.winner,
+        "reason": e.reason,
+        "scores": dict(e.scores),
+    }
 
 
 def end_view(e: QuestionEnded) -> dict[str, Json]:

@@ -6,16 +6,20 @@ announcement, then each reset: 004 App.4, App.8), the end of the reading, who an
 the presses not judged yet, the answerer and their answer clock, and, once ended, when and in
 which phase (how a press delivered after the end is judged). It knows its signal window
 (`window_end`, App.4, App.8) and how it looks on the snapshot (`reading_state`, `status_of`,
-`view`). Pure data: nothing here emits events or reads a clock.
+`view`), and, for the host, each player's first press since signals last opened (`presses`).
+Once ended, it keeps how (`end_reason`) and its last judgement, which the host may reverse
+once (004 4.1-4.3). Pure data: nothing here emits events or reads a clock.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from console.engine.model import Json, Press
+from console.engine.model import Json, Press, ns_to_ms
 from console.engine.rules import Player
+from console.engine.svoya_events import EndReason
 
 
 class Phase(StrEnum):
@@ -45,6 +49,11 @@ class Question:
     reading_stopped: bool = False  # a signal stopped the reading (App.6)
     ended_at: int | None = None  # when the question ended (the host's key, or the window's end)
     ended_in: Phase | None = None  # the phase it ended in: how a press delivered after the end is judged
+    theme_name: str | None = None  # the pack's name of the theme
+    end_reason: EndReason | None = None
+    last_judgement: tuple[str, bool] | None = None  # (player, correct) of the last answer judged
+    reversed: bool = False  # its last judgement was reversed on appeal (final: 004 4.3)
+    signals: list[Press] = field(default_factory=list)  # presses of players in play, for the host
 
     @property
     def window_base(self) -> int | None:
@@ -79,9 +88,23 @@ class Question:
         """The question as the snapshot's ``question`` shows it."""
         return {
             "theme": self.theme,
+            "theme_name": self.theme_name,
             "number": self.number,
             "value": self.value,
             "reading": self.reading_state(),
             "answerer": self.answerer.id if self.answerer else None,
             "out": [*sorted(self.out)],
         }
+
+    def presses(self, players: Mapping[str, Player]) -> list[Json]:
+        """Each player's first press since signals last opened (the announcement or the last
+        reset), in press-time order (pad order on a tie), with its delay behind the first."""
+        order = {pad: i for i, pad in enumerate(players)}
+        firsts: dict[str, int] = {}
+        for press in sorted(self.signals, key=lambda p: (p.at, order.get(p.pad, 0))):
+            if press.at >= self.counting_from:
+                firsts.setdefault(players[press.pad].id, press.at)
+        if not firsts:
+            return []
+        t0 = min(firsts.values())
+        return [{"player": player, "delay_ms": ns_to_ms(at - t0)} for player, at in firsts.items()]

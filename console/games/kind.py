@@ -21,6 +21,7 @@ from console.engine.model import Input
 from console.engine.quartet_rules import QuartetHost
 from console.engine.spin import AngleSample
 from console.engine.sports_timer import SportsHost
+from console.engine.svoya_corrections import Correction
 from console.sources import ANGLE, BUTTONS
 
 __all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "only_keys"]
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
     # (config, stdin, stdout, sound=...) -> the demo's exit status
     DemoRunner = Callable[..., Coroutine[Any, Any, int]]
 
-GameInput = Input | ChgkHost | SectorPicked | AngleSample | SportsHost | QuartetHost
+GameInput = Input | Correction | ChgkHost | SectorPicked | AngleSample | SportsHost | QuartetHost
 JsonObject = Mapping[str, object]
 
 

@@ -1,24 +1,47 @@
 """«Своя игра» (seed 004, App.1-11): players' buttons, the host's keys, the referee.
 
 Contract: `GAME` is this game's registry entry (console/games/kind.py); `svoya_rules(config,
-seed)` gives the referee's parameters or raises `ConfigError` naming the key.
+seed)` gives the referee's parameters or raises `ConfigError` naming the key. `referee(config,
+seed)` builds the referee with the configured pack (`game.pack`, docs/packs.md): a pack that
+cannot be read is not played, and the referee carries the problem for the console to report.
+Host commands are `HostAction`s and the corrections (`adjust_score`, `reverse`).
 """
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
 from typing import Any
 
 from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction
-from console.engine.rules import AnswerClock, FalseStartPolicy, Player, SvoyaRules, TiePolicy
+from console.engine.rules import (
+    AnswerClock,
+    FalseStartPolicy,
+    HostCard,
+    PackTheme,
+    Player,
+    SvoyaRules,
+    TiePolicy,
+)
 from console.engine.svoya import SvoyaReferee
+from console.engine.svoya_corrections import AdjustScore, CorrectionAction, Reverse
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
+from console.packs import PackError, load_pack
 from console.scenario import press_step, watermark_step
 from console.sources import source_kind
 
+log = logging.getLogger("chgk.svoya")
 
-def svoya_rules(config: Config, seed: int | None = None) -> SvoyaRules:
+# The keys a host command (and its scenario line) may carry beside the action.
+CORRECTION_ARGS = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
+                   CorrectionAction.REVERSE: ("reason",)}
+STEP_ARGS = ("player", "delta", "reason")
+
+
+def svoya_rules(config: Config, seed: int | None = None,
+                pack: tuple[PackTheme, ...] = ()) -> SvoyaRules:
     """The referee's parameters; raises ConfigError naming the key on a rule violation."""
     g = config.game
     timings = {
@@ -44,6 +67,7 @@ def svoya_rules(config: Config, seed: int | None = None) -> SvoyaRules:
             tie_window_ns=g.tie_window_us * 1000 or None,
             host_max_delay_ns=int(config.host.max_delay_ms * NS_PER_MS),
             seed=g.seed if seed is None else seed,
+            pack=pack,
         )
     except ValueError as exc:
         raise ConfigError(config.source, "players", str(exc)) from exc
@@ -54,34 +78,95 @@ def check(config: Config) -> None:
     svoya_rules(config)
 
 
+def pack_path(config: Config) -> Path | None:
+    """Where `game.pack` is: relative to the config file's folder; None when unset."""
+    return Path(config.source).parent / config.game.pack if config.game.pack else None
+
+
+def pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None]:
+    """The configured pack's themes for the referee, or () and why it is not played."""
+    path = pack_path(config)
+    if path is None:
+        return (), None
+    try:
+        pack = load_pack(path)
+    except PackError as exc:
+        return (), f"{exc}; the game goes on without the pack (numbered themes at game.values)"
+    themes = tuple(
+        PackTheme(name=t.name, cards=tuple(
+            HostCard(value=q.value, text=q.text, answer=" / ".join(q.right), comment=q.comment,
+                     wrong=q.wrong, media=q.media)
+            # Questions of a theme are asked in ascending order of value (004 App.2); the final
+            # round's zero-price questions are not played.
+            for q in sorted(t.questions, key=lambda q: q.value) if q.value > 0))
+        for t in pack.played_themes())
+    themes = tuple(t for t in themes if t.cards)
+    if not themes:
+        return (), (f"{path}: the pack has no question with a positive value to play; "
+                    "the game goes on without it")
+    log.info("pack %s: %d themes (%s)", path, len(themes), ", ".join(t.name for t in themes[:8]))
+    return themes, None
+
+
+def referee(config: Config, seed: int) -> SvoyaReferee:
+    """The referee of `config` with its pack (see the module docstring)."""
+    themes, problem = pack_themes(config)
+    return SvoyaReferee(svoya_rules(config, seed, themes), pack_problem=problem)
+
+
 def parse_command(command: JsonObject, at: int) -> GameInput:
-    """``{"action": "<HostAction>"}``."""
+    """``{"action": "<HostAction>"}``, ``{"action": "adjust_score", "player": id, "delta": int,
+    "reason": text}`` or ``{"action": "reverse", "reason": text}``. The referee judges the
+    values (a known player, a reason that is not blank); this checks their types."""
+    action = command.get("action")
+    if action == CorrectionAction.ADJUST_SCORE:
+        only_keys(command, ("action", *CORRECTION_ARGS[CorrectionAction.ADJUST_SCORE]))
+        delta = command.get("delta")
+        if isinstance(delta, bool) or not isinstance(delta, int):
+            raise ValueError(f"adjust_score: delta must be a whole number, got {delta!r}")
+        return AdjustScore(player=_text(command, "player"), delta=delta,
+                           reason=_text(command, "reason"), at=at)
+    if action == CorrectionAction.REVERSE:
+        only_keys(command, ("action", *CORRECTION_ARGS[CorrectionAction.REVERSE]))
+        return Reverse(reason=_text(command, "reason"), at=at)
     only_keys(command, ("action",))
-    return Host(HostAction(str(command.get("action"))), at)
+    return Host(HostAction(str(action)), at)
+
+
+def _text(command: JsonObject, key: str) -> str:
+    value = command.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{command.get('action')}: {key} must be a string, got {value!r}")
+    return value
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     if step == "press":
         return press_step(line[step], at)
     if step == "watermark":
-        return watermark_step(line[step], at)
+        return watermark_step(line[step], at, line.get("lost_from_ms"))
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
+    if value in CorrectionAction.__members__.values():
+        return parse_command({"action": value, **{k: line[k] for k in STEP_ARGS if k in line}}, at)
+    only_keys({k: v for k, v in line.items() if k in STEP_ARGS}, ())
     try:
         return Host(HostAction(value), at)
     except ValueError:
-        allowed = ", ".join(a.value for a in HostAction)
+        allowed = ", ".join([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
         raise ValueError(f"unknown host action {value!r} (one of {allowed})") from None
 
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs to judge the journal's inputs the same way."""
     g = config.game
+    # The pack as a full path: a replay reads it wherever the journal is.
+    path = pack_path(config)
     return {
         "auto_watermark": False,
         "game": {**{k: getattr(g, k) for k in g.__dataclass_fields__}, "values": list(g.values),
-                 "seed": seed},
+                 "seed": seed, "pack": str(path.resolve()) if path else ""},
         "players": [{"id": p.id, "name": p.name, "pad": p.pad} for p in config.players],
         "sources": {
             name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
@@ -101,11 +186,13 @@ GAME = GameKind(
     host_pedal=True,
     check=check,
     seed=lambda config: config.game.seed,
-    engine=lambda config, seed, now: SvoyaReferee(svoya_rules(config, seed)),
+    engine=lambda config, seed, now: referee(config, seed),
     parse_command=parse_command,
-    command_help=f'expected {{"action": one of {", ".join(a.value for a in HostAction)}}}',
+    command_help=(f'expected {{"action": one of {", ".join(a.value for a in HostAction)}}}, '
+                  '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
+                  '{"action": "reverse", "reason": TEXT}'),
     steps=("press", "host", "watermark"),
-    step_args={},
+    step_args={"watermark": ("lost_from_ms",), "host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={

@@ -1,0 +1,59 @@
+"""The host's corrections in «Своя игра»: inputs that change a score or reverse a judgement.
+
+Contract: `AdjustScore` (a player's score changes by `delta`, for `reason`) and `Reverse` (the
+judgement of the question just played is reversed, for `reason`) are host inputs like
+`console.engine.model.Host`, stamped with when the host gave them (`at`). They carry their
+arguments, so the journal writes them whole (`command()` is their host command's JSON, which
+is also their scenario line) and a replay takes them again. The referee decides whether they
+are allowed (seed 004 4.1-4.3: an appeal is heard after the question, before the next; its
+decision is final) and answers with `ScoreAdjusted` / `JudgementReversed` or a refusal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar
+
+__all__ = ["MAX_ADJUSTMENT", "AdjustScore", "Correction", "CorrectionAction", "Reverse"]
+
+MAX_ADJUSTMENT = 1_000_000  # a score change beyond this is a typo, not a correction
+
+
+class CorrectionAction(StrEnum):
+    """The host command actions of the corrections (beside `HostAction`'s)."""
+
+    ADJUST_SCORE = "adjust_score"
+    REVERSE = "reverse"
+
+
+@dataclass(frozen=True, slots=True)
+class AdjustScore:
+    """The host changes `player`'s score by `delta` at `at`, and says why."""
+
+    ACTION: ClassVar[CorrectionAction] = CorrectionAction.ADJUST_SCORE
+
+    player: str
+    delta: int
+    reason: str
+    at: int
+
+    def command(self) -> dict[str, str | int]:
+        return {"action": self.ACTION.value, "player": self.player, "delta": self.delta,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Reverse:
+    """The host reverses the judgement of the question just played at `at`, and says why."""
+
+    ACTION: ClassVar[CorrectionAction] = CorrectionAction.REVERSE
+
+    reason: str
+    at: int
+
+    def command(self) -> dict[str, str | int]:
+        return {"action": self.ACTION.value, "reason": self.reason}
+
+
+Correction = AdjustScore | Reverse
