@@ -58,8 +58,8 @@ class GameSection:
     tie_policy: str = "random"
     tie_window_us: int = 0  # 0: the coarsest source resolution
     seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
-    pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
 
+    pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
 
 @dataclass(frozen=True)
 class PlayerSection:

@@ -55,6 +55,8 @@ def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
         line, at = {"press": inp.pad}, inp.at
     elif isinstance(inp, Watermark):
         line, at = {"watermark": inp.source}, inp.up_to
+        if inp.lost_from is not None:
+            line["lost_from_ms"] = inp.lost_from / NS_PER_MS
     elif isinstance(inp, AngleSample):
         line, at = {"angle": inp.raw, "status": inp.status}, inp.at_ns
     elif isinstance(inp, SectorPicked):
@@ -102,7 +104,7 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
         raise ScenarioError(f"{where}: {exc}") from None
 
 
-_CHGK_ARGS = ("sector", "to_sector", "team", "round", "part")
+_CHGK_ARGS = ("sector", "to_sector", "team", "round", "part", "to", "reason")
 
 
 def press_step(value: object, at: int) -> Press:
@@ -115,11 +117,16 @@ def press_step(value: object, at: int) -> Press:
     return Press(source, value, at)
 
 
-def watermark_step(value: object, at: int) -> Watermark:
-    """``"watermark": "mcu"``: source ``mcu`` has reported everything up to `at`."""
+def watermark_step(value: object, at: int, lost_from_ms: object = None) -> Watermark:
+    """``"watermark": "mcu"``: source ``mcu`` has reported everything up to `at`; with
+    ``"lost_from_ms"``, presses after that time may be missing."""
     if not isinstance(value, str):
         raise ValueError("watermark must be a string")
-    return Watermark(value, at)
+    if lost_from_ms is None:
+        return Watermark(value, at)
+    if not finite_number(lost_from_ms):
+        raise ValueError("lost_from_ms must be a (finite) number of milliseconds")
+    return Watermark(value, at, round(lost_from_ms * NS_PER_MS))
 
 
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:

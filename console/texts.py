@@ -143,5 +143,8 @@ def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:
             f"{names.get(p.player, p.player)} +{p.behind_ms:.3f} мс" for p in others)
     if event.tie and event.tie_policy is not None:
         text += f" (ничья, решено: {event.tie_policy.value})"
+    if event.inputs_lost:
+        text += (f"; внимание: нажатия с {', '.join(event.inputs_lost)} могли потеряться "
+                 "или прийти без точного времени — проверьте решение")
     return text
 

@@ -38,6 +38,7 @@ from console.engine.chgk_events import (
     QuestionSource,
     QuestionUnavailable,
     RoundCancelled,
+    RoundCorrected,
     RoundEnded,
     Score,
     SectorChosen,
@@ -119,6 +120,7 @@ ACTIONS = {
     ChgkAction.REFILL: "новый конверт",
     ChgkAction.DECISIVE_ROUND: "решающий раунд",
     ChgkAction.CANCEL_ROUND: "снять раунд",
+    ChgkAction.CORRECT_ROUND: "исправить результат раунда",
 }
 SOURCES = {"top": "волчок", "lototron": "лототрон", "host": "ведущий"}
 FAULTS = {
@@ -298,6 +300,10 @@ def _referee_line(e: Event, opponent: str) -> str | None:
             why = END_REASONS.get(reason, reason)
             point = f"очко {side_text(won, opponent)}" if won else "очко никому"
             return f"Раунд {number} окончен ({why}): {point}; счёт {score_text(score, opponent)}"
+        case RoundCorrected(round=number, result=won, reason=why, score=score, winner=winner):
+            text = (f"Исправлено: очко раунда {number} — {side_text(won, opponent)} ({why}); "
+                    f"счёт {score_text(score, opponent)}")
+            return text if winner is not None else f"{text}; игра продолжается"
         case TableGameOver(winner=winner, score=score, rounds=rounds):
             who = "знатоки" if winner is Side.TEAM else opponent
             return f"Игра окончена: победили {who}, счёт {score_text(score, opponent)}, раундов {rounds}"

@@ -49,9 +49,13 @@ class AngleReading:
 
 @dataclass(frozen=True, slots=True)
 class Watermark:
-    """Every press/release stamped up to host time ``ns`` has been handed on."""
+    """Every press/release stamped up to host time ``ns`` has been handed on, except that,
+    when ``lost_from_ns`` is set, inputs stamped after it may be missing (frames lost and not
+    sent again) or placed at their arrival instead of their own time (the clock could not be
+    trusted): a decision over that span is not guaranteed."""
 
     ns: int
+    lost_from_ns: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,10 @@ class McuLink:
       delivered (the device sends in timestamp order, so any PRESS/RELEASE/HEARTBEAT
       stamped t vouches for everything up to t).  Never decreases.  Called after every
       edge (with at least the edge's ``at_ns``) and whenever a HEARTBEAT advances it.
+    * ``on_lost(ns)`` (optional), right before an ``on_watermark``: presses stamped after
+      ``ns`` up to that watermark may be missing (frames lost and not sent again) or placed
+      at their arrival (the device's clock could not be trusted); decisions over that span
+      are not guaranteed.
     * ``on_angle(reading)`` (optional): an ANGLE frame, its stamp mapped like an edge's.
       Readings that arrive before the clock is synchronised (only right after a device
       restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
@@ -85,6 +89,7 @@ class McuLink:
         baudrate: int = 115200,
         on_edge: Callable[[PadEdge], None],
         on_watermark: Callable[[int], None] | None = None,
+        on_lost: Callable[[int], None] | None = None,
         on_angle: Callable[[AngleReading], None] | None = None,
         on_status: Callable[[str, str], None] | None = None,
         on_error: Callable[[str], None] | None = None,
@@ -99,6 +104,7 @@ class McuLink:
         self._baudrate = baudrate
         self._on_edge = on_edge
         self._on_watermark = on_watermark
+        self._on_lost = on_lost
         self._on_angle = on_angle
         self._on_status = on_status
         self._on_error = on_error
@@ -260,6 +266,8 @@ class McuLink:
                 if type(item) is PadEdge:
                     self._on_edge(item)
                 elif type(item) is Watermark:
+                    if item.lost_from_ns is not None and self._on_lost is not None:
+                        self._on_lost(item.lost_from_ns)
                     if self._on_watermark is not None:
                         self._on_watermark(item.ns)
                 elif type(item) is AngleReading:

@@ -157,14 +157,17 @@ class McuSession:
       earlier than an earlier-stamped frame's (see `McuTimeline.map_edge`).
     * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
       clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
-    * Gaps (PROTOCOL.md 5.9): a gap of at most ``RESEND_DEPTH`` sequence numbers, once
-      connected with the clock seeded, writes a RESEND for the missing numbers; until they
-      have all arrived or ``resend_timeout_ns`` has passed, later PadEdges and Watermarks
-      are held back (angles are not).  A frame whose number is missing is the device sending
-      it again: it is taken at its own stamp and does not move the sequence.  Then the held
-      edges are handed on in sequence order, then one Watermark; numbers still missing are
-      reported then as a gap.  A device restart or the end of the round gives up at once.
-      Larger gaps (or before the clock is seeded) are reported at once, nothing held.
+    * Gaps (PROTOCOL.md 5.9): a gap of at most ``RESEND_DEPTH`` sequence numbers (also in
+      the handshake, before the clock is seeded: those presses wait anyway) writes a RESEND
+      for the missing numbers; until they have all arrived or ``resend_timeout_ns`` has
+      passed, later PadEdges and Watermarks are held back (angles are not).  A frame whose
+      number is missing is the device sending it again: it is taken at its own stamp and
+      does not move the sequence.  Then the held edges are handed on in sequence order, then
+      one Watermark; numbers still missing are reported then as a gap.  A device restart or
+      the end of the round gives up at once.  Larger gaps are reported at once, nothing
+      held.  Whenever numbers are given up as lost, the next Watermark carries
+      ``lost_from_ns`` (the watermark before the gap, or the round's start): presses in that
+      span may be missing, so a decision over it is not guaranteed (the referee says so).
     * Status: :class:`StatusChanged` only on change.  Problems: one :class:`Problem` per bad
       frame, sequence gap, echoed host frame or device restart, at most 5 a second; the rest
       are counted and reported as one count when their second is over (or when the round
@@ -210,6 +213,9 @@ class McuSession:
         self._pending: list[tuple[Press | Release, int]] = []
         self._watermark_ns: int | None = None
         self._repair: _Repair | None = None  # while sequence numbers are missing
+        # Inputs stamped after this (host ns) may be missing: said on the next Watermark.
+        self._lost_from_ns: int | None = None
+        self._round_start_ns = 0
         self._lamps: tuple[int, int] | None = None
 
     # -- state ---------------------------------------------------------------------------
@@ -241,6 +247,7 @@ class McuSession:
         self._pending.clear()
         self._repair = None  # handed on (or given up) when the previous round ended
         self._state = _State.HANDSHAKE
+        self._round_start_ns = now
         self._last_rx_ns = now
         self._next_ping_ns = now  # the first PING goes out as soon as we are connected
         self._send_hello_request(now)
@@ -460,11 +467,12 @@ class McuSession:
             repair.mark_always = repair.mark_always or always
             return
         watermark = self._watermark_ns
+        lost_from, self._lost_from_ns = self._lost_from_ns, None
         if watermark is None or at_ns > watermark:
             self._watermark_ns = watermark = at_ns
-        elif not always:
+        elif not always and lost_from is None:
             return
-        self._out.inputs.append(Watermark(watermark))
+        self._out.inputs.append(Watermark(watermark, lost_from))
 
     def _check_seq(self, seq: int, now: int) -> bool:
         """Follow the sequence; True if ``seq`` is a missing number sent again (5.9)."""
@@ -482,9 +490,9 @@ class McuSession:
         if gap == 0:
             return False
         if gap < SEQ_MODULUS // 2:
-            if gap <= RESEND_DEPTH and self._state is _State.CONNECTED and self._timeline.ready:
+            if gap <= RESEND_DEPTH:  # also right after connecting: held presses wait anyway
                 self._ask_again(last, seq, gap, now)
-            else:  # the device no longer holds them all, or nothing could be timed yet
+            else:  # the device no longer holds them all
                 self._report_gap(last, seq, gap, now)
         else:
             self._error(
@@ -504,6 +512,11 @@ class McuSession:
 
     def _report_gap(self, last: int, seq: int, lost: int, now: int) -> None:
         self.stats.lost_frames += lost
+        # What was lost was stamped after everything handed on so far (5.2): the decisions
+        # over that span are not guaranteed, and the next watermark says so.
+        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
+        if self._lost_from_ns is None or floor < self._lost_from_ns:
+            self._lost_from_ns = floor
         self._report(
             f"Lost {lost} frame(s) from the MCU on {self._port}: sequence number jumped "
             f"from {last} to {seq}; a press or release may be missing.",
@@ -572,7 +585,8 @@ class McuSession:
         if self._lamps is not None:  # a new or restarted device has its lamps off
             self._out.writes.append(encode(Lamps(*self._lamps)))
         pending, self._pending = self._pending, []
-        for msg, pending_us in pending:
+        # In device (stamp) order: a frame sent again on RESEND may have come after later ones.
+        for msg, pending_us in sorted(pending, key=lambda item: item[1]):
             self._edge(msg, pending_us)
 
     def _on_unsolicited_hello(self, hello: Hello, now: int) -> None:

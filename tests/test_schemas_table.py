@@ -432,7 +432,8 @@ class Walk:
 @functools.cache
 def console_events() -> list[Payload]:
     """The runtime's own events: a source's status, a driver's error, a bad command, the 12th
-    sector's question drawn from the demo question file."""
+    sector's question drawn from the demo question file; a corrected verdict (tests/test_table_
+    corrections.py replays corrections from journals)."""
     w = Walk()
     w.console.report_status("table", "connected", "The MCU 'chgk-sim 1.0' on /dev/pts/3 is connected.")
     w.console.report_status("table", "disconnected", "The MCU on /dev/pts/3 stopped answering.")
@@ -440,6 +441,10 @@ def console_events() -> list[Payload]:
     w.console.report_error("table", "bad frame from the MCU: CRC mismatch")
     w.command(action="start_timer", x=1)
     w.host(PICK_SECTOR, sector=8)  # the 12th sector: question_needed, question_drawn, question_source
+    w.host("start_timer")
+    w.host("answer_wrong", after_ms=20_000)
+    w.host("correct_round", to="team", reason="ответ засчитан после уточнения")  # round_corrected
+    w.host("correct_round", to="team", reason="повтор")  # refused: the point is the team's already
     return w.events
 
 
@@ -673,7 +678,7 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     replay_only = {e["type"] for events in replayed().values() for e in events}
     # what no replay can show: the runtime's own events and the sports timer
     assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
-                                              *SPORTS_TYPES}
+                                              "round_corrected", *SPORTS_TYPES}
 
 
 def test_targeted_runs_fit_the_schema() -> None:

@@ -23,8 +23,13 @@ rule closes windows: a window ending at E closes once every source has reported 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+# Spans in which a source may have lost inputs, kept for the decisions still to come; a
+# question lasts seconds, so only recent ones matter.
+_LOST_SPANS_KEPT = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,15 +58,26 @@ class Arbiter:
             s.resolution_ns for s in self._sources.values()
         )
         self._watermark: dict[str, int] = {}
+        self._lost: deque[tuple[str, int, int]] = deque(maxlen=_LOST_SPANS_KEPT)
         self.max_delay_ns = max(s.max_delay_ns for s in self._sources.values())
 
     def knows(self, source: str) -> bool:
         return source in self._sources
 
-    def note(self, source: str, up_to: int) -> None:
-        """Record that `source` has delivered everything stamped at or before `up_to`."""
-        if source in self._sources and up_to > self._watermark.get(source, up_to - 1):
+    def note(self, source: str, up_to: int, lost_from: int | None = None) -> None:
+        """Record that `source` has delivered everything stamped at or before `up_to`, except
+        what it may have lost after `lost_from` (see `lost_between`)."""
+        if source not in self._sources:
+            return
+        if lost_from is not None:
+            self._lost.append((source, lost_from, up_to))
+        if up_to > self._watermark.get(source, up_to - 1):
             self._watermark[source] = up_to
+
+    def lost_between(self, start: int, end: int) -> tuple[str, ...]:
+        """The sources that may have lost inputs made between `start` and `end` (sorted):
+        a decision over that span is not guaranteed."""
+        return tuple(sorted({source for source, lo, hi in self._lost if lo <= end and hi >= start}))
 
     def reported_through(self, source: str, t: int, now: int) -> bool:
         timing = self._sources[source]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import random
 
-from console.engine import chgk_endgame, chgk_hall, chgk_help, chgk_views
+from console.engine import chgk_actions, chgk_correct, chgk_endgame, chgk_hall, chgk_help, chgk_views
 from console.engine.chgk_events import (
     AnswerJudged,
     EarlyAnswerDeclared,
@@ -155,14 +155,15 @@ class ChgkReferee:
         return "discussion", r.count.deadline
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
-        """`snapshot` plus what only the host may see: where the fortochka lies."""
-        return chgk_views.host_snapshot(self._game, now)
+        """`snapshot` plus what only the host may see: where the fortochka lies, the host
+        actions the referee would accept now, the 12th sector's question (`chgk_views`)."""
+        return chgk_views.host_snapshot(self._game, now, chgk_actions.host_actions(self._game, self._box))
 
     # ------------------------------------------------------------------ choosing a sector
 
     def _on_pick(self, pick: SectorPicked, now: int, out: list[Output]) -> None:
         game = self._game
-        game.require_ready()
+        chgk_actions.check_pick(game)
         if pick.sector not in game.table:
             raise NotAllowed(f"there is no sector {pick.sector} on a table of {self.rules.sectors}",
                              sector=pick.sector)
@@ -186,6 +187,8 @@ class ChgkReferee:
         alone = played_as is SectorKind.SUPERBLITZ or game.decisive  # 003 6.2.3, 6.4; 000 4.2 б
         seated = 1 if alone else game.players
         sector.played = True
+        game.correctable = False  # the game moved on: the previous verdict stands
+        game.question = None
         r = RoundInPlay(number=len(game.rounds) + 1, sector=sector.number, kind=kind, played_as=played_as,
                         envelope=sector.envelope, parts=parts, seated=seated, at_table=seated,
                         value=self.rules.decisive_round_points if game.decisive else 1)
@@ -225,6 +228,7 @@ class ChgkReferee:
             out += [QuestionUnavailable(t_ns=now, message=message) for message in drawn]
             return
         source = drawn.source_line()
+        self._game.question = drawn
         out.append(QuestionDrawn(t_ns=now, round=number, text=drawn.text, answer=drawn.answer,
                                  accepted=drawn.accepted, comment=drawn.comment, handout=drawn.handout,
                                  source=source))
@@ -264,6 +268,7 @@ class ChgkReferee:
             a.REFILL: self._host_refill,
             a.DECISIVE_ROUND: self._host_decisive,
             a.CANCEL_ROUND: self._host_cancel,
+            a.CORRECT_ROUND: self._host_correct_round,
         }[cmd.action]
         handler(cmd, now, out)
 
@@ -281,14 +286,7 @@ class ChgkReferee:
     def _host_draw(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """Draw the team that plays now, uniformly from the box (000 2.1)."""
         game = self._game
-        if not self.rules.teams:
-            raise NotAllowed("no teams are configured for the lototron")
-        if game.rounds or game.round is not None or game.phase is Phase.GAME_OVER:
-            raise NotAllowed("the team is drawn at the start of a game, before its first round (000 2.1)")
-        if game.team is not None:
-            raise NotAllowed(f"team {game.team!r} is already at the table", team=game.team)
-        if not self._box:
-            raise NotAllowed("every team has been drawn already")
+        chgk_actions.check_draw(game, self._box)
         index = self._rng.randrange(len(self._box))
         team = self._box.pop(index)
         self._draws += 1
@@ -300,33 +298,20 @@ class ChgkReferee:
 
     def _host_start_timer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         game = self._game
-        r = game.require_round()
-        if game.phase is Phase.DISCUSSION:
-            raise NotAllowed("the count is already running")
-        if game.phase is Phase.ANSWER:
-            raise NotAllowed("an early answer was declared: judge it" if r.declared_early
-                             else "the time is up: judge the answer")
+        r = chgk_actions.check_start_timer(game)
         length = r.part_ns(self.rules) + r.extra_ns
         r.extra_ns = 0
         game.start_count(r, cmd.at, length, now, out)
 
     def _host_early_answer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        r = self._game.require_round()
-        if self._game.phase is not Phase.ASKED:
-            raise NotAllowed("the captain declares an early answer before the count starts (003 6.1.5)")
+        r = chgk_actions.check_early_answer(self._game)
         r.declared_early = True
         self._game.phase = Phase.ANSWER
         out.append(EarlyAnswerDeclared(t_ns=now, round=r.number, part=r.part,
                                        saves_minute=r.early_saves_minute(self.rules)))
 
     def _host_player_leaves(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        r = self._game.require_round()
-        if r.played_as is not SectorKind.ZEITNOT:
-            raise NotAllowed("players leave the table for time only on «цейтнот» (000 4.2 в)")
-        if self._game.phase is not Phase.ASKED:
-            raise NotAllowed("players leave before the count starts (000 4.2 в)")
-        if r.at_table <= 1:
-            raise NotAllowed("one player is left at the table")
+        r = chgk_actions.check_player_leaves(self._game)
         r.at_table -= 1
         out.append(PlayerLeft(t_ns=now, round=r.number, players_at_table=r.at_table,
                               seconds=r.part_ns(self.rules) / NS_PER_S))
@@ -339,10 +324,7 @@ class ChgkReferee:
 
     def _judge(self, correct: bool, now: int, out: list[Output]) -> None:
         game = self._game
-        r = game.require_round()
-        if game.phase is Phase.ASKED:
-            raise NotAllowed("the discussion has not started: «Время!» (start_timer) "
-                             "or an early answer comes first")
+        r = chgk_actions.check_judge(game)
         # Judging while the count runs is the captain answering before the time is up.
         r.count = None
         r.results.append(correct)
@@ -367,20 +349,7 @@ class ChgkReferee:
     def _host_fortochka(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """The host opened the envelope and it is the fortochka (when its place is not configured)."""
         game = self._game
-        r = game.require_round()
-        if game.fortochka_fell:
-            raise NotAllowed("the fortochka falls once a game and has fallen already (000 4.2 д)")
-        hidden = game.table.fortochka()
-        if hidden is not None:
-            raise NotAllowed(f"the fortochka lies on sector {hidden}", host_only=True)
-        if game.phase is not Phase.ASKED or r.part != 1 or r.kind is not SectorKind.QUESTION:
-            raise NotAllowed("only a numbered envelope just opened can be the fortochka (000 4.2 д)")
-        final = game.final_round()
-        # In the final round the next sector clockwise is played instead (000 4.2 д); this
-        # one, revealed, stays spent. The search starts on it, so it is among the skipped.
-        chosen, skipped, _ = game.table.resolve(r.sector, True)
-        if final and chosen is None:
-            raise NotAllowed("the fortochka is not played in the final round and no other sector is left")
+        r, final, chosen, skipped = chgk_actions.check_fortochka(game)
         game.table[r.sector].kind = SectorKind.FORTOCHKA
         game.drop_hall(r.number)
         if not final:
@@ -437,6 +406,10 @@ class ChgkReferee:
         game.round, game.phase = None, Phase.READY
         out.append(RoundCancelled(t_ns=now, round=r.number, sector=r.sector))
 
+    def _host_correct_round(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+        """The last round's verdict was keyed wrongly: its point goes to the other side."""
+        chgk_correct.apply(self._game, cmd.to, cmd.reason, now, out)
+
     # ------------------------------------------------------------------ rounds and the game
 
     def _end_round(self, winner: Side | None, reason: str, now: int, out: list[Output]) -> None:
@@ -449,6 +422,7 @@ class ChgkReferee:
             game.answer_points += r.value
         record = r.record(winner, reason, game.score_record())
         game.rounds.append(record)
+        game.correctable = reason in chgk_correct.VERDICTS
         game.round, game.phase = None, Phase.READY
         out.append(RoundEnded.of(record, now))
         top = max(game.score.values())

@@ -16,8 +16,8 @@ from console.engine.chgk_rules import ChgkHost, Side, Stage
 from console.engine.model import Output
 
 
-def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-    """In the final, new envelopes go on freed sectors up to round 4 inclusive (000 3.8.1)."""
+def check_refill(game: TableGame, sector: int | None) -> int:
+    """Refuse a new envelope on `sector` unless 000 3.8.1 allows it now; the sector."""
     if game.rules.stage is not Stage.FINAL:
         raise NotAllowed(f"refills are for the final only (000 3.8.1); this is a "
                          f"{game.rules.stage.value}", stage=game.rules.stage.value)
@@ -26,14 +26,21 @@ def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
     if not 1 <= played <= game.rules.refill_until_round:
         raise NotAllowed(f"refills follow rounds 1..{game.rules.refill_until_round} (000 3.8.1); "
                          f"{played} rounds are played", rounds_played=played)
-    number = game.sector_arg(cmd.sector, "sector")
+    number = game.sector_arg(sector, "sector")
     if not game.table[number].played:
         raise NotAllowed(f"sector {number} still holds its envelope", sector=number)
+    return number
+
+
+def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+    """In the final, new envelopes go on freed sectors up to round 4 inclusive (000 3.8.1)."""
+    number = check_refill(game, cmd.sector)
+    played = len(game.rounds)
     envelope = game.table.refill(number)
     out.append(SectorRefilled(t_ns=now, sector=number, envelope=envelope, after_round=played))
 
 
-def take_decisive_round(game: TableGame, now: int, out: list[Output]) -> None:
+def check_decisive(game: TableGame) -> None:
     """003 6.4: the score resets, one player stays, one round for 6 points decides the game.
 
     «Если набрали 5 очков и не могут без решающего раунда обойти соперников», read on
@@ -71,8 +78,14 @@ def take_decisive_round(game: TableGame, now: int, out: list[Output]) -> None:
         raise NotAllowed(f"only when the team cannot overtake the opponents without it (003 6.4): "
                          f"at {team}:{club} with {left} sectors left it still can",
                          score=game.score_json())
+
+
+def take_decisive_round(game: TableGame, now: int, out: list[Output]) -> None:
+    """The score resets for the one round that decides the game (003 6.4, `check_decisive`)."""
+    check_decisive(game)
     before = game.score_record()
     game.score = {Side.TEAM: 0, Side.CLUB: 0}
     game.decisive = True
+    game.correctable = False  # the score was reset: earlier verdicts are closed
     out.append(DecisiveRoundTaken(t_ns=now, score_before=before, points=game.rules.decisive_round_points,
                                   players_at_table=1))

@@ -431,6 +431,23 @@ class RoundEnded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RoundCorrected(Event):
+    """The host corrected the last round's result before the next pick (`correct_round`):
+    its point went to `result` instead of `result_before`, for `reason`."""
+
+    TYPE: ClassVar[str] = "round_corrected"
+
+    round: int
+    sector: int
+    result_before: Side
+    result: Side
+    reason: str  # the host's, as given
+    score: Score  # after the correction
+    saved_minutes: int
+    winner: Side | None  # the game's winner after it; null: the game goes on
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TableGameOver(Event):
     TYPE: ClassVar[str] = "game_over"
 
@@ -465,7 +482,7 @@ TABLE_EVENTS: tuple[type[Event], ...] = (
     QuestionDrawn, QuestionSource, FortochkaPlayed, TimerStarted, TimerWarning, TimeUp, TimerExtended,
     EarlyAnswerDeclared, PlayerLeft, AnswerJudged, MinuteSaved, NextPart, HelpUsed, QuestionMoved,
     HintFromHall, HallAnswerRecorded, SectorRefilled, DecisiveRoundTaken, RoundCancelled, RoundEnded,
-    TableGameOver, GameRecord,
+    RoundCorrected, TableGameOver, GameRecord,
 )
 """Every event the referee decides but its refusals (whose ``error`` type is shared)."""
 

@@ -17,6 +17,7 @@ from console.engine.chgk_round import Count, NotAllowed, Phase, RoundInPlay
 from console.engine.chgk_rules import ChgkRules, HelpKind, Side
 from console.engine.chgk_table import SectorTable
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.question_draw import Question
 
 
 @dataclass
@@ -37,6 +38,8 @@ class TableGame:
     wrong_answers: int = 0
     answer_points: int = 0  # table points won by answers (the fortochka's do not count, 000 4.2 д)
     winner: Side | None = None
+    correctable: bool = False  # the last round's verdict may still be corrected (chgk_correct)
+    question: Question | None = None  # the 12th sector's question drawn for the last round picked
 
     @classmethod
     def new(cls, rules: ChgkRules, team: str | None) -> TableGame:

@@ -18,17 +18,18 @@ from console.engine.chgk_rules import ChgkHost, SectorKind, Team
 from console.engine.model import Output
 
 
-def record_hall_answer(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-    """A hall team's written answer was right (000 3.6-3.7); allowed after the game too."""
-    ids = [t.id for t in game.rules.teams]
-    if cmd.team is None:
+def hall_target(game: TableGame, team: str | None, round: int | None,
+                part: int | None) -> tuple[str, int, int]:
+    """Refuse a hall answer of `team` to question `round`/`part` unless it can be counted now
+    (see the module docstring); the team, round and part it counts for (the defaults filled)."""
+    if team is None:
         raise NotAllowed("name the hall team (team)")
-    game.team_named(cmd.team)
-    if cmd.team == game.team:
-        raise NotAllowed(f"{cmd.team!r} is at the table, not in the hall", team=cmd.team)
+    game.team_named(team)
+    if team == game.team:
+        raise NotAllowed(f"{team!r} is at the table, not in the hall", team=team)
     current = game.round
     last = current.number if current else len(game.rounds)
-    number = cmd.round if cmd.round is not None else last
+    number = round if round is not None else last
     if not 1 <= number <= last:
         raise NotAllowed(f"round {number} has not been played", round=number)
     if current is not None and number == current.number:
@@ -36,15 +37,21 @@ def record_hall_answer(game: TableGame, cmd: ChgkHost, now: int, out: list[Outpu
     else:
         record = game.rounds[number - 1]
         asked, kind = record.asked, record.kind
-    part = cmd.part if cmd.part is not None else asked
+    part = part if part is not None else asked
     if kind is SectorKind.FORTOCHKA or not 1 <= part <= asked:
         raise NotAllowed(f"round {number} has no question {part} to answer", round=number, part=part)
-    if cmd.team in game.hall.get((number, part), []):
-        raise NotAllowed(f"{cmd.team!r} already has this answer counted", round=number, part=part)
-    game.hall.setdefault((number, part), []).append(cmd.team)
-    name = game.rules.teams[ids.index(cmd.team)].name
-    out.append(HallAnswerRecorded(t_ns=now, team=cmd.team, name=name, round=number, part=part,
-                                  hall_points=game.hall_points()[cmd.team]))
+    if team in game.hall.get((number, part), []):
+        raise NotAllowed(f"{team!r} already has this answer counted", round=number, part=part)
+    return team, number, part
+
+
+def record_hall_answer(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+    """A hall team's written answer was right (000 3.6-3.7); allowed after the game too."""
+    team, number, part = hall_target(game, cmd.team, cmd.round, cmd.part)
+    game.hall.setdefault((number, part), []).append(team)
+    name = next(t.name for t in game.rules.teams if t.id == team)
+    out.append(HallAnswerRecorded(t_ns=now, team=team, name=name, round=number, part=part,
+                                  hall_points=game.hall_points()[team]))
 
 
 def consolation(teams: tuple[Team, ...], hall: Mapping[str, int], table_team: str | None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from console.engine.chgk_events import FortochkaMoved, HelpUsed, QuestionMoved, TimerExtended
 from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed, Phase
+from console.engine.chgk_round import NotAllowed, Phase, RoundInPlay
 from console.engine.chgk_rules import HELP_TITLES, ChgkHost, HelpKind, SectorKind, Side
 from console.engine.model import NS_PER_S, Output
 
@@ -33,15 +33,13 @@ def check_help(game: TableGame, kind: HelpKind) -> None:
 
 def use_saved_minute(game: TableGame, at: int, now: int, out: list[Output]) -> None:
     """A minute saved by an early answer, spent as extra time (003 6.1.5)."""
-    if game.saved_minutes < 1:
-        raise NotAllowed("no minute has been saved by an early answer (003 6.1.5)")
     time_help(game, None, game.rules.saved_minute_ns, at, now, out)
 
 
-def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now: int,
-              out: list[Output]) -> None:
-    """Extra discussion time (`kind` None: a saved minute): added to the coming count, to the
-    running one, or a new count."""
+def check_time_help(game: TableGame, kind: HelpKind | None) -> RoundInPlay:
+    """Refuse extra discussion time (`kind` None: a saved minute) unless it can be given now."""
+    if kind is None and game.saved_minutes < 1:
+        raise NotAllowed("no minute has been saved by an early answer (003 6.1.5)")
     r = game.require_round()
     if r.played_as is SectorKind.ZEITNOT:
         raise NotAllowed("help never works on «цейтнот» (000 6.1-6.2)")
@@ -49,6 +47,15 @@ def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now:
         raise NotAllowed("an early answer was declared: there is no discussion to extend")
     if kind is not None:
         check_help(game, kind)
+    return r
+
+
+def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now: int,
+              out: list[Output]) -> None:
+    """Extra discussion time (`kind` None: a saved minute): added to the coming count, to the
+    running one, or a new count."""
+    r = check_time_help(game, kind)
+    if kind is not None:
         game.helps_used.add(kind)
     else:
         game.saved_minutes -= 1
@@ -68,17 +75,23 @@ def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now:
         game.start_count(r, at, length, now, out)
 
 
-def move_question(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-    """BINGO: one envelope moves on the table before a round (003 6.3.1)."""
+def check_move(game: TableGame, sector: int | None, to_sector: int | None) -> tuple[int, int]:
+    """Refuse BINGO's move of the envelope on `sector` to `to_sector` unless allowed now (003 6.3.1)."""
     game.require_ready()
     if game.final_round():
         raise NotAllowed("not before a round that may be the last (003 6.3.1)")
     check_help(game, HelpKind.MOVE_QUESTION)
-    a, b = game.sector_arg(cmd.sector, "sector"), game.sector_arg(cmd.to_sector, "to_sector")
+    a, b = game.sector_arg(sector, "sector"), game.sector_arg(to_sector, "to_sector")
     if a == b:
         raise NotAllowed("the envelope must move to another sector")
     if game.table[a].played:
         raise NotAllowed(f"sector {a} was played: there is no envelope on it", sector=a)
+    return a, b
+
+
+def move_question(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+    """BINGO: one envelope moves on the table before a round (003 6.3.1)."""
+    a, b = check_move(game, cmd.sector, cmd.to_sector)
     game.helps_used.add(HelpKind.MOVE_QUESTION)
     hidden = game.table.fortochka()
     game.table.swap(a, b)

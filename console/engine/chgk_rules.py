@@ -9,7 +9,7 @@ host-monotonic nanoseconds.
 
 Inputs are past-tense facts like the «Своя игра» ones: `SectorPicked` (the top, the
 lototron or the host chose a sector) and `ChgkHost` (the host did something; a few actions
-carry an argument in `sector`, `to_sector`, `team`, `round` or `part`).
+carry an argument in `sector`, `to_sector`, `team`, `round`, `part`, `to` or `reason`).
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ class ChgkAction(StrEnum):
     REFILL = "refill"  # a new envelope on freed `sector` (final, up to round 4: 000 3.8.1)
     DECISIVE_ROUND = "decisive_round"  # the team takes the decisive round (003 6.4)
     CANCEL_ROUND = "cancel_round"  # withdraw the round in play: no score, the sector is unplayed again
+    CORRECT_ROUND = "correct_round"  # the last round's point goes `to` the other side, for `reason`
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,8 @@ class ChgkHost:
     team: str | None = None  # hall_correct, new_game
     round: int | None = None  # hall_correct: default the round in play or the last one
     part: int | None = None  # hall_correct: default the part in play or the last one
+    to: Side | None = None  # correct_round: who gets the point (default: the other side)
+    reason: str | None = None  # correct_round: why (required)
 
 
 ChgkInput = SectorPicked | ChgkHost

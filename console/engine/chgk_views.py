@@ -2,7 +2,8 @@
 
 Contract: `snapshot(game, now)` is the public state for the retained MQTT topic and the
 displays: the fortochka looks like an ordinary sector until it falls. `host_snapshot` adds
-where it lies. `game_record(game, now)` is the game for the tournament tables (000 1.6.1,
+where it lies, the host actions accepted now, the 12th sector's question and the correction.
+`game_record(game, now)` is the game for the tournament tables (000 1.6.1,
 1.7): score, rounds, the tie-break indicators and the consolation standings.
 All are read from the `TableGame`; nothing here changes it.
 """
@@ -14,6 +15,7 @@ from console.engine.chgk_game import TableGame
 from console.engine.chgk_hall import consolation
 from console.engine.chgk_rules import SectorKind, Side
 from console.engine.model import Json
+from console.engine.question_draw import Question
 
 
 def snapshot(game: TableGame, now: int) -> dict[str, Json]:
@@ -43,10 +45,30 @@ def snapshot(game: TableGame, now: int) -> dict[str, Json]:
     }
 
 
-def host_snapshot(game: TableGame, now: int) -> dict[str, Json]:
-    """`snapshot` plus what only the host may see: where the fortochka lies."""
+def host_snapshot(game: TableGame, now: int, actions: list[str]) -> dict[str, Json]:
+    """`snapshot` plus what only the host may see: where the fortochka lies, `actions` (the
+    host actions the referee would accept now), the 12th sector's question drawn for the round
+    in play or the last one (until the next pick, so the host can read out the answer and the
+    comment after the verdict), and which round a `correct_round` would correct."""
+    last = game.rounds[-1] if game.rounds else None
+    correction: Json = None
+    if "correct_round" in actions and last is not None and last.result is not None:
+        correction = {"round": last.round, "sector": last.sector, "result": last.result.value,
+                      "to": (Side.CLUB if last.result is Side.TEAM else Side.TEAM).value}
     return {**snapshot(game, now), "fortochka": {"sector": game.table.fortochka(),
-                                                 "fell": game.fortochka_fell}}
+                                                 "fell": game.fortochka_fell},
+            "host_actions": list[Json](actions), "host_question": host_question(game.question),
+            "correction": correction}
+
+
+def host_question(q: Question | None) -> Json:
+    """The host's screen's question (the shared host-state contract): no theme and no value at
+    the table; a rejected answer («Незачёт») as the one wrong answer; the pictures as media."""
+    if q is None:
+        return None
+    return {"theme": None, "value": None, "text": q.text, "answer": q.answer, "comment": q.comment or "",
+            "wrong": [q.rejected] if q.rejected else [], "media": list[Json](q.images),
+            "accepted": q.accepted, "handout": q.handout, "source": q.source_line()}
 
 
 def game_record(game: TableGame, now: int) -> GameRecord:

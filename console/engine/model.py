@@ -47,10 +47,13 @@ class Press:
 
 @dataclass(frozen=True, slots=True)
 class Watermark:
-    """`source` has delivered every input that happened at or before `up_to`."""
+    """`source` has delivered every input that happened at or before `up_to`; with
+    `lost_from`, inputs after that time may be missing or placed at their arrival (frames lost
+    on the line, a clock that could not be trusted): decisions over that span are not sure."""
 
     source: str
     up_to: int
+    lost_from: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

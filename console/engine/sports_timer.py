@@ -148,8 +148,11 @@ class SportsTimer:
         return view
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
-        """`snapshot` plus what only the host may see (published on host/state)."""
-        return self.snapshot(now)
+        """`snapshot` plus the host's (published on host/state): the actions `handle` would take
+        now (start between counts, cancel while one runs) and no question (the sports game's
+        questions are read from the host's own paper, 003 5.3)."""
+        actions = [SportsAction.CANCEL if self._started_at is not None else SportsAction.START]
+        return {**self.snapshot(now), "host_actions": [a.value for a in actions], "host_question": None}
 
     # ------------------------------------------------------------------ internals
 

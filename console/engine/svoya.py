@@ -127,7 +127,7 @@ class SvoyaReferee:
             if isinstance(inp, Press):
                 self._on_press(inp, now, out)
             elif isinstance(inp, Watermark):
-                self._arbiter.note(inp.source, inp.up_to)
+                self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)  # a host action may change what the next input means

@@ -99,6 +99,9 @@ class SignalAccepted(Event):
     presses: tuple[PressRecord, ...]
     tie_policy: TiePolicy | None = omitted_if_none()  # noqa: RUF009 - a field spec, not a default
     tied: tuple[str, ...] | None = omitted_if_none()
+    # Sources that may have lost a press made before this one (frames lost on the line and not
+    # sent again, or an MCU clock that could not be trusted): the host checks the decision.
+    inputs_lost: tuple[str, ...] | None = omitted_if_none()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,6 +239,8 @@ def decision_view(e: SignalAccepted) -> dict[str, Json]:
         view["tie_policy"] = e.tie_policy.value
     if e.tied is not None:
         view["tied"] = list(e.tied)
+    if e.inputs_lost is not None:
+        view["inputs_lost"] = list(e.inputs_lost)
     return view
 
 

@@ -113,6 +113,7 @@ class PressJudge:
             for p in ordered
         )
         tie = len(tied) > 1
+        lost = self.arbiter.lost_between(q.counting_from, t0 + self.arbiter.tie_ns - 1)
         return SignalAccepted(
             t_ns=now,
             player=player.id,
@@ -125,6 +126,7 @@ class PressJudge:
             presses=presses,
             tie_policy=self.rules.tie_policy if tie else None,
             tied=tuple(self.rules.pads[p.pad].id for p in tied) if tie else None,
+            inputs_lost=lost or None,
         )
 
     def _break_tie(self, tied: list[Press]) -> Press:

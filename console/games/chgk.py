@@ -5,7 +5,8 @@ seed, started_at_ns)` returns the `TableSetup` the table engine is built from, o
 `ConfigError` naming the file, the key and the problem (a special sector that does not exist,
 two specials on one sector, widths that do not sum to 360°, ...). Host commands are
 ``{"action": "<ChgkAction>", ...}`` with the arguments the action uses (``sector``,
-``to_sector``, ``team``, ``round``, ``part``), or ``{"action": "pick_sector", "sector": N}``:
+``to_sector``, ``team``, ``round``, ``part``; ``to`` and ``reason`` for ``correct_round``),
+or ``{"action": "pick_sector", "sector": N}``:
 the host picks the sector (a stop on a boundary, a failed sensor, no top at all).
 """
 
@@ -22,6 +23,7 @@ from console.engine.chgk_rules import (
     PickSource,
     SectorKind,
     SectorPicked,
+    Side,
     Stage,
     Team,
 )
@@ -43,7 +45,8 @@ SPECIAL_KEYS = {
     "sector12": SectorKind.SECTOR12,
 }
 _INT_ARGS = ("sector", "to_sector", "round", "part")
-HOST_ARGS = ("sector", "to_sector", "team", "round", "part")
+HOST_ARGS = ("sector", "to_sector", "team", "round", "part", "to", "reason")
+MAX_REASON = 500  # characters of a correction's reason: a sentence, not a document
 
 
 def table_setup(config: Config, seed: int | None = None, started_at_ns: int | None = None) -> TableSetup:
@@ -132,6 +135,15 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
         if not isinstance(command["team"], str):
             raise ValueError(f"team must be a string, got {command['team']!r}")
         args["team"] = command["team"]
+    if "to" in command:
+        if command["to"] not in tuple(Side):
+            raise ValueError(f"to must be one of {', '.join(Side)}, got {command['to']!r}")
+        args["to"] = Side(str(command["to"]))
+    if "reason" in command:
+        reason = command["reason"]
+        if not isinstance(reason, str) or len(reason) > MAX_REASON:
+            raise ValueError(f"reason must be a string of at most {MAX_REASON} characters")
+        args["reason"] = reason
     action = command.get("action")
     if action == PICK_SECTOR:
         if set(args) != {"sector"}:

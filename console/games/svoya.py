@@ -144,7 +144,7 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     if step == "press":
         return press_step(line[step], at)
     if step == "watermark":
-        return watermark_step(line[step], at)
+        return watermark_step(line[step], at, line.get("lost_from_ms"))
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
@@ -192,7 +192,7 @@ GAME = GameKind(
                   '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
                   '{"action": "reverse", "reason": TEXT}'),
     steps=("press", "host", "watermark"),
-    step_args={"host": STEP_ARGS},
+    step_args={"watermark": ("lost_from_ms",), "host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={

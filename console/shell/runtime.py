@@ -106,6 +106,7 @@ class Console:
         self._timer_failing = False  # the referee failed on its last timer: said once
         self._refresh: asyncio.TimerHandle | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
+        self._lost_from: dict[str, int] = {}  # per MCU: said on its next watermark (mcu_lost)
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
         if resume:  # this start's journal replays alone: the resumed one's lines come first
@@ -192,10 +193,14 @@ class Console:
         if angles:
             self.feed(angles)
 
+    def mcu_lost(self, source: str, from_ns: int) -> None:
+        """The MCU may have lost presses made after `from_ns` (said with its next watermark)."""
+        self._lost_from[source] = min(from_ns, self._lost_from.get(source, from_ns))
+
     def mcu_watermark(self, source: str, up_to: int) -> None:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
         scan, self._scan = self._scan, []
-        self.feed([*scan, Watermark(source, up_to)])
+        self.feed([*scan, Watermark(source, up_to, self._lost_from.pop(source, None))])
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source

@@ -35,6 +35,7 @@ def add_mcu(console: Console, name: str, port: str, baudrate: int) -> McuLink:
         # partial, not lambda: one Python frame less on the press path (docs/performance.md).
         on_edge=partial(console.mcu_edge, name) if buttons else (lambda edge: None),
         on_watermark=partial(console.mcu_watermark, name) if buttons else None,
+        on_lost=partial(console.mcu_lost, name) if buttons else None,
         on_status=lambda state, detail: console.report_status(name, state, detail),
         on_error=lambda message: console.report_error(name, message),
         on_angle=console.mcu_angle if angle else None,

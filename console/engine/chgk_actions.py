@@ -1,0 +1,160 @@
+"""Which host actions the «Что? Где? Когда?» table would take now: the checks, and their list.
+
+Contract: each ``check_*`` function is the precondition of one host action on the `TableGame`
+(the referee's handler calls it before it changes anything), raising `NotAllowed` with the
+reason; it changes nothing. `host_actions(game, lototron_box)` lists, in `ChgkAction` order
+with ``pick_sector`` first, exactly the actions the referee would accept now, an action
+with arguments being listed when some valid argument would be accepted (any sector to pick,
+a pair of sectors to swap, a hall team's answer not yet counted, a freed sector to refill).
+The host's screen enables exactly these buttons. It reads the same checks the handlers run,
+so the list cannot drift from the decisions (tests/test_table_host.py tries every action).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from console.engine import chgk_correct, chgk_endgame, chgk_hall, chgk_help
+from console.engine.chgk_game import TableGame
+from console.engine.chgk_round import NotAllowed, Phase, RoundInPlay
+from console.engine.chgk_rules import ChgkAction, HelpKind, SectorKind
+
+PICK_SECTOR = "pick_sector"  # the host's pick: a `SectorPicked`, not a `ChgkAction`
+
+
+def check_draw(game: TableGame, box: Sequence[str]) -> None:
+    """The lototron draws the team at the start of a game (000 2.1)."""
+    if not game.rules.teams:
+        raise NotAllowed("no teams are configured for the lototron")
+    if game.rounds or game.round is not None or game.phase is Phase.GAME_OVER:
+        raise NotAllowed("the team is drawn at the start of a game, before its first round (000 2.1)")
+    if game.team is not None:
+        raise NotAllowed(f"team {game.team!r} is already at the table", team=game.team)
+    if not box:
+        raise NotAllowed("every team has been drawn already")
+
+
+def check_pick(game: TableGame) -> None:
+    """A sector can be picked: between rounds, with some sector left to play."""
+    game.require_ready()
+    if game.table.resolve(1, game.final_round())[0] is None:
+        raise NotAllowed("no playable sector is left on the table")
+
+
+def check_start_timer(game: TableGame) -> RoundInPlay:
+    r = game.require_round()
+    if game.phase is Phase.DISCUSSION:
+        raise NotAllowed("the count is already running")
+    if game.phase is Phase.ANSWER:
+        raise NotAllowed("an early answer was declared: judge it" if r.declared_early
+                         else "the time is up: judge the answer")
+    return r
+
+
+def check_early_answer(game: TableGame) -> RoundInPlay:
+    r = game.require_round()
+    if game.phase is not Phase.ASKED:
+        raise NotAllowed("the captain declares an early answer before the count starts (003 6.1.5)")
+    return r
+
+
+def check_player_leaves(game: TableGame) -> RoundInPlay:
+    r = game.require_round()
+    if r.played_as is not SectorKind.ZEITNOT:
+        raise NotAllowed("players leave the table for time only on «цейтнот» (000 4.2 в)")
+    if game.phase is not Phase.ASKED:
+        raise NotAllowed("players leave before the count starts (000 4.2 в)")
+    if r.at_table <= 1:
+        raise NotAllowed("one player is left at the table")
+    return r
+
+
+def check_judge(game: TableGame) -> RoundInPlay:
+    r = game.require_round()
+    if game.phase is Phase.ASKED:
+        raise NotAllowed("the discussion has not started: «Время!» (start_timer) "
+                         "or an early answer comes first")
+    return r
+
+
+def check_fortochka(game: TableGame) -> tuple[RoundInPlay, bool, int | None, list[int]]:
+    """The envelope just opened is the fortochka (its place not configured): (round, final
+    round, the sector played instead in a final round, the sectors skipped on the way)."""
+    r = game.require_round()
+    if game.fortochka_fell:
+        raise NotAllowed("the fortochka falls once a game and has fallen already (000 4.2 д)")
+    hidden = game.table.fortochka()
+    if hidden is not None:
+        raise NotAllowed(f"the fortochka lies on sector {hidden}", host_only=True)
+    if game.phase is not Phase.ASKED or r.part != 1 or r.kind is not SectorKind.QUESTION:
+        raise NotAllowed("only a numbered envelope just opened can be the fortochka (000 4.2 д)")
+    final = game.final_round()
+    # In the final round the next sector clockwise is played instead (000 4.2 д); this
+    # one, revealed, stays spent. The search starts on it, so it is among the skipped.
+    chosen, skipped, _ = game.table.resolve(r.sector, True)
+    if final and chosen is None:
+        raise NotAllowed("the fortochka is not played in the final round and no other sector is left")
+    return r, final, chosen, skipped
+
+
+def _any(check: Callable[[int], object], candidates: range) -> None:
+    """Accept when `check` accepts some candidate; else refuse with the first one's reason."""
+    first: NotAllowed | None = None
+    for candidate in candidates:
+        try:
+            check(candidate)
+            return
+        except NotAllowed as exc:
+            first = first or exc
+    raise first or NotAllowed("nothing to choose from")
+
+
+def _hall_open(game: TableGame) -> None:
+    """Some hall team has a right answer still to be counted (000 3.6-3.7)."""
+    last = game.round.number if game.round else len(game.rounds)
+    parts = max(game.rules.blitz_parts, game.rules.duplet_parts, 1)
+    for team in game.rules.teams:
+        for number in range(1, last + 1):
+            for part in range(1, parts + 1):
+                try:
+                    chgk_hall.hall_target(game, team.id, number, part)
+                    return
+                except NotAllowed:
+                    continue
+    raise NotAllowed("no hall answer is left to count")
+
+
+def host_actions(game: TableGame, box: Sequence[str]) -> list[str]:
+    """The host actions the referee would accept now (see the module docstring)."""
+    a = ChgkAction
+    sectors = range(1, game.table.size + 1)
+    checks: dict[str, Callable[[], object]] = {
+        PICK_SECTOR: lambda: check_pick(game),
+        a.NEW_GAME: lambda: None,
+        a.DRAW_LOTOTRON: lambda: check_draw(game, box),
+        a.START_TIMER: lambda: check_start_timer(game),
+        a.EARLY_ANSWER: lambda: check_early_answer(game),
+        a.PLAYER_LEAVES: lambda: check_player_leaves(game),
+        a.ANSWER_CORRECT: lambda: check_judge(game),
+        a.ANSWER_WRONG: lambda: check_judge(game),
+        a.FORTOCHKA: lambda: check_fortochka(game),
+        a.EXTRA_TIME: lambda: chgk_help.check_time_help(game, HelpKind.EXTRA_TIME),
+        a.CLUB_HELP: lambda: chgk_help.check_time_help(game, HelpKind.CLUB_HELP),
+        a.MOVE_QUESTION: lambda: _any(lambda s: chgk_help.check_move(game, s, s % game.table.size + 1),
+                                      sectors),
+        a.USE_SAVED_MINUTE: lambda: chgk_help.check_time_help(game, None),
+        a.HINT_FROM_HALL: lambda: game.require_round(),
+        a.HALL_CORRECT: lambda: _hall_open(game),
+        a.REFILL: lambda: _any(lambda s: chgk_endgame.check_refill(game, s), sectors),
+        a.DECISIVE_ROUND: lambda: chgk_endgame.check_decisive(game),
+        a.CANCEL_ROUND: lambda: game.require_round(),
+        a.CORRECT_ROUND: lambda: chgk_correct.check(game, None, "?"),
+    }
+    allowed: list[str] = []
+    for action, check in checks.items():
+        try:
+            check()
+        except NotAllowed:
+            continue
+        allowed.append(str(action))
+    return allowed
