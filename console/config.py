@@ -23,6 +23,7 @@ from typing import Any, TypeGuard
 
 from console.engine.model import HostAction
 from console.engine.rules import AnswerClock, FalseStartPolicy, TiePolicy
+from console.shell import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
 from drivers.evdev_keys import EVDEV, STREAM, key_code, key_names
@@ -58,8 +59,8 @@ class GameSection:
     tie_policy: str = "random"
     tie_window_us: int = 0  # 0: the coarsest source resolution
     seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
-
     pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
+
 
 @dataclass(frozen=True)
 class PlayerSection:
@@ -146,6 +147,16 @@ class MqttSection:
     prefix: str = "chgk"
     username: str = ""
     password: str = ""
+    tls: bool = False  # TLS to the broker (port 8883 as a rule; docs/broker.md)
+    ca_file: str = ""  # tls: the CA of the broker's certificate ("" = the system's trust store)
+    cert_file: str = ""  # tls: a client certificate ("" = none); relative to this file
+    key_file: str = ""  # tls: its key ("" = in cert_file)
+    tls_insecure: bool = False  # tls: the broker's host name not checked (never by default)
+
+    def tls_settings(self) -> mqtt_tls.TlsSettings | None:
+        """What the MQTT link needs for TLS; None without it."""
+        return (mqtt_tls.TlsSettings(self.ca_file, self.cert_file, self.key_file, self.tls_insecure)
+                if self.tls else None)
 
 
 @dataclass(frozen=True)
@@ -327,7 +338,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         sources={name: _section(SourceSection, _kind_defaults(s), f"sources.{name}", source)
                  for name, s in sources_raw.items()},
         host=_host_section(data.get("host", {}), source),
-        mqtt=_section(MqttSection, data.get("mqtt", {}), "mqtt", source),
+        mqtt=_mqtt_section(data.get("mqtt", {}), source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
         display=_section(DisplaySection, data.get("display", {}), "display", source),
         table=_section(TableSection, data.get("table", {}), "table", source),
@@ -528,6 +539,32 @@ def _check_broker_host(config: Config) -> None:
         host.encode("idna")
     except UnicodeError as exc:
         raise ConfigError(config.source, "mqtt.host", f"{host!r} is not a valid host name ({exc})") from exc
+
+
+def _mqtt_section(raw: object, source: str) -> MqttSection:
+    """[mqtt], its TLS files relative to the config file's folder and checked (docs/broker.md)."""
+    mqtt: MqttSection = _section(MqttSection, raw, "mqtt", source)
+    folder = Path(source).parent
+
+    def near(path: str) -> str:
+        return str(folder / path) if path else ""
+
+    mqtt = replace(mqtt, ca_file=near(mqtt.ca_file), cert_file=near(mqtt.cert_file),
+                   key_file=near(mqtt.key_file))
+    if not mqtt.tls:
+        for key in ("ca_file", "cert_file", "key_file", "tls_insecure"):
+            if getattr(mqtt, key):
+                # Set by someone who believes the link is encrypted: it would not be.
+                raise ConfigError(source, f"mqtt.{key}", "is set but mqtt.tls is false: set tls = true "
+                                                         "(or remove the key)")
+        return mqtt
+    if not mqtt.host:
+        raise ConfigError(source, "mqtt.tls", "the embedded broker (mqtt.host = \"\") has no TLS: "
+                                              "name a broker with a TLS listener (docs/broker.md)")
+    found = mqtt_tls.problem(mqtt_tls.TlsSettings(mqtt.ca_file, mqtt.cert_file, mqtt.key_file))
+    if found is not None:
+        raise ConfigError(source, f"mqtt.{found[0]}", found[1])
+    return mqtt
 
 
 def _check_cross_references(config: Config) -> None:

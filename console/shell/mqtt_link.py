@@ -28,6 +28,15 @@ callback), not a task hop and an awaited confirmation later (docs/performance.md
 back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
 The blocking TCP connect (and name lookup) runs in the loop's default executor.
 
+TLS (``tls=TlsSettings(...)``, console/shell/mqtt_tls.py, docs/broker.md): the context is
+built (its files read) and handed to paho's public ``tls_set_context``/``tls_insecure_set``
+in the executor too, and paho's ``connect()`` does the TLS handshake there, within its connect
+timeout: the event loop waits for neither. Reading drains the SSL object: a TLS record read for
+one packet may bring the next ones along into the SSL buffer, where the socket's readiness
+cannot see them, so the reader reads on while ``pending()`` says bytes wait there (as paho's
+own ``loop()`` does). A broker certificate that fails verification is logged as such (an
+error naming the problem) and retried like an unreachable broker.
+
 Stopping: cancel the task running `run()`; it says "offline" (within a second) and returns.
 Every wait on the broker is bounded by `asyncio.timeout` (connect and CONNACK together,
 SUBACK, each PUBACK); a broker that stops answering is a lost link. A connection given up
@@ -42,6 +51,7 @@ import asyncio
 import json
 import logging
 import socket
+import ssl
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -50,6 +60,8 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+
+from console.shell.mqtt_tls import TlsSettings, client_context
 
 log = logging.getLogger("chgk.mqtt")
 
@@ -111,8 +123,10 @@ class MqttLink:
         password: str = "",
         reconnect_interval: float = 1.0,
         broker_timeout: float = BROKER_TIMEOUT_S,
+        tls: TlsSettings | None = None,
     ) -> None:
         self._host, self._port = host, port
+        self._tls = tls
         self.topics = topics
         self._on_command = on_command
         self._on_retained_command = on_retained_command
@@ -306,6 +320,9 @@ class MqttLink:
             return
         try:
             rc = client.loop_read()
+            # TLS: what the SSL object has buffered already, the socket will not signal.
+            while rc == OK and client is self._client and _ssl_pending(client):
+                rc = client.loop_read()
         except Exception as exc:  # raised in a callback, or by the socket: the link is in doubt
             self._lose(f"reading from the broker failed: {exc!r}")
             rc = OK
@@ -346,6 +363,13 @@ class MqttLink:
         while True:
             try:
                 await self._session()
+            except ssl.SSLCertVerificationError as refused:  # before OSError: it is one
+                log.error("mqtt: the broker at %s:%s failed TLS verification: %s (is mqtt.ca_file "
+                          "the CA that signed its certificate, for this host name? docs/broker.md); "
+                          "retrying", self._host, self._port, refused.verify_message or refused)
+            except ssl.SSLError as failed:
+                log.error("mqtt: TLS with the broker at %s:%s failed (%s); retrying",
+                          self._host, self._port, failed)
             except (LinkLost, OSError) as lost:  # OSError: the TCP connect or the name lookup
                 if self.connected:
                     log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
@@ -369,9 +393,9 @@ class MqttLink:
         client.on_socket_open = _no_delay
         self._lost, self._connack, self._suback_mid = None, False, None
         self._lost_event.clear()
-        # paho's connect() blocks (name lookup, TCP connect, up to its 5 s connect timeout).
-        connecting = self._loop.run_in_executor(None, client.connect, self._host, self._port,
-                                                KEEPALIVE_S)
+        # paho's connect() blocks (name lookup, TCP connect, up to its 5 s connect timeout;
+        # with TLS the files read and the handshake too).
+        connecting = self._loop.run_in_executor(None, self._connect, client)
         try:
             try:
                 async with asyncio.timeout(self._broker_timeout):
@@ -389,6 +413,13 @@ class MqttLink:
                 raise
         finally:
             self._end(client, connecting)
+
+    def _connect(self, client: mqtt.Client) -> MQTTErrorCode:
+        """In the executor: TLS set up (if configured), then paho's blocking connect."""
+        if self._tls is not None:
+            client.tls_set_context(client_context(self._tls))
+            client.tls_insecure_set(self._tls.insecure)
+        return client.connect(self._host, self._port, KEEPALIVE_S)
 
     async def _until(self, done: Callable[[], bool]) -> None:
         """Wait until `done()` (the caller bounds the wait); the link lost meanwhile raises."""
@@ -481,6 +512,12 @@ def _no_delay(_client: mqtt.Client, _userdata: Any, sock: mqtt.SocketLike) -> No
     """paho's on_socket_open: Nagle off before the CONNECT goes (paho sets no option itself)."""
     if isinstance(sock, socket.socket):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def _ssl_pending(client: mqtt.Client) -> int:
+    """Bytes the connection's SSL object holds already decrypted (0 without TLS)."""
+    sock = client.socket()
+    return sock.pending() if isinstance(sock, ssl.SSLSocket) else 0
 
 
 def _close(client: mqtt.Client, connecting: asyncio.Future[MQTTErrorCode]) -> None:

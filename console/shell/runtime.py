@@ -345,6 +345,7 @@ class Console:
             on_connected=on_ready,
             username=self.config.mqtt.username,
             password=self.config.mqtt.password,
+            tls=self.config.mqtt.tls_settings(),
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game=self.kind, seed=self.seed)
