@@ -20,6 +20,7 @@ from console.engine.quartet_events import (
     PresenceChanged,
     RoundStarted,
     ShootoutNeeded,
+    ThemeCorrected,
     ThemeEnded,
     ThemeNamed,
     ThemeStarted,
@@ -80,6 +81,9 @@ def describe(event: Event, names: Mapping[str, str]) -> str | None:
         case ThemeEnded():
             scores = ", ".join(f"{team(t)} {s:+d}" for t, s in event.scores.items())
             return f"Тема «{event.name}» сыграна: {scores}"
+        case ThemeCorrected():
+            scores = ", ".join(f"{team(t)} {s:+d}" for t, s in event.scores.items())
+            return f"Апелляция по теме «{event.name}» ({event.reason}): {scores}"
         case PenaltyGiven():
             return f"{team(event.team)}: {PENALTIES[event.penalty.value]} (общение с командой)"
         case PresenceChanged():

@@ -55,6 +55,9 @@ class Fight(VirtualTable):
     def advance(self, dt: int) -> None:
         self.advance_to(self.now + dt)
 
+    def deliver(self, inp: Any, arrive: int | None = None) -> list[Output]:
+        return super().deliver(inp, arrive)
+
     def cmd(self, action: str, **args: Any) -> list[Output]:
         if isinstance(args.get("players"), list):
             args["players"] = tuple(args["players"])

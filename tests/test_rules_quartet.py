@@ -8,6 +8,7 @@ import pytest
 from console.engine.model import Cue, HostAction, PlayCue
 from console.engine.quartet import FightPhase
 from console.engine.quartet_rules import QuartetRules, QuartetTeam
+from console.engine.svoya_corrections import AdjustScore, Reverse
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
 
 
@@ -341,3 +342,48 @@ def test_a_fight_has_two_to_four_teams(count: int) -> None:
 
 
 TEAMS_BY_ID = [(t.id, t.players) for t in TEAMS]
+
+
+def test_an_appeal_right_after_a_theme_reverses_a_judgement() -> None:
+    """4.1-4.3: an appeal is heard right after the theme, before the next one starts; its
+    decision (the «Своя игра» referee's reversal) changes the theme's points, the totals and
+    the questions taken (3.10); once the next theme has started it is too late."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.theme(("t2", None, None, None, ("-t1",)))
+    assert f.events("theme_ended")[-1]["scores"]["t1"] == -50
+    f.deliver(Reverse(reason="дуальный ответ засчитан", at=f.now))
+    corrected = f.events("theme_corrected")[-1]
+    assert corrected["scores"]["t1"] == 50 and corrected["totals"]["t1"] == 50
+    assert corrected["reason"] == "дуальный ответ засчитан"
+    assert f.events("judgement_reversed")[-1]["player"] == "t1"
+    tally = f.fight.tallies()["t1"]
+    assert tally.total == 50 and tally.plus == 50 and tally.taken == {50: 1}
+    f.cmd("start_theme")
+    refused = f.refusals(f.deliver(Reverse(reason="поздно", at=f.now)))
+    assert refused and f.fight.tallies()["t1"].total == 50
+
+
+def test_an_appeal_after_the_last_theme_can_change_the_places() -> None:
+    """4.1-4.3 with 3.10: the places follow the appeal's decision on the fight's last theme."""
+    f = Fight(make_rules(rounds=(RoundType.OPEN,)))
+    f.round_open([("t1",), (None, "t3"), (None, None, "t4"), (None, None, None, None, ("-t2",))])
+    assert [p["team"] for p in f.events("fight_over")[-1]["places"]] == ["t4", "t3", "t1", "t2"]
+    f.deliver(Reverse(reason="ответ верный", at=f.now))
+    over = f.events("fight_over")[-1]
+    assert [p["team"] for p in over["places"]] == ["t2", "t4", "t3", "t1"]
+    assert over["places"][0]["taken"] == {"50": 1}
+
+
+def test_a_score_adjusted_during_a_theme_counts_in_the_total() -> None:
+    """4.2-4.3: the host's decision may change a score by hand (with its reason): it counts in
+    the team's result (3.9), not among its questions taken."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.deliver(AdjustScore(player="t3", delta=-20, reason="ошибка табло", at=f.now))
+    assert f.fight.tallies()["t3"].total == -20 and f.fight.tallies()["t3"].plus == 0
+    f.theme_questions(())
+    assert f.events("theme_ended")[-1]["scores"]["t3"] == -20

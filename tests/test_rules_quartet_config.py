@@ -11,6 +11,7 @@ import pytest
 from console.config import ConfigError
 from console.engine.model import Host, HostAction
 from console.engine.quartet_rules import Penalty, QuartetAction, QuartetHost, RoundType, Stage
+from console.engine.svoya_corrections import AdjustScore, Correction, Reverse
 from console.games import config_from_dict, game
 from console.games.quartet import quartet_rules
 from console.scenario import parse_step, step_to_json
@@ -65,6 +66,9 @@ def test_host_commands_take_their_arguments() -> None:
         QuartetHost(QuartetAction.ASSIGN, 5, team="t1", players=("Аня", None, "Боря", "Вика"))
     assert parse({"action": "penalty", "team": "t1", "penalty": "minus", "gross": True}, 5) == \
         QuartetHost(QuartetAction.PENALTY, 5, team="t1", penalty=Penalty.MINUS, gross=True)
+    assert parse({"action": "reverse", "reason": "дуальный"}, 5) == Reverse(reason="дуальный", at=5)
+    assert parse({"action": "adjust_score", "player": "t1", "delta": -10, "reason": "р"}, 5) == \
+        AdjustScore(player="t1", delta=-10, reason="р", at=5)
     for bad, words in [({"action": "assign", "players": "Аня"}, "players must be an array"),
                        ({"action": "penalty", "penalty": "ban"}, "penalty must be one of"),
                        ({"action": "next", "team": "t1"}, "unknown key"),
@@ -103,8 +107,10 @@ def test_a_fight_replays_from_a_scenario() -> None:
     QuartetHost(QuartetAction.ASSIGN, 7_000_000, team="t1", player=""),
     QuartetHost(QuartetAction.PENALTY, 7_000_000, team="t2", penalty=Penalty.VOID, gross=True),
     QuartetHost(QuartetAction.NAME_THEME, 7_000_000, name="Реки"),
+    Reverse(reason="апелляция (4.1)", at=7_000_000),
+    AdjustScore(player="t2", delta=30, reason="апелляция (4.1)", at=7_000_000),
 ])
-def test_the_journal_line_of_a_command_replays_as_the_same_command(command: QuartetHost) -> None:
+def test_the_journal_line_of_a_command_replays_as_the_same_command(command: QuartetHost | Correction) -> None:
     """The journal keeps a fight's commands with their arguments, so a replay of a disputed
     fight (4.1-4.3) gives the same decisions."""
     line = step_to_json(command, command.at)

@@ -91,7 +91,7 @@ BUILDERS: dict[str, Callable[[], Recording]] = {
     "quartet-indicators.jsonl": indicators,
     "quartet-final-extra-theme.jsonl": final_extra_themes,
 }
-EXPECTED = {
+EXPECTED: dict[str, tuple[list[str | None], list[str]]] = {
     "quartet-group-shootout-lot.jsonl": (["t1", "t3", None, None], ["total", "shootout", "lot"]),
     "quartet-indicators.jsonl": (["t1", "t2", "t3", "t4"], ["plus", "taken_50", "taken_40"]),
     "quartet-final-extra-theme.jsonl": (["t2", "t1", "t3", "t4"], ["shootout", "total", "total"]),

@@ -11,6 +11,7 @@ import pytest
 from console.engine.events import Event
 from console.engine.quartet import FightPhase
 from console.engine.quartet_rules import Penalty, RoundType, Stage
+from console.engine.svoya_corrections import AdjustScore
 from console.schemas import load_schema, validate
 from console.texts_quartet import BY, PENALTIES, PHASES, ROUND_TYPES, STAGES, by_text, describe
 from tests.quartet_harness import Fight, make_rules
@@ -33,6 +34,7 @@ def whole_fight() -> tuple[Fight, list[dict[str, Any]]]:
     f.theme_questions(("t2", ("-t1", "t3")))
     for _ in range(3):
         f.theme()
+    f.deliver(AdjustScore(player="t2", delta=10, reason="апелляция: ответ засчитан", at=f.now))  # 4.1
     states.append(f.fight.snapshot(f.now))
     f.cmd("present", team="t4", player="Сёма")
     f.round_half_dark()
@@ -46,7 +48,7 @@ def test_a_whole_fight_passes_the_schemas() -> None:
     events = f.events()
     types = {e["type"] for e in events}
     assert {"fight_started", "round_started", "players_assigned", "theme_started", "penalty_given",
-            "theme_ended", "presence_changed", "theme_named"} <= types
+            "theme_ended", "presence_changed", "theme_named", "theme_corrected"} <= types
     for e in events:
         validate("quartet_event", {**e, "seq": 1})
     for s in states:
@@ -74,8 +76,8 @@ def test_the_referees_events_and_state_pass_the_svoya_schemas() -> None:
     f, _ = whole_fight()
     quartet = set(load_schema("quartet_event")["properties"]["type"]["enum"])
     own = {"fight_started", "round_started", "theme_named", "players_assigned", "assign_time_up",
-           "theme_started", "theme_ended", "penalty_given", "presence_changed", "shootout_needed",
-           "fight_over"}
+           "theme_started", "theme_ended", "theme_corrected", "penalty_given", "presence_changed",
+           "shootout_needed", "fight_over"}
     svoya_events = [e for e in f.events() if e["type"] not in own]
     assert {e["type"] for e in svoya_events} >= {"question_started", "signal_accepted", "answer_judged"}
     for e in svoya_events:
@@ -94,15 +96,15 @@ def test_the_referees_events_and_state_pass_the_svoya_schemas() -> None:
 def test_every_fight_event_has_its_russian_line() -> None:
     f, _ = whole_fight()
     fight_types = {"fight_started", "round_started", "theme_named", "players_assigned", "assign_time_up",
-                   "theme_started", "theme_ended", "penalty_given", "presence_changed", "shootout_needed",
-                   "fight_over"}
+                   "theme_started", "theme_ended", "theme_corrected", "penalty_given", "presence_changed",
+                   "shootout_needed", "fight_over"}
     seen = set()
     for out in f.outputs:
         if isinstance(out, Event) and out.TYPE in fight_types:
             line = describe(out, {"t1": "Совы"})
             assert line and line.strip(), out
             seen.add(out.TYPE)
-    assert {"fight_started", "round_started", "theme_started", "penalty_given"} <= seen
+    assert {"fight_started", "round_started", "theme_started", "penalty_given", "theme_corrected"} <= seen
     assert "Совы" in (describe(next(o for o in f.outputs if isinstance(o, Event)
                                     and o.TYPE == "penalty_given"), {"t1": "Совы"}) or "")
 

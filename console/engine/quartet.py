@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from console.engine.events import CommandRefused
-from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, Watermark
+from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
 from console.engine.quartet_events import (
     AssignTimeUp,
     FightOver,
@@ -36,6 +36,7 @@ from console.engine.quartet_events import (
     RoundStarted,
     Seat,
     ShootoutNeeded,
+    ThemeCorrected,
     ThemeEnded,
     ThemeNamed,
     ThemeStarted,
@@ -54,11 +55,18 @@ from console.engine.quartet_rules import (
 )
 from console.engine.rules import Player
 from console.engine.svoya import SvoyaReferee
-from console.engine.svoya_events import AnswerJudged, GameOver, QuestionStarted
+from console.engine.svoya_corrections import AdjustScore, Correction, Reverse
+from console.engine.svoya_events import (
+    AnswerJudged,
+    GameOver,
+    JudgementReversed,
+    QuestionStarted,
+    ScoreAdjusted,
+)
 
 __all__ = ["FightPhase", "QuartetFight", "QuartetInput"]
 
-QuartetInput = Input | QuartetHost
+QuartetInput = Input | Correction | QuartetHost
 
 
 class FightPhase(StrEnum):
@@ -87,13 +95,15 @@ class _Theme:
     seats: dict[str, str]  # team -> player
     answers: dict[str, list[_Answer]] = field(default_factory=dict)
     penalties: dict[str, int] = field(default_factory=dict)  # team -> minus points (3.5)
+    adjusted: dict[str, int] = field(default_factory=dict)  # team -> points changed by hand (4.1-4.3)
     voided: set[tuple[str, int]] = field(default_factory=set)  # (team, question) (3.5)
 
     def counted(self, team: str) -> list[_Answer]:
         return [a for a in self.answers.get(team, []) if (team, a.question) not in self.voided]
 
     def score(self, team: str) -> int:
-        return sum(a.delta for a in self.counted(team)) + self.penalties.get(team, 0)
+        return (sum(a.delta for a in self.counted(team)) + self.penalties.get(team, 0)
+                + self.adjusted.get(team, 0))
 
 
 _SVOYA_ACTIONS = [a.value for a in HostAction if a is not HostAction.NEW_GAME]
@@ -121,6 +131,9 @@ class QuartetFight:
         self._themes: list[_Theme] = []
         self._theme: _Theme | None = None  # the theme being played
         self._referee: SvoyaReferee | None = None
+        # The theme just played and its referee, until the next theme starts: an appeal is heard
+        # right after a theme, before the next one (4.1), by that theme's referee.
+        self._appeal: tuple[_Theme, SvoyaReferee] | None = None
         self._question: tuple[int, int] | None = None  # (number, value) of the theme's current question
         self._shootouts: list[Shootout] = []
         self._shootout_seats: dict[str, str] = {}
@@ -169,7 +182,7 @@ class QuartetFight:
         seen whole (see `SvoyaReferee.handle_all`)."""
         out: list[Output] = []
         self._timers(now, out)
-        batch: list[Input] = []
+        batch: list[Input | Correction] = []
         for inp in inputs:
             if isinstance(inp, QuartetHost):
                 self._to_referee(batch, now, out)
@@ -214,20 +227,22 @@ class QuartetFight:
         if self._referee is not None:
             self._referee_out(self._referee.on_timer(now), now, out)
 
-    def _to_referee(self, batch: list[Input], now: int, out: list[Output]) -> None:
+    def _to_referee(self, batch: list[Input | Correction], now: int, out: list[Output]) -> None:
         if not batch:
             return
         ref, theme = self._referee, self._theme
         if ref is None or theme is None:
-            # Presses between themes count for nothing (nobody sits at the table); a host key or
-            # a correction is refused, saying so (an appeal after a theme, 4.1, is not taken yet).
+            # Presses between themes count for nothing (nobody sits at the table); a correction
+            # goes to the theme just played (an appeal, 4.1); a host key is refused, saying so.
             for h in batch:
-                if isinstance(h, Press | Watermark):
-                    continue
-                action = h.action.value if isinstance(h, Host) else type(h).__name__
-                out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: "
-                                          "no theme is being played (start_theme first)",
-                                          details={"action": action, "phase": self._phase.value}))
+                if isinstance(h, AdjustScore | Reverse) and self._appeal is not None:
+                    last, last_ref = self._appeal
+                    self._appeal_out(last, last_ref.handle_all([h], now), now, out)
+                elif isinstance(h, Host | AdjustScore | Reverse):
+                    action = h.action.value if isinstance(h, Host) else h.ACTION.value
+                    out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: "
+                                              "no theme is being played (start_theme first)",
+                                              details={"action": action, "phase": self._phase.value}))
             return
         # A seat whose team plays no player in this theme (3.8) is not at the table.
         inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
@@ -246,12 +261,38 @@ class QuartetFight:
                 case AnswerJudged() if o.player in theme.seats and self._question is not None:
                     answer = _Answer(self._question[0], o.value, o.delta)
                     theme.answers.setdefault(o.player, []).append(answer)
+                case JudgementReversed() | ScoreAdjusted():
+                    _correct(theme, o)
                 case GameOver():
                     over = True
                     continue  # the theme's end is ThemeEnded
             out.append(o)
         if over:
             self._end_theme(now, out)
+
+    def _appeal_out(self, theme: _Theme, outputs: list[Output], now: int, out: list[Output]) -> None:
+        """The theme just played, corrected on appeal (4.1-4.3): its points, the totals and, once
+        the places are out, the places again."""
+        reasons = []
+        for o in outputs:
+            if isinstance(o, JudgementReversed | ScoreAdjusted):
+                _correct(theme, o)
+                reasons.append(o.reason)
+            if not isinstance(o, GameOver):
+                out.append(o)
+        if not reasons:
+            return
+        scores = {t: theme.score(t) for t in theme.seats}
+        if theme.shootout:
+            self._shootouts[-1] = Shootout(teams=frozenset(theme.seats), scores=scores)
+        out.append(ThemeCorrected(t_ns=now, round=theme.round, theme=theme.number, name=theme.name,
+                                  shootout=theme.shootout, scores=scores, totals=self._totals(),
+                                  reason=reasons[-1]))
+        if self._phase in (FightPhase.OVER, FightPhase.SHOOTOUT_DUE):
+            pending = self._pending_teams()
+            self._rank(now, out)
+            if self._pending_teams() != pending:  # another shoot-out is due now: set up afresh
+                self._shootout_seats, self._next_name, self._deadline = {}, None, None
 
     # ------------------------------------------------------------------ host commands
 
@@ -411,6 +452,7 @@ class QuartetFight:
         theme = _Theme(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
         self._theme = theme
         self._deadline = None
+        self._appeal = None  # the next theme starts: no appeal on the last one any more (4.1)
         skipped = tuple(t for t in self._playing_teams() if t not in seats)
         seated = tuple(Seat(team=t, pad=self._teams[t].pad, player=p) for t, p in seats.items())
         out.append(ThemeStarted(t_ns=now, round=round_no, theme=theme_no, name=name, shootout=shootout,
@@ -480,6 +522,7 @@ class QuartetFight:
         assert theme is not None
         self._themes.append(theme)
         self._theme = None
+        self._appeal = None if self._referee is None else (theme, self._referee)
         self._referee = None
         self._next_name = None
         scores = {t: theme.score(t) for t in theme.seats}
@@ -673,3 +716,15 @@ class QuartetFight:
 def _taken(tally: Tally) -> dict[str, int]:
     """Questions taken by value, the highest first (the 3.10 indicators), keyed "50", "40", ..."""
     return {str(v): n for v, n in sorted(tally.taken.items(), reverse=True)}
+
+
+def _correct(theme: _Theme, event: JudgementReversed | ScoreAdjusted) -> None:
+    """A correction of the theme's referee, kept in the theme's record (4.1-4.3): a reversed
+    judgement changes that answer (so a question now taken counts among the taken, 3.10); a
+    score adjusted by hand changes the total only."""
+    if isinstance(event, ScoreAdjusted):
+        theme.adjusted[event.player] = theme.adjusted.get(event.player, 0) + event.delta
+        return
+    answers = [a for a in theme.answers.get(event.player, []) if a.question == event.number]
+    if answers:
+        answers[-1].delta += event.delta

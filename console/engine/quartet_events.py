@@ -133,6 +133,22 @@ class ThemeEnded(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ThemeCorrected(Event):
+    """An appeal on the theme just played changed its points (4.1-4.3; the referee's
+    judgement_reversed / score_adjusted say how): its points now, the totals, the reason."""
+
+    TYPE: ClassVar[str] = "theme_corrected"
+
+    round: int
+    theme: int
+    name: str
+    shootout: bool
+    scores: Mapping[str, int]
+    totals: Mapping[str, int]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PenaltyGiven(Event):
     """The host punished a team for talking to its player (3.5); `value` and `question` name
     the question a void or a minus applies to."""

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
-from console.engine.model import NS_PER_S, Host, HostAction
+from console.engine.model import NS_PER_S, HostAction
 from console.engine.quartet import QuartetFight
 from console.engine.quartet_rules import (
     Penalty,
@@ -27,12 +27,16 @@ from console.engine.quartet_rules import (
     RoundType,
     Stage,
 )
+from console.engine.svoya_corrections import CorrectionAction
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.svoya import journal_header as svoya_header
+from console.games.svoya import parse_command as svoya_command
 from console.games.svoya import svoya_rules
 from console.scenario import press_step, watermark_step
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
+SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
+STEP_ARGS = (*ARGS, "delta", "reason")  # a host step: the fight's arguments, or a correction's
 
 
 def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
@@ -74,11 +78,11 @@ def check(config: Config) -> None:
 
 
 def parse_command(command: JsonObject, at: int) -> GameInput:
-    """``{"action": <a «Своя игра» action>}`` or ``{"action": <QuartetAction>, ...arguments}``."""
+    """A «Своя игра» command (a host action, or a correction: an appeal, 4.1-4.3), parsed as
+    «Своя игра» parses it, or ``{"action": <QuartetAction>, ...arguments}``."""
     action = str(command.get("action"))
-    if action in HostAction.__members__.values():
-        only_keys(command, ("action",))
-        return Host(HostAction(action), at)
+    if action in SVOYA_ACTIONS:
+        return svoya_command(command, at)
     only_keys(command, ("action", *ARGS))
     try:
         kind = QuartetAction(action)
@@ -122,7 +126,7 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
-    return parse_command({"action": value, **{k: v for k, v in line.items() if k in ARGS}}, at)
+    return parse_command({"action": value, **{k: v for k, v in line.items() if k in STEP_ARGS}}, at)
 
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
@@ -139,7 +143,8 @@ def _engine(config: Config, seed: int, now: int | None) -> QuartetFight:
     return QuartetFight(replace(quartet_rules(config, seed), seed=seed))
 
 
-_ACTIONS = [*(a.value for a in HostAction), *(a.value for a in QuartetAction)]
+_ACTIONS = [*(a.value for a in HostAction), *(a.value for a in CorrectionAction),
+            *(a.value for a in QuartetAction)]
 
 GAME = GameKind(
     name="quartet",
@@ -152,7 +157,7 @@ GAME = GameKind(
     parse_command=parse_command,
     command_help=f'expected {{"action": one of {", ".join(_ACTIONS)}, ...its arguments}}',
     steps=("press", "host", "watermark"),
-    step_args={"host": ARGS},
+    step_args={"host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={
