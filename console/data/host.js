@@ -364,7 +364,7 @@ function renderSvoya(s) {
   $("presses").replaceChildren(...presses.map(([player, delay], i) => {
     const answering = q && q.answerer === player;
     const li = el("li", { className: i === 0 ? "first" : "" },
-                  `${nameOf(player)} — ${i === 0 ? "первый" : `+${Number(delay).toFixed(1)} мс`}` +
+                  `${nameOf(player)} — ${i === 0 ? "первый" : `+${Number(delay).toFixed(delay < 10 ? 2 : 1)} мс`}` +
                   (answering ? " · отвечает" : out.has(player) ? " · выбыл" : ""));
     if (out.has(player)) li.classList.add("out");
     li.dataset.player = player;
@@ -382,7 +382,8 @@ function renderTable(s) {
   const notes = [];
   if (s.top && s.top.unsure) notes.push(`волчок у границы секторов ${s.top.unsure.sector} и ${s.top.unsure.neighbour}: выберите сектор`);
   if (s.fortochka && s.fortochka.sector) notes.push(`форточка на секторе ${s.fortochka.sector}`);
-  if (s.top && s.top.sensor && s.top.sensor !== "ok") notes.push("датчик волчка неисправен");
+  if (s.top && s.top.sensor === "fault") notes.push("датчик волчка неисправен: сектор выбирает ведущий");
+  if (s.top && s.top.sensor === "silent") notes.push("от датчика волчка нет данных");
   $("phase").textContent = [(PHASES.chgk[s.phase] || s.phase), ...notes].join(" · ");
   $("players-box").hidden = true;
   $("presses-box").hidden = true;

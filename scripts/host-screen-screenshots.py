@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Screenshots of the host's screen and the hall's boards at a few moments of each game, for
+docs/host-screen.md: `.venv/bin/python scripts/host-screen-screenshots.py` (from the repo's
+root) rewrites docs/screenshots/*.png.
+
+The same set-up as the browser tests (tests/host_screen_pages.py): mosquitto with the shipped
+lockdown, `chgk-console run` as a process on a simulated MCU, Debian's Chromium through
+Playwright; the host's screen at a phone's size, the boards at a TV's. The moments are played
+from the host's screen itself. Not a test: it asserts only what it needs to go on.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import Browser, Page, expect  # noqa: E402
+
+from drivers.sim_mcu import SimulatedMcu  # noqa: E402
+from tests.conftest import free_port  # noqa: E402
+from tests.host_screen_pages import (  # noqa: E402
+    LINK_UP,
+    Lockdown,
+    chromium,
+    console_toml,
+    lockdown,
+    log_in_as_host,
+    running_daemon,
+    wait_serving,
+)
+
+OUT = ROOT / "docs" / "screenshots"
+PHONE = {"width": 412, "height": 915}
+TV = {"width": 1280, "height": 720}
+PACK = ROOT / "examples" / "packs" / "club-evening.toml"
+QUESTIONS = ROOT / "console" / "data" / "questions-demo.txt"
+SVOYA = ('[game]\nkind = "svoya"\nthemes = 0\n'
+         f'pack = "{PACK}"\n'
+         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
+         '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n'
+         '[[players]]\nid = "p3"\nname = "Вера"\npad = "mcu:2"\n')
+TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "simulated_mcu"\npads = 1\n'
+         '[[teams]]\nid = "t1"\nname = "Совы"\n[[teams]]\nid = "t2"\nname = "Ежи"\n'
+         f'[table]\nteam = "t1"\nfortochka = 5\nsector12 = [8]\nquestion_file = "{QUESTIONS}"\n')
+SPORTS = '[game]\nkind = "sports"\n'
+
+
+def click(page: Page, action: str) -> None:
+    button = page.locator(f'#actions button[data-action="{action}"]')
+    expect(button).to_be_enabled(timeout=10_000)
+    button.click()
+
+
+def shot(page: Page, name: str) -> None:
+    page.evaluate("window.scrollTo(0, 0)")  # a click scrolled it: the sticky header would sit mid-page
+    page.wait_for_timeout(300)  # the countdowns and the top settle on a frame
+    page.screenshot(path=str(OUT / f"{name}.png"),
+                    # the whole page, except under a dialog (it covers the screen, not the page)
+                    full_page=name.startswith("host-") and page.locator("#dialog").is_hidden())
+    print(f"docs/screenshots/{name}.png")
+
+
+def game(browser: Browser, broker: Lockdown, part: str, play: Callable[[Page, Page], None]) -> None:
+    """`chgk-console run` with the game's `part`, the board and the logged-in host's screen."""
+    http_port = free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "console.toml"
+        config.write_text(console_toml(broker, part, http_port), encoding="utf-8")
+        with running_daemon(config):
+            url = f"http://127.0.0.1:{http_port}"
+            wait_serving(f"{url}/host")
+            board = browser.new_page(viewport=TV)
+            board.goto(f"{url}/")
+            board.wait_for_function(LINK_UP, timeout=20_000)
+            host = browser.new_page(viewport=PHONE)
+            host.goto(f"{url}/host")
+            log_in_as_host(host, broker.passwords["host"])
+            play(host, board)
+            host.close()
+            board.close()
+
+
+def svoya(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
+    def play(host: Page, board: Page) -> None:
+        shot(host, "host-svoya-idle")
+        click(host, "next")
+        click(host, "reading_finished")
+        expect(host.locator("#timer")).to_have_class("signal", timeout=10_000)  # presses count now
+        sim.press(1)
+        sim.release(1)
+        sim.press(0)
+        sim.release(0)
+        sim.press(2)
+        sim.release(2)
+        expect(host.locator("#presses li")).to_have_count(3, timeout=10_000)
+        click(host, "name")
+        shot(host, "host-svoya-answering")
+        shot(board, "board-svoya-answering")
+        click(host, "answer_started")
+        click(host, "wrong")
+        shot(host, "host-svoya-wrong")
+        click(host, "new_game")
+        shot(host, "host-svoya-confirm")
+        host.click("#dialog-cancel")
+        host.locator('#actions button[data-action="adjust_score"]').click()
+        host.select_option("#field-player", "p2")
+        host.fill("#field-delta", "10")
+        host.fill("#field-reason", "апелляция: ответ засчитан")
+        shot(host, "host-svoya-correction")
+        host.click("#dialog-cancel")
+    return play
+
+
+def table(host: Page, board: Page) -> None:
+    click(host, "pick_sector")
+    host.select_option("#field-sector", "8")
+    host.click("#dialog-ok")
+    expect(host.locator("#question")).to_be_visible(timeout=10_000)
+    click(host, "start_timer")
+    host.wait_for_timeout(1500)
+    shot(host, "host-table-sector12")
+    shot(board, "board-table-discussion")
+    click(host, "answer_correct")
+    click(host, "correct_round")
+    host.fill("#field-reason", "ответ засчитан ошибочно")
+    shot(host, "host-table-correction")
+    host.click("#dialog-cancel")
+
+
+def sports(host: Page, board: Page) -> None:
+    shot(host, "host-sports-idle")
+    click(host, "start")
+    host.wait_for_timeout(1500)
+    shot(host, "host-sports-counting")
+    shot(board, "board-sports-counting")
+    click(host, "cancel")
+    shot(host, "host-sports-confirm")
+    host.click("#dialog-cancel")
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    try:
+        with lockdown() as broker, chromium() as browser:
+            mcu = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+            game(browser, broker, SVOYA + mcu, svoya(sim))
+            game(browser, broker, TABLE, table)
+            game(browser, broker, SPORTS, sports)
+    finally:
+        sim.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""What the browser tests of the host's screen (tests/test_host_screen*.py) and the screenshot
+script (scripts/host-screen-screenshots.py) stand on: the shipped broker lockdown, that can be
+stopped and started again on the same ports; `chgk-console run` as a process on a simulated
+MCU the test presses; and Chromium through Playwright (Debian's /usr/bin/chromium: nothing
+downloads a browser).
+
+Synchronous on purpose: Playwright's sync API runs its own event loop and cannot be used
+inside pytest-asyncio's, and a browser per module is started once for all its tests. The
+daemon still runs through tests/daemon_process.py (an asyncio helper), in a thread of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from tests.conftest import free_port
+from tests.daemon_process import daemon_process
+from tests.test_broker_lockdown import ACL, locked_config, make_passwords, wait_listening
+
+CHROMIUM = "/usr/bin/chromium"
+NODE = "t1"
+BASE = f"chgk/{NODE}"
+LINK_UP = "document.getElementById('link').textContent === 'на связи'"
+
+
+@dataclass
+class Lockdown:
+    """mosquitto with the shipped configuration and accounts (tests/test_broker_lockdown.py),
+    on loopback ports that stay the same across stop() and start()."""
+
+    workdir: Path
+    port: int = field(default_factory=free_port)
+    ws_port: int = field(default_factory=free_port)
+    passwords: dict[str, str] = field(default_factory=dict)
+    printed: str = ""  # the script's output: the console's [mqtt] lines
+    proc: subprocess.Popen[bytes] | None = None
+
+    def __post_init__(self) -> None:
+        self.passwords, self.printed = make_passwords(self.workdir / "passwd")
+        acl = self.workdir / "acl"
+        shutil.copyfile(ACL, acl)
+        acl.chmod(0o644)
+        (self.workdir / "mosquitto.conf").write_text(
+            locked_config(self.port, self.ws_port, self.workdir / "passwd", acl), encoding="utf-8")
+
+    def start(self) -> None:
+        log = (self.workdir / "mosquitto.log").open("ab")
+        self.proc = subprocess.Popen(["mosquitto", "-c", str(self.workdir / "mosquitto.conf")],
+                                     stdout=log, stderr=log)
+        log.close()
+        wait_listening(self.proc, self.port, self.workdir)
+        wait_listening(self.proc, self.ws_port, self.workdir)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=5)
+            self.proc = None
+
+    def publish(self, user: str, payload: str) -> None:
+        """A host command as `user`, by mosquitto_pub (QoS 1: acknowledged when it returns)."""
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(self.port), "-u", user,
+                        "-P", self.passwords[user], "-q", "1", "-t", f"{BASE}/host/command",
+                        "-m", payload], check=True, timeout=10)
+
+
+@contextmanager
+def lockdown() -> Iterator[Lockdown]:
+    """A started Lockdown in a directory mosquitto can read after dropping root."""
+    workdir = Path(tempfile.mkdtemp(prefix="chgk-host-screen-"))
+    workdir.chmod(0o755)
+    broker = Lockdown(workdir)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def console_toml(broker: Lockdown, game: str, http_port: int) -> str:
+    """`chgk-console run`'s config against the lockdown: the console's login as the script
+    printed it, the pages' display login, the board served on `http_port`; `game` is the
+    game's own part (its [game], sources, players or teams)."""
+    return (f'[console]\nnode = "{NODE}"\njournal = ""\n{game}'
+            f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\nws_port = {broker.ws_port}\n'
+            f"{broker.printed}"
+            f'[display]\nhttp_port = {http_port}\nbind = "127.0.0.1"\nmqtt_username = "display"\n'
+            f'mqtt_password = "{broker.passwords["display"]}"\n[sound]\nenabled = false\n')
+
+
+@contextmanager
+def running_daemon(config: Path) -> Iterator[None]:
+    """tests/daemon_process.py's `chgk-console run` for the body, its event loop in a thread;
+    the daemon's clean exit is asserted when the body ends."""
+    loop = asyncio.new_event_loop()
+    started = threading.Event()
+    stop = asyncio.Event()
+    failure: list[BaseException] = []
+
+    async def run() -> None:
+        async with daemon_process(config):
+            started.set()
+            await stop.wait()
+
+    def thread_main() -> None:
+        try:
+            loop.run_until_complete(run())
+        except BaseException as exc:  # handed to the test's thread below
+            failure.append(exc)
+        finally:
+            started.set()
+            loop.close()
+
+    thread = threading.Thread(target=thread_main, name="daemon", daemon=True)
+    thread.start()
+    started.wait(timeout=30)
+    try:
+        yield
+    finally:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=20)
+        if failure:
+            raise failure[0]
+
+
+def wait_serving(url: str, within: float = 30.0) -> None:
+    """Until the daemon's display server answers (the daemon takes a few seconds to start)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+@contextmanager
+def chromium() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def log_in_as_host(page: Page, password: str) -> None:
+    """The host's screen asks for the host account once (nothing in the page carries it)."""
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#login-user", "host")
+    page.fill("#login-password", password)
+    page.click("#login-ok")
+    page.wait_for_function(LINK_UP)

@@ -1,0 +1,290 @@
+"""The host's screen drives «Своя игра» end to end, in Chromium (Playwright), against
+`chgk-console run` as a process on a simulated MCU and mosquitto with the shipped lockdown.
+
+The host logs in once (the page carries no password); its buttons play the questions; a press
+on the MCU lights the player on the hall's scoreboard and on the host's screen with the order
+of presses; "wrong" puts the player out and the reset reopens the window; a refusal shows the
+engine's reason; destructive actions ask first; a correction changes the score everywhere; a
+page opened mid-question shows the state at once; a page that loses the broker says so and
+recovers. One daemon, one broker and one browser for the module: each test starts from a new
+game played from the screen.
+"""
+
+from __future__ import annotations
+
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import free_port
+from tests.host_screen_pages import (
+    LINK_UP,
+    Lockdown,
+    chromium,
+    console_toml,
+    lockdown,
+    log_in_as_host,
+    running_daemon,
+    wait_serving,
+)
+
+GAME = ('[game]\nkind = "svoya"\nthemes = 0\nanswer_window_s = 10.0\n'
+        '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
+        '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n'
+        '[[players]]\nid = "p3"\nname = "Вера"\npad = "mcu:2"\n')
+WAIT_MS = 10_000
+
+
+@dataclass
+class Hall:
+    broker: Lockdown
+    sim: SimulatedMcu
+    url: str  # the display server
+    browser: Browser
+    host_context: BrowserContext  # the host's browser: its localStorage keeps the login
+    host: Page
+    board: Page
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    try:
+        with lockdown() as broker, chromium() as browser:
+            http_port = free_port()
+            config = Path(tmp_path_factory.mktemp("svoya")) / "console.toml"
+            config.write_text(console_toml(broker, GAME + f'[sources.mcu]\nkind = "serial_mcu"\n'
+                                                         f'port = "{sim.port}"\n', http_port),
+                              encoding="utf-8")
+            with running_daemon(config):
+                url = f"http://127.0.0.1:{http_port}"
+                wait_serving(f"{url}/host")
+                board = browser.new_page()
+                board.goto(f"{url}/scoreboard")
+                board.wait_for_function(LINK_UP, timeout=20_000)
+                context = browser.new_context()
+                host = context.new_page()
+                host.goto(f"{url}/host")
+                log_in_as_host(host, broker.passwords["host"])
+                yield Hall(broker, sim, url, browser, context, host, board)
+                context.close()
+    finally:
+        sim.stop()
+
+
+def click(page: Page, action: str) -> None:
+    """Press the host's button once it is enabled (the engine lists the action)."""
+    button = page.locator(f'#actions button[data-action="{action}"]')
+    expect(button).to_be_enabled(timeout=WAIT_MS)
+    button.click()
+
+
+def confirm(page: Page) -> None:
+    page.click("#dialog-ok")
+    expect(page.locator("#dialog")).to_be_hidden()
+
+
+def card(page: Page, player: str) -> str:
+    return f'.player[data-player="{player}"]'
+
+
+def score(page: Page, player: str) -> str:
+    return page.locator(f"{card(page, player)} .score").inner_text()
+
+
+def new_game(hall: Hall) -> None:
+    click(hall.host, "new_game")
+    confirm(hall.host)
+    for page in (hall.host, hall.board):
+        expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("0", timeout=WAIT_MS)
+    expect(hall.host.locator('#actions button[data-action="next"]')).to_be_enabled(timeout=WAIT_MS)
+
+
+def enabled_actions(page: Page) -> list[str]:
+    return [str(a) for a in page.eval_on_selector_all(
+        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")]
+
+
+def test_the_host_page_carries_no_password_and_asks_once(hall: Hall) -> None:
+    html = urllib.request.urlopen(f"{hall.url}/host", timeout=5).read().decode()
+    assert hall.broker.passwords["host"] not in html
+    assert hall.broker.passwords["display"] not in html  # the hall's login is not the host's
+    assert '"login": true' in html
+    # Logged in once: the browser remembers it, a reload asks nothing.
+    hall.host.reload()
+    hall.host.wait_for_function(LINK_UP, timeout=WAIT_MS)
+    assert hall.host.locator("#login").is_hidden()
+    # Another browser (no stored login) is asked, and a wrong password is refused.
+    other = hall.browser.new_page()
+    try:
+        other.goto(f"{hall.url}/host")
+        other.wait_for_selector("#login:not([hidden])")
+        other.fill("#login-password", "wrong")
+        other.click("#login-ok")
+        expect(other.locator("#login-error")).to_contain_text("не принял", timeout=WAIT_MS)
+        expect(other.locator("#link")).to_have_text("нет связи")
+        assert other.locator("#actions button:not([disabled])").count() == 0
+    finally:
+        other.close()
+
+
+def test_a_question_played_from_the_host_screen(hall: Hall) -> None:
+    host, board, sim = hall.host, hall.board, hall.sim
+    new_game(hall)
+    allowed = enabled_actions(host)  # between questions: only what the engine lists
+    assert "next" in allowed and "new_game" in allowed
+    assert not {"reading_finished", "correct", "wrong", "reset", "cancel"} & set(allowed)
+    click(host, "next")
+    expect(board.locator(card(board, "p1"))).to_have_class("player in_play", timeout=WAIT_MS)
+    expect(host.locator("#situation")).to_contain_text("10 очков")
+    click(host, "reading_finished")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    assert 0 < float(host.locator("#timer").inner_text()) <= 7.0  # the 7-s window counting down
+
+    # A press lights the player on the hall's board and on the host's screen.
+    sim.press(0)
+    sim.release(0)
+    for page in (host, board):
+        expect(page.locator(card(page, "p1"))).to_have_class("player answering", timeout=WAIT_MS)
+    sim.press(1)  # second: behind the first, shown with its delay
+    sim.release(1)
+    presses = host.locator("#presses li")
+    expect(presses).to_have_count(2, timeout=WAIT_MS)
+    expect(presses.nth(0)).to_contain_text("Аня — первый")
+    expect(presses.nth(1)).to_contain_text(" мс")
+    expect(presses.nth(1)).to_contain_text("Боря — +")
+    allowed = enabled_actions(host)
+    assert "correct" in allowed and "wrong" in allowed and "next" not in allowed and "reset" not in allowed
+
+    # "wrong": Аня is out on both pages and -10; the reset reopens the window for the others.
+    click(host, "wrong")
+    for page in (host, board):
+        expect(page.locator(card(page, "p1"))).to_have_class("player out", timeout=WAIT_MS)
+        expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("-10")
+    click(host, "reset")
+    expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+    expect(host.locator("#phase")).to_have_text("идёт время на сигнал")
+    sim.press(0)  # out of this question: nothing
+    sim.release(0)
+    sim.press(2)
+    sim.release(2)
+    for page in (host, board):
+        expect(page.locator(card(page, "p3"))).to_have_class("player answering", timeout=WAIT_MS)
+    expect(host.locator("#presses li").nth(0)).to_contain_text("Вера — первый")
+    click(host, "correct")
+    for page in (host, board):
+        expect(page.locator(f"{card(page, 'p3')} .score")).to_have_text("10", timeout=WAIT_MS)
+        expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("-10")
+    expect(host.locator("#presses-box")).to_be_hidden()  # between questions
+
+
+def test_a_refused_command_shows_the_engines_reason(hall: Hall) -> None:
+    new_game(hall)
+    assert hall.host.locator('#actions button[data-action="correct"]').is_disabled()
+    # Another client of the host account sends what the screen would not: refused, and why.
+    hall.broker.publish("host", '{"action": "correct"}')
+    refusal = hall.host.locator("#refusal")
+    expect(refusal).to_be_visible(timeout=WAIT_MS)
+    expect(refusal).to_contain_text("«Верно»: 'correct' is not allowed now")
+
+
+def test_destructive_actions_ask_first(hall: Hall) -> None:
+    host = hall.host
+    new_game(hall)
+    click(host, "next")
+    click(host, "cancel")
+    expect(host.locator("#dialog")).to_be_visible()
+    expect(host.locator("#dialog-text")).to_contain_text("Снять вопрос")
+    host.click("#dialog-cancel")  # changed their mind: the question stays
+    expect(host.locator("#dialog")).to_be_hidden()
+    host.wait_for_timeout(300)
+    expect(hall.board.locator(card(hall.board, "p1"))).to_have_class("player in_play")
+    expect(host.locator("#phase")).to_have_text("вопрос читается (сигналы уже считаются)")
+    click(host, "cancel")
+    confirm(host)
+    expect(host.locator("#phase")).to_have_text("между вопросами", timeout=WAIT_MS)
+    expect(hall.board.locator(card(hall.board, "p1"))).to_have_class("player idle", timeout=WAIT_MS)
+
+
+def test_a_correction_changes_the_score_everywhere(hall: Hall) -> None:
+    host, board = hall.host, hall.board
+    new_game(hall)
+    click(host, "next")
+    # Pressed before the console took "next" it would be a false start: wait for the question.
+    expect(host.locator(card(host, "p2"))).to_have_class("player in_play", timeout=WAIT_MS)
+    hall.sim.press(1)
+    hall.sim.release(1)
+    click(host, "correct")
+    expect(host.locator(f"{card(host, 'p2')} .score")).to_have_text("10", timeout=WAIT_MS)
+    click(host, "adjust_score")
+    host.select_option("#field-player", "p1")
+    host.fill("#field-delta", "-5")
+    host.fill("#field-reason", "подсказка из зала")
+    confirm(host)
+    for page in (host, board):
+        expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("-5", timeout=WAIT_MS)
+    # The judgement of the question just played, reversed: Боря's +10 becomes -10.
+    click(host, "reverse")
+    host.fill("#field-reason", "апелляция")
+    confirm(host)
+    for page in (host, board):
+        expect(page.locator(f"{card(page, 'p2')} .score")).to_have_text("-10", timeout=WAIT_MS)
+
+
+def test_a_page_opened_mid_question_shows_it_at_once(hall: Hall) -> None:
+    new_game(hall)
+    click(hall.host, "next")
+    click(hall.host, "reading_finished")
+    expect(hall.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+    hall.sim.press(2)
+    hall.sim.release(2)
+    hall.sim.press(0)
+    hall.sim.release(0)
+    expect(hall.host.locator("#presses li")).to_have_count(2, timeout=WAIT_MS)
+    late_host = hall.host_context.new_page()  # the same browser: logged in already
+    late_board = hall.browser.new_page()
+    try:
+        late_host.goto(f"{hall.url}/host")
+        late_board.goto(f"{hall.url}/scoreboard")
+        # Within a second or two (the retained state), no new event needed.
+        for page in (late_host, late_board):
+            expect(page.locator(card(page, "p3"))).to_have_class("player answering", timeout=3000)
+        expect(late_host.locator("#presses li").nth(0)).to_contain_text("Вера — первый")
+        expect(late_host.locator("#presses li").nth(1)).to_contain_text("Аня — +")
+        assert late_host.locator("#login").is_hidden()
+        assert "correct" in enabled_actions(late_host)
+        # Naming the answerer starts the answer clock: both host pages count it down.
+        click(hall.host, "name")
+        for page in (hall.host, late_host):
+            expect(page.locator("#timer")).to_have_class("answer", timeout=WAIT_MS)
+            assert 0 < float(page.locator("#timer").inner_text()) <= 10.0
+    finally:
+        late_host.close()
+        late_board.close()
+    click(hall.host, "answer_started")
+    click(hall.host, "correct")
+
+
+def test_a_page_that_loses_the_broker_says_so_and_recovers(hall: Hall) -> None:
+    host, board = hall.host, hall.board
+    new_game(hall)
+    hall.broker.stop()
+    for page in (host, board):
+        expect(page.locator("#link")).to_have_text("нет связи", timeout=WAIT_MS)
+    expect(host.locator("#offline")).to_be_visible()
+    expect(host.locator("#offline")).to_contain_text("Нет связи с брокером")
+    assert host.locator("#actions button:not([disabled])").count() == 0
+    hall.broker.start()
+    for page in (host, board):
+        page.wait_for_function(LINK_UP, timeout=20_000)
+    expect(host.locator("#offline")).to_be_hidden()
+    click(host, "next")  # and it plays on
+    expect(board.locator(card(board, "p1"))).to_have_class("player in_play", timeout=WAIT_MS)
+    click(host, "cancel")
+    confirm(host)
