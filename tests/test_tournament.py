@@ -11,7 +11,7 @@ import pytest
 
 from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
 from console.tournament.draw import draw_groups
-from console.tournament.export import CSV_HEADER, standings_csv, tournament_json
+from console.tournament.export import CSV_HEADER, standings_csv, tournament_from_json, tournament_json
 from console.tournament.grid import DEFAULT_SCHEME, FINAL, FightResult, Line, Tournament
 from tests.quartet_harness import Fight, make_rules
 
@@ -202,3 +202,27 @@ def test_a_simulated_tournament_of_24_teams_produces_the_final_grid() -> None:
     assert all(f["result"] is not None for f in data["fights"])
     assert [s["team"] for s in data["standings"][:4]] == winners
     assert data["runner_up"]["order"][0] == best
+
+
+def test_the_grid_survives_a_restart_through_its_json() -> None:
+    """Issue 9: the grid and standings are kept: the exported JSON, read back, is the same
+    tournament (the draw, every result, the runner-up's shoot-out), and exports the same."""
+    t = Tournament(draw_groups(TEAMS, 11))
+    played_groups(t)
+    for semi in t.semifinals():
+        teams = list(t.fight(semi).teams or ())
+        t.record(result(semi, teams, [800, 300, -10, -20], **{teams[1]: 300}))
+    places = t.runner_up()
+    assert places is not None and places.pending
+    t.record_runner_up_shootout(dict.fromkeys(places.pending[0].teams, 0) | {places.pending[0].teams[1]: 40})
+    finalists = t.finalists()
+    assert finalists is not None
+    t.record(result(FINAL, list(finalists)))
+    data = json.loads(json.dumps(tournament_json(t)))
+    back = tournament_from_json(data)
+    assert tournament_json(back) == data and standings_csv(back) == standings_csv(t)
+    assert back.finalists() == finalists
+    broken = json.loads(json.dumps(data))
+    broken["fights"][0]["result"][0]["team"] = "team99"
+    with pytest.raises(ValueError, match="the result names"):
+        tournament_from_json(broken)

@@ -167,6 +167,10 @@ class Tournament:
             raise ValueError("no shoot-out among these runners-up is due")
         self._runner_up_shootouts.append(Shootout(frozenset(scores), dict(scores)))
 
+    def runner_up_shootouts(self) -> list[Mapping[str, int]]:
+        """The scores of each shoot-out among the runners-up, in the order played."""
+        return [dict(s.scores) for s in self._runner_up_shootouts]
+
     def finalists(self) -> tuple[str, ...] | None:
         """The semi-final winners and the best runner-up (2.2.3); None until decided."""
         places = self.runner_up()
