@@ -17,6 +17,10 @@ import pytest
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--install", action="store_true",
                      help="also run scripts/install-pi.sh in a debootstrapped Debian 12 (minutes; CI does)")
+    parser.addoption("--hardware", action="store_true",
+                     help="also run tests/hardware on the real devices of this Pi (docs/hardware-tests.md)")
+    parser.addoption("--hardware-interactive", action="store_true",
+                     help="with --hardware: also the tests that ask someone at the table to press a button")
 
 
 @dataclass(frozen=True)
