@@ -8,6 +8,7 @@ import pytest
 from console.engine.model import Cue, HostAction, PlayCue
 from console.engine.quartet import FightPhase
 from console.engine.quartet_rules import QuartetRules, QuartetTeam
+from console.engine.rules import HostCard, PackTheme
 from console.engine.svoya_corrections import AdjustScore, Reverse
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
 
@@ -387,3 +388,45 @@ def test_a_score_adjusted_during_a_theme_counts_in_the_total() -> None:
     assert f.fight.tallies()["t3"].total == -20 and f.fight.tallies()["t3"].plus == 0
     f.theme_questions(())
     assert f.events("theme_ended")[-1]["scores"]["t3"] == -20
+
+
+PACK = tuple(PackTheme(name=f"Пакет {k}",
+                       cards=tuple(HostCard(value=v, text=f"Вопрос {k}.{v}", answer=f"Ответ {k}.{v}")
+                                   for v in (100, 200, 300, 400, 500)))
+             for k in range(1, 6))
+
+
+def test_a_pack_gives_the_themes_in_order_and_the_host_its_questions() -> None:
+    """3.7: the order of the themes is fixed before the fight: with a pack the fight's k-th
+    theme is the pack's k-th, named from it (the open round's four at its start, 3.6.1; a dark
+    round's when played, 3.6.3), its questions at the pack's values on the host's screen only."""
+    f = Fight(make_rules(rounds=(RoundType.OPEN, RoundType.DARK), pack=PACK))
+    f.cmd("start_round")
+    assert f.events("round_started")[-1]["themes"] == ["Пакет 1", "Пакет 2", "Пакет 3", "Пакет 4"]
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)
+    assert f.events("question_started")[-1]["value"] == 100
+    host = f.fight.host_snapshot(f.now)["host_question"]
+    assert isinstance(host, dict) and host["text"] == "Вопрос 1.100"
+    assert "host_question" not in f.fight.snapshot(f.now)
+    f.advance(1 * S)
+    f.press("t2")
+    f.advance(10 * MS)
+    f.host(HostAction.NAME)
+    f.host(HostAction.CORRECT)
+    for outcome in (None, None, None, "t1"):  # the rest of theme 1: t1 takes the 500
+        f.question(outcome)
+    assert f.events("theme_ended")[-1]["scores"] == {"t1": 500, "t2": 100, "t3": 0, "t4": 0}
+    f.theme()
+    assert f.events("theme_started")[-1]["name"] == "Пакет 2"
+    assert f.events("question_started")[-1]["value"] == 500  # the pack's values
+    for _ in range(2):
+        f.theme()
+    f.cmd("start_round")
+    f.assign_all(None)
+    f.cmd("name_theme")  # the pack names the dark round's theme when it is played
+    assert f.events("theme_named")[-1]["name"] == "Пакет 5"
+    tally = f.fight.tallies()
+    assert tally["t1"].taken == {500: 1} and tally["t2"].taken == {100: 1}
+    assert f.fight.places().order[:2] == ("t1", "t2")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -116,3 +117,21 @@ def test_the_journal_line_of_a_command_replays_as_the_same_command(command: Quar
     line = step_to_json(command, command.at)
     step = parse_step(json.dumps(line, ensure_ascii=False), "j.jsonl:1", game("quartet"))
     assert step.input == command
+
+
+def test_a_pack_plays_its_themes_in_order_and_an_unreadable_one_is_refused(tmp_path: Path) -> None:
+    """3.7: the themes are fixed before the fight: game.pack gives them, in order; a pack that
+    cannot be read is a config error naming game.pack, not a fight without its themes."""
+    pack = tmp_path / "pack.toml"
+    themes = "".join(f'[[themes]]\nname = "Тема {k}"\n' + "".join(
+        f'[[themes.questions]]\nvalue = {v}\ntext = "В{k}.{v}"\nanswer = "О"\n' for v in (10, 20, 30, 40, 50))
+        for k in range(1, 13))
+    pack.write_text(f'name = "Квартет"\n{themes}', encoding="utf-8")
+    data = config()
+    data["game"] = {"kind": "quartet", "pack": str(pack)}
+    rules = quartet_rules(config_from_dict(data, str(tmp_path / "c.toml")))
+    assert [t.name for t in rules.pack] == [f"Тема {k}" for k in range(1, 13)]
+    assert rules.pack[0].cards[0].text == "В1.10"
+    data["game"] = {"kind": "quartet", "pack": str(tmp_path / "missing.toml")}
+    with pytest.raises(ConfigError, match=r"c\.toml: game\.pack: "):
+        config_from_dict(data, str(tmp_path / "c.toml"))

@@ -53,7 +53,7 @@ from console.engine.quartet_rules import (
     QuartetTeam,
     RoundType,
 )
-from console.engine.rules import Player
+from console.engine.rules import PackTheme, Player
 from console.engine.svoya import SvoyaReferee
 from console.engine.svoya_corrections import AdjustScore, Correction, Reverse
 from console.engine.svoya_events import (
@@ -170,8 +170,9 @@ class QuartetFight:
         return out
 
     def places(self) -> Places:
-        return rank(self.tallies(), self.rules.stage, self.rules.svoya.values, self._shootouts,
-                    self.rules.seed)
+        # Taken at 50, at 40, ... (3.10): every value a question may have, a pack's too.
+        values = {*self.rules.svoya.values, *(c.value for t in self.rules.pack for c in t.cards)}
+        return rank(self.tallies(), self.rules.stage, sorted(values), self._shootouts, self.rules.seed)
 
     def handle(self, inp: QuartetInput, now: int) -> list[Output]:
         return self.handle_all((inp,), now)
@@ -323,6 +324,9 @@ class QuartetFight:
             return self._not_between_rounds()
         kind = self.rules.rounds[self._rounds_started]
         themes = cmd.themes
+        ahead = self._pack_ahead()
+        if kind is RoundType.OPEN and themes is None and len(ahead) >= THEMES_PER_ROUND:
+            themes = tuple(t.name for t in ahead[:THEMES_PER_ROUND])  # the pack's, in order (3.7)
         if kind is RoundType.OPEN:
             if themes is None or len(themes) != THEMES_PER_ROUND or any(not n.strip() for n in themes):
                 return f"the host names the open round's {THEMES_PER_ROUND} themes before it starts (3.6.1)"
@@ -347,8 +351,11 @@ class QuartetFight:
         if self._phase not in (FightPhase.BETWEEN_THEMES, FightPhase.SHOOTOUT_DUE):
             return "a theme is named between themes (or for a shoot-out)"
         name = (cmd.name or "").strip()
+        ahead = self._pack_ahead()
+        if not name and ahead:
+            name = ahead[0].name  # the pack's next theme (3.7: the order is fixed in advance)
         if not name:
-            return "the theme needs a name"
+            return "the theme needs a name (there is no pack theme left to name it)"
         shootout = self._phase is FightPhase.SHOOTOUT_DUE
         rnd = self._round
         if not shootout:
@@ -468,9 +475,10 @@ class QuartetFight:
             # are not passed on (see _to_referee), so only the one team's player plays.
             stand_in = next(t for t in self.rules.teams if t.id not in seats)
             players.append(Player(stand_in.id, stand_in.name, stand_in.pad))
-        ordinal = len(self._themes) + 1
+        ordinal = len(self._themes) + 1  # this theme's place in the fight, shoot-outs counted
         self._referee = SvoyaReferee(replace(self.rules.svoya, players=tuple(players), themes=1,
-                                             seed=self.rules.svoya.seed + ordinal))
+                                             seed=self.rules.svoya.seed + ordinal,
+                                             pack=self.rules.pack[ordinal - 1:ordinal]))
         return None
 
     def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
@@ -559,6 +567,11 @@ class QuartetFight:
             by=places.by, lots=places.lots, shootouts=len(self._shootouts)))
 
     # ------------------------------------------------------------------ helpers
+
+    def _pack_ahead(self) -> tuple[PackTheme, ...]:
+        """The pack's themes not played yet, the next first (the fight's k-th theme is the
+        pack's k-th, 3.7); () without a pack or once it is used up."""
+        return self.rules.pack[len(self._themes) + (self._theme is not None):]
 
     def _present_in(self, team: QuartetTeam) -> set[str]:
         return self._present[team.id]

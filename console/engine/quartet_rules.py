@@ -4,9 +4,10 @@ Contract: `QuartetRules` is everything set before a fight: the teams (a seat, i.
 each, and their roster), the round types in order, the stage of the tournament (which places
 advance further, so which ties a shoot-out settles), the host's deadlines and the seed of the
 lot. Each theme is judged by the «Своя игра» referee under `svoya`, whose players are rebuilt
-per theme from the teams' seats. `QuartetHost` is a host command of the fight (the «Своя игра»
-host actions stay `console.engine.model.Host`). Construction checks the rules and raises
-ValueError naming the problem.
+per theme from the teams' seats, with the pack's theme of that turn when there is a pack.
+`QuartetHost` is a host command of the fight (the «Своя игра» host actions stay
+`console.engine.model.Host`). Construction checks the rules and raises ValueError naming the
+problem.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from console.engine.model import NS_PER_S
-from console.engine.rules import SvoyaRules
+from console.engine.rules import PackTheme, SvoyaRules
 
 
 class RoundType(StrEnum):
@@ -116,6 +117,9 @@ class QuartetRules:
     assign_ns: int = 60 * NS_PER_S  # open and dark rounds: a minute to assign (3.6.1, 3.6.3)
     choose_ns: int = 20 * NS_PER_S  # half-dark and shoot-out: 20 s to choose (3.6.2, 3.10)
     seed: int = 0  # the lot (3.10), logged with each draw
+    # The themes in the order they are played (3.7: fixed before the fight), with the host's
+    # questions: theme k of the fight (shoot-outs too) is the pack's k-th; () = no pack.
+    pack: tuple[PackTheme, ...] = ()
 
     def __post_init__(self) -> None:
         if not 2 <= len(self.teams) <= 4:

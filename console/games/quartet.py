@@ -5,9 +5,12 @@ seed)` gives the fight's parameters or raises `ConfigError` naming the key. Each
 a ``[[players]]`` entry (its id, its name, its pad: the button), and ``[[quartet.teams]]`` with
 the same id gives the team's roster; ``[quartet]`` the round types, the stage, the host's
 deadlines and the lot's seed. The «Своя игра» keys of ``[game]`` (values, windows, policies)
-judge each theme. Host commands are the «Своя игра» ones, ``{"action": "next"}`` and so on, and
-the fight's: ``{"action": "<QuartetAction>", ...}`` with the arguments it uses (``team``,
-``players``, ``player``, ``themes``, ``name``, ``penalty``, ``gross``; docs/mqtt-quartet.md).
+judge each theme; with ``game.pack`` the fight plays the pack's themes in order, one per theme
+(3.7: fixed in advance), named from it unless the host names them, with the questions on the
+host's screen; a pack that cannot be read is a config error here. Host commands are the «Своя
+игра» ones, ``{"action": "next"}`` and so on, and the fight's: ``{"action": "<QuartetAction>",
+...}`` with the arguments it uses (``team``, ``players``, ``player``, ``themes``, ``name``,
+``penalty``, ``gross``; docs/mqtt-quartet.md).
 """
 
 from __future__ import annotations
@@ -30,8 +33,8 @@ from console.engine.quartet_rules import (
 from console.engine.svoya_corrections import CorrectionAction
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.svoya import journal_header as svoya_header
+from console.games.svoya import pack_themes, svoya_rules
 from console.games.svoya import parse_command as svoya_command
-from console.games.svoya import svoya_rules
 from console.scenario import press_step, watermark_step
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
@@ -62,10 +65,13 @@ def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
                                                      f"{', '.join(t.value for t in RoundType)}") from None
     teams = tuple(QuartetTeam(t.id, seats[t.id].name, seats[t.id].pad, t.players) for t in q.teams)
     svoya = svoya_rules(config, seed)  # the seats as its players: each theme's referee starts from it
+    pack, problem = pack_themes(config)
+    if problem is not None:  # a fight's themes are fixed in advance (3.7): a pack not read is an error
+        raise ConfigError(src, "game.pack", problem)
     try:
         return QuartetRules(teams=teams, svoya=svoya, rounds=tuple(rounds), stage=Stage(q.stage),
                             assign_ns=round(q.assign_s * NS_PER_S), choose_ns=round(q.choose_s * NS_PER_S),
-                            seed=q.seed if seed is None else seed)
+                            seed=q.seed if seed is None else seed, pack=pack)
     except ValueError as exc:
         raise ConfigError(src, "quartet.teams", str(exc)) from exc
 
