@@ -120,4 +120,5 @@ class RoundInPlay:
         if c is None:
             return None
         return {"kind": "discussion", "started_at_ns": c.started_at, "deadline_ns": c.deadline,
-                "seconds": c.seconds(), "remaining_ms": max(0, (c.deadline - now) // 1_000_000)}
+                "seconds": c.seconds(), "remaining_ms": max(0, (c.deadline - now) // 1_000_000),
+                "warning_ns": c.warn_at}

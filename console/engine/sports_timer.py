@@ -143,8 +143,15 @@ class SportsTimer:
             view["timer"] = None
         else:
             kind, end = timer
+            assert self._started_at is not None
+            r = self.rules
+            # The whole schedule, so a board that joins late marks the cue moments and counts
+            # from the console's deadlines, not from when the message reached it.
             view["timer"] = {"kind": kind, "started_at_ns": self._started_at, "ends_ns": end,
-                             "remaining_ms": max(0, (end - now) // NS_PER_MS)}
+                             "remaining_ms": max(0, (end - now) // NS_PER_MS),
+                             "warning_ns": self._started_at + r.warning_at_ns,
+                             "deadline_ns": self._started_at + r.count_ns,
+                             "collection_ends_ns": self._started_at + r.count_ns + r.collection_ns}
         return view
 
     def host_snapshot(self, now: int) -> dict[str, Json]:

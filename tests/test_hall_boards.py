@@ -1,0 +1,229 @@
+"""The hall's ChGK board and the sports timer's board in a real headless Chromium, over a real
+mosquitto (WebSocket), saying what happened and counting down on the console's clock.
+
+The sports timer's board is fed by this test acting as the console (the console's clock is
+this process's CLOCK_MONOTONIC, as a console's is), so a message can be sent late on purpose:
+the board counts to the published deadline on its estimate of the console's clock
+(docs/mqtt-table.md, «How a display counts down»), and a late message does not shift it (a
+board counting down from receipt would jump back by the delay). The ChGK board follows a real
+table `Console`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.model import NS_PER_S
+from console.games import load_config
+from console.shell.display_server import DisplayServer
+from console.shell.runtime import Console
+from tests.browser import Browser
+from tests.conftest import Broker
+from tests.test_scoreboard import table_config
+
+S = NS_PER_S
+BASE = "chgk/t1"
+
+
+def text_of(element_id: str) -> str:
+    return f"document.getElementById('{element_id}').textContent"
+
+
+MESSAGES = "Number(document.body.dataset.messages || 0)"
+
+
+async def wait_for(browser: Browser, expression: str, within: float = 10.0) -> Any:
+    return await asyncio.to_thread(browser.wait_for, expression, within)
+
+
+async def evaluate(browser: Browser, expression: str) -> Any:
+    return await asyncio.to_thread(browser.evaluate, expression)
+
+
+class FakeConsole:
+    """Publishes what a sports console would, on its clock, when the test says."""
+
+    def __init__(self, client: aiomqtt.Client, start_ns: int, count_s: float, warning_s: float,
+                 collection_s: float) -> None:
+        self.client = client
+        self.start = start_ns
+        self.warning = start_ns + round(warning_s * S)
+        self.deadline = start_ns + round(count_s * S)
+        self.closes = self.deadline + round(collection_s * S)
+
+    def state(self, taken_ns: int) -> dict[str, Any]:
+        """The state as the console takes it at `taken_ns` (during the minute)."""
+        return {"phase": "counting", "question": 1, "tour": 1, "number": 1, "shootout": False,
+                "timer": {"kind": "counting", "started_at_ns": self.start, "ends_ns": self.deadline,
+                          "remaining_ms": (self.deadline - taken_ns) // 1_000_000,
+                          "warning_ns": self.warning, "deadline_ns": self.deadline,
+                          "collection_ends_ns": self.closes},
+                "seq": 1, "game": "sports"}
+
+    async def publish(self, kind: str, payload: dict[str, Any]) -> None:
+        await self.client.publish(f"{BASE}/{kind}", json.dumps(payload, ensure_ascii=False), qos=1)
+
+    async def started(self) -> None:
+        await self.publish("events", {
+            "type": "sports_timer_started", "t_ns": self.start, "question": 1, "tour": 1, "number": 1,
+            "shootout": False, "started_at_ns": self.start, "warning_ns": self.warning,
+            "deadline_ns": self.deadline, "collection_ends_ns": self.closes,
+            "seconds": (self.deadline - self.start) / S,
+            "collection_seconds": (self.closes - self.deadline) / S, "seq": 1})
+        await self.publish("state", self.state(time.monotonic_ns()))
+
+
+async def test_the_sports_board_counts_to_the_deadline_and_marks_the_cue_moments(
+        mosquitto_ws: Broker, tmp_path: Path) -> None:
+    """003 5.3: the minute, «Осталось 10 секунд» at its mark, «Время!» and the 10 s to hand in
+    the answers, then the collection's end; each moment marked on the bar as it passes, with no
+    message after the start (the board computes them); a state that arrives 1.5 s late leaves the
+    count where it was."""
+    assert mosquitto_ws.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="timer.html")
+    await server.start()
+    try:
+        async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as client:
+            await client.publish(f"{BASE}/status", json.dumps({"state": "online"}), qos=1, retain=True)
+            browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+            try:
+                await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+                fake = FakeConsole(client, time.monotonic_ns(), count_s=4.0, warning_s=2.0, collection_s=2.0)
+                taken_at_start = fake.state(fake.start)
+                await fake.started()
+                shown = await wait_for(browser, f"parseInt({text_of('timer')})")
+                assert shown in (3, 4)
+                assert await evaluate(browser, text_of("question")) == "Тур 1 · вопрос 1"
+                assert await evaluate(browser, text_of("phase")) == "Обсуждение"
+
+                # A copy of the state taken at the start, 1.5 s late: remaining_ms says 4 s.
+                await asyncio.sleep(max(0.0, (fake.start + round(1.5 * S) - time.monotonic_ns()) / S))
+                before = await evaluate(browser, MESSAGES)
+                await fake.publish("state", taken_at_start)
+                await wait_for(browser, f"{MESSAGES} > {before}")
+                left_s = (fake.deadline - time.monotonic_ns()) / S
+                shown = int(await evaluate(browser, text_of("timer")))
+                after_s = (fake.deadline - time.monotonic_ns()) / S
+                assert math.ceil(after_s) <= shown <= math.ceil(left_s), (shown, left_s)
+                assert shown <= 3  # from receipt it would be 4
+
+                warning = "document.querySelector('.mark[data-mark=warning]').classList.contains('passed')"
+                await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
+                assert time.monotonic_ns() >= fake.warning - S // 10
+                assert await evaluate(browser, warning)
+                assert await evaluate(browser, "document.getElementById('timer').className") == "warning"
+                time_up = "document.querySelector('.mark[data-mark=time_up]').classList.contains('passed')"
+                assert not await evaluate(browser, time_up)
+                await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
+                assert time.monotonic_ns() >= fake.deadline - S // 10
+                assert await evaluate(browser, time_up)
+                assert int(await evaluate(browser, text_of("timer"))) in (1, 2)  # the 2 s to hand in
+                fill = "parseFloat(document.getElementById('fill').style.width)"
+                first = await evaluate(browser, fill)
+                await asyncio.sleep(0.3)
+                assert await evaluate(browser, fill) > first  # smooth: it moves between messages
+                await asyncio.to_thread(browser.screenshot, str(tmp_path / "timer.png"))
+                await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
+                assert time.monotonic_ns() >= fake.closes - S // 10
+            finally:
+                await asyncio.to_thread(browser.close)
+    finally:
+        await server.close()
+
+
+async def test_the_sports_board_follows_a_running_sports_console(mosquitto_ws: Broker,
+                                                                  tmp_path: Path) -> None:
+    """The board on a real sports console: its state carries the whole schedule, so the marks
+    and the count come from the console's own deadlines."""
+    config = tmp_path / "sports.toml"
+    config.write_text(f'[console]\nnode = "t1"\n[game]\nkind = "sports"\n'
+                      f'[mqtt]\nhost = "127.0.0.1"\nport = {mosquitto_ws.port}\n'
+                      f'[sports]\ncount_s = 3\nwarning_at_s = 1\ncollection_s = 1\n', encoding="utf-8")
+    console = Console(load_config(config))
+    assert mosquitto_ws.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="timer.html")
+    await server.start()
+    task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
+    try:
+        browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+        try:
+            await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+            console.on_command(b'{"action": "start"}')
+            await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
+            await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
+            await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
+            assert await evaluate(browser, text_of("timer")) == ""
+        finally:
+            await asyncio.to_thread(browser.close)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await server.close()
+
+
+async def test_the_chgk_board_says_what_happened(mosquitto_ws: Broker, tmp_path: Path) -> None:
+    """The hall sees «Осталось 10 секунд» and «Время!» at their moments, each round's outcome and
+    who got the point, a corrected result, and the game's winner; a new round clears the last
+    one's outcome."""
+    console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
+    assert mosquitto_ws.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="table.html")
+    await server.start()
+    task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
+
+    def host(action: ChgkAction, at: int | None = None, **args: Any) -> None:
+        now = console.clock()
+        console.feed([ChgkHost(action, now if at is None else at, **args)], now)
+
+    def pick(sector: int) -> None:
+        console.feed([SectorPicked(sector, console.clock(), PickSource.HOST)])
+
+    try:
+        browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+        try:
+            await wait_for(browser, "document.querySelectorAll('path.sector').length === 12")
+            await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+            pick(1)
+            # «Время!» given 57 s ago (the host's key time): the warning is due at once, the end in 3 s.
+            started = console.clock() - 57 * S
+            host(ChgkAction.START_TIMER, at=started)
+            await wait_for(browser, f"{text_of('call')} === 'Осталось 10 секунд'")
+            assert int(await evaluate(browser, text_of("timer"))) in (2, 3)
+            await wait_for(browser, f"{text_of('call')} === 'Время!'", within=6)
+            assert console.clock() >= started + 60 * S - S // 10
+            assert await evaluate(browser, text_of("timer")) == ""
+            host(ChgkAction.ANSWER_CORRECT)
+            await wait_for(browser, f"{text_of('outcome')} === 'Раунд 1: верный ответ — очко знатокам'")
+            assert await evaluate(browser, text_of("call")) == ""
+            host(ChgkAction.CORRECT_ROUND, reason="ответ не засчитан")
+            corrected = "Исправлено: очко раунда 1 — Ведущему"
+            await wait_for(browser, f"{text_of('outcome')}.startsWith('{corrected}')")
+            await wait_for(browser, f"{text_of('score')} === '0 : 1'")
+            for sector in (2, 4, 7, 10, 11):
+                pick(sector)
+                await wait_for(browser, f"{text_of('outcome')} === ''")  # nothing stale
+                host(ChgkAction.EARLY_ANSWER)
+                host(ChgkAction.ANSWER_WRONG)
+            await wait_for(browser, f"{text_of('winner')} === 'Игра окончена: победил Ведущий, 0 : 6'")
+            assert await evaluate(browser, text_of("outcome")) == "Раунд 6: неверный ответ — очко Ведущему"
+            await asyncio.to_thread(browser.screenshot, str(tmp_path / "table.png"))
+        finally:
+            await asyncio.to_thread(browser.close)
+        # A board opened after the game still names the winner (from the retained state).
+        late = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+        try:
+            await wait_for(late, f"{text_of('winner')} === 'Игра окончена: победил Ведущий, 0 : 6'")
+        finally:
+            await asyncio.to_thread(late.close)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await server.close()
