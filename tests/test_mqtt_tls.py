@@ -33,13 +33,22 @@ import pytest
 
 from console.config import ConfigError
 from console.games import config_from_dict
+from console.shell.display_server import DisplayServer
 from console.shell.mqtt_link import MqttLink, Topics
 from console.shell.mqtt_tls import TlsSettings, client_context
 from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu
+from tests.browser import Browser
 from tests.conftest import daemon_config, free_port, until
 from tests.daemon_process import daemon_process
+from tests.test_broker_lockdown import (  # noqa: F401  (pytest finds fixtures by name)
+    ACL,
+    locked_config,
+    make_passwords,
+    wait_listening,
+    workdir,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 EC_KEY = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
@@ -96,21 +105,24 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
 
 @contextlib.contextmanager
 def tls_mosquitto(folder: Path, pki: Pki, *, certificate: tuple[Path, Path] | None = None,
-                  require_certificate: bool = False) -> Iterator[int]:
-    """mosquitto with one TLS listener on a free loopback port (its number is yielded)."""
+                  require_certificate: bool = False, ws_port: int = 0) -> Iterator[int]:
+    """mosquitto with a TLS listener on a free loopback port (its number is yielded), and an
+    MQTT-over-WebSocket one with TLS on `ws_port` if given."""
     cert, key = certificate or (pki.server, pki.server_key)
+    tls = (f"cafile {pki.ca}\ncertfile {cert}\nkeyfile {key}\n"
+           f"require_certificate {'true' if require_certificate else 'false'}\n")
+    websockets = f"listener {ws_port} 127.0.0.1\nprotocol websockets\n{tls}" if ws_port else ""
     for _attempt in range(3):  # a port found free may be taken before mosquitto binds it
         port = free_port()
         conf = folder / f"mosquitto-{port}.conf"
         conf.write_text(
-            f"listener {port} 127.0.0.1\ncafile {pki.ca}\ncertfile {cert}\nkeyfile {key}\n"
-            f"require_certificate {'true' if require_certificate else 'false'}\n"
+            f"listener {port} 127.0.0.1\n{tls}{websockets}"
             "allow_anonymous true\nset_tcp_nodelay true\npersistence false\nlog_dest stderr\n"
             # Started as root, mosquitto reads the files as this user, not as "mosquitto" (who
             # cannot enter pytest's private temporary folders); as anyone else it is ignored.
             f"user {getpass.getuser()}\n")
         proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stderr=subprocess.DEVNULL)
-        if _accepts(proc, port):
+        if _accepts(proc, port) and (not ws_port or _accepts(proc, ws_port)):
             break
         proc.kill()
         proc.wait(timeout=5)
@@ -248,6 +260,67 @@ async def test_chgk_console_run_connects_over_tls_with_paths_relative_to_its_con
 def subscriber_with_client_cert(pki: Pki, port: int) -> aiomqtt.Client:
     tls = TlsSettings(ca_file=str(pki.ca), cert_file=str(pki.client), key_file=str(pki.client_key))
     return aiomqtt.Client("127.0.0.1", port, tls_context=client_context(tls), timeout=5)
+
+
+# The shipped conf's commented TLS option (config/mosquitto/chgk-console.conf): its lines as
+# shipped, and what the test puts in their place.
+TLS_OPTION = ("#listener 8883", "#certfile /etc/mosquitto/certs/chgk-broker.pem",
+              "#keyfile /etc/mosquitto/certs/chgk-broker.key")
+CLIENT_CERT_OPTION = ("#cafile /etc/mosquitto/certs/chgk-ca.pem", "#require_certificate true")
+
+
+@contextlib.contextmanager
+def shipped_tls_broker(folder: Path, pki: Pki, *,
+                       client_certificates: bool) -> Iterator[tuple[int, dict[str, str]]]:
+    """mosquitto with the shipped lockdown and its TLS lines uncommented (their paths and port
+    changed only); the TLS port and the accounts' passwords."""
+    passwords, _printed = make_passwords(folder / "passwd")
+    shutil.copyfile(ACL, folder / "acl")
+    (folder / "acl").chmod(0o644)
+    for path in (pki.ca, pki.server, pki.server_key):  # where the mosquitto user can read them
+        shutil.copyfile(path, folder / path.name)
+        (folder / path.name).chmod(0o644)
+    port, ws_port, tls_port = free_port(), free_port(), free_port()
+    lines = locked_config(port, ws_port, folder / "passwd", folder / "acl").splitlines()
+    uncommented = [f"listener {tls_port} 127.0.0.1", f"certfile {folder / pki.server.name}",
+                   f"keyfile {folder / pki.server_key.name}"]
+    changes = dict(zip(TLS_OPTION, uncommented, strict=True))
+    if client_certificates:
+        uncommented = [f"cafile {folder / pki.ca.name}", "require_certificate true"]
+        changes |= dict(zip(CLIENT_CERT_OPTION, uncommented, strict=True))
+    for line in (*TLS_OPTION, *CLIENT_CERT_OPTION):
+        assert lines.count(line) == 1, f"the shipped conf must have the line {line!r} once"
+    conf = folder / "mosquitto.conf"
+    conf.write_text("\n".join(changes.get(line, line) for line in lines) + "\n", encoding="utf-8")
+    with (folder / "mosquitto.log").open("wb") as log:
+        proc = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=log, stderr=log)
+        try:
+            wait_listening(proc, tls_port, folder)
+            yield tls_port, passwords
+        finally:
+            proc.terminate()
+            proc.wait(timeout=5)
+
+
+@pytest.mark.parametrize("client_certificates", [False, True], ids=["tls", "tls-and-client-certificates"])
+async def test_the_shipped_conf_with_its_tls_option_on_serves_the_locked_down_console(
+        workdir: Path, pki: Pki, client_certificates: bool) -> None:  # noqa: F811
+    """The console logs in over TLS as `console`, the host's command over TLS reaches it, and
+    the TLS listener refuses a client without an account like the other listeners."""
+    with shipped_tls_broker(workdir, pki, client_certificates=client_certificates) as (port, passwords):
+        mine = TlsSettings(ca_file=str(pki.ca), cert_file=str(pki.client) if client_certificates else "",
+                           key_file=str(pki.client_key) if client_certificates else "")
+        console, commands, connected = link(port, mine, username="console", password=passwords["console"])
+        async with running(console):
+            async with asyncio.timeout(5):
+                await connected.wait()
+            async with aiomqtt.Client("127.0.0.1", port, username="host", password=passwords["host"],
+                                      tls_context=client_context(mine), timeout=5) as host:
+                await host.publish(COMMAND, b'{"action": "next"}', qos=1)
+            await until(lambda: commands == [b'{"action": "next"}'])
+            with pytest.raises(aiomqtt.MqttCodeError, match=r"[Nn]ot authori[sz]ed"):
+                async with aiomqtt.Client("127.0.0.1", port, tls_context=client_context(mine), timeout=5):
+                    pass
 
 
 # ---------------------------------------------------------------------- refusals
@@ -464,3 +537,56 @@ def test_the_check_config_command_reports_a_missing_ca_file(tmp_path: Path) -> N
                             cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert result.returncode == 1
     assert f"{config}: mqtt.ca_file: cannot read {tmp_path / 'certs' / 'ca.pem'}" in result.stderr
+
+
+# ---------------------------------------------------------------------- the hall's pages
+
+
+async def test_a_page_served_over_https_reaches_the_broker_over_wss(tmp_path: Path, pki: Pki) -> None:
+    """The scoreboard behind a TLS proxy (https), as the display server writes it (ws://...):
+    hall.js asks the broker's WebSocket listener for TLS, so the page is «на связи». A plain
+    ws:// from an https page is blocked by the browser (mixed content) and could not speak to a
+    TLS listener anyway."""
+    ws_port = free_port()
+    with tls_mosquitto(tmp_path, pki, ws_port=ws_port) as port:
+        async with subscriber(pki, port) as console:
+            await console.publish("chgk/t1/status", b'{"state": "online"}', qos=1, retain=True)
+        server = DisplayServer("127.0.0.1", 0, ws_port=ws_port, base="chgk/t1")
+        await server.start()
+        proxy = await tls_proxy(pki, server.port)
+        try:
+            browser = await asyncio.to_thread(Browser, "about:blank")
+            try:
+                # The test's CA is not in Chromium's store (a club installs its CA on its screens).
+                await asyncio.to_thread(browser.command, "Security.setIgnoreCertificateErrors", ignore=True)
+                url = f"https://127.0.0.1:{proxy.sockets[0].getsockname()[1]}/scoreboard"
+                await asyncio.to_thread(browser.command, "Page.navigate", url=url)
+                link = "document.getElementById('link')"
+                online = await asyncio.to_thread(browser.wait_for,
+                                                 f"{link} && {link}.textContent === 'на связи'")
+                assert online is True
+                assert await asyncio.to_thread(browser.evaluate, "HALL.ws") == f"wss://127.0.0.1:{ws_port}/"
+            finally:
+                await asyncio.to_thread(browser.close)
+        finally:
+            proxy.close()
+            await server.close()
+
+
+async def tls_proxy(pki: Pki, port: int) -> asyncio.Server:
+    """A TLS-terminating proxy (as nginx or caddy would be) in front of loopback `port`."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(pki.server, pki.server_key)
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError, ssl.SSLError):
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        inner_reader, inner_writer = await asyncio.open_connection("127.0.0.1", port)
+        await asyncio.gather(pipe(reader, inner_writer), pipe(inner_reader, writer))
+
+    return await asyncio.start_server(serve, "127.0.0.1", 0, ssl=context)

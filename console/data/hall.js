@@ -20,8 +20,11 @@
 const HALL = (() => {
   const params = new URLSearchParams(location.search);
   const config = window.CHGK || {};
+  const ws = params.get("ws") || config.ws || `ws://${location.hostname || "127.0.0.1"}:9001/`;
   return {
-    ws: params.get("ws") || config.ws || `ws://${location.hostname || "127.0.0.1"}:9001/`,
+    // A page served over https (behind a TLS proxy) may not open a plain ws:// (mixed content):
+    // it asks the listener for TLS (docs/broker.md, "TLS"); a wss:// address is taken as it is.
+    ws: location.protocol === "https:" ? ws.replace(/^ws:\/\//, "wss://") : ws,
     base: params.get("base") || config.base || "chgk/demo",
     username: config.username || undefined,  // "" is no account: log in anonymously
     password: config.password || undefined,
