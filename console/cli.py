@@ -45,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--samples", type=int, help="latency, display: presses to measure (300, 200)")
     bench.add_argument("--seconds", type=float, default=60.0, help="table: how long to stream angles")
 
+    tournament = sub.add_parser("tournament", help="the «Эрудит-квартет» tournament (docs/tournament.md)")
+    tournament.add_argument("--config", required=True, help="the TOML config (see config/tournament.toml)")
+    tournament.add_argument("--export", metavar="DIR", help="write standings.csv and tournament.json; exit")
+
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -73,6 +77,10 @@ def main(argv: list[str] | None = None) -> int:
         return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
         return _demo(args.config, args.game, sound=not args.no_sound)
+    if args.command == "tournament":
+        from console.tournament.cli import main_tournament
+
+        return main_tournament(args.config, args.export)
     return _run(args.config, args.pack)
 
 

@@ -1,0 +1,45 @@
+"""`chgk-console tournament --config FILE [--export DIR]` (docs/tournament.md).
+
+Contract: `main_tournament(config_path, export_dir)` reads the config (console/tournament/
+config.py); with `export_dir` it writes the stored tournament's standings.csv and
+tournament.json there and exits; otherwise it runs the service (console/tournament/service.py)
+until SIGTERM or SIGINT. Exit status 0, or 1 with the reason on stderr (a bad config, a store
+that cannot be read).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+
+from console.config import ConfigError
+from console.shell.event_loop import run_loop
+from console.tournament.config import load_tournament_config
+from console.tournament.service import TournamentService, export
+from console.tournament.store import StoreError
+
+
+def main_tournament(config_path: str, export_dir: str | None) -> int:
+    try:
+        config = load_tournament_config(config_path)
+        if export_dir is not None:
+            for path in export(config, export_dir):
+                print(path)
+            return 0
+        service = TournamentService(config)
+    except (ConfigError, StoreError, ValueError, KeyError, OSError) as exc:
+        print(f"chgk-console: {exc}", file=sys.stderr)
+        return 1
+    return run_loop(_serve(service))
+
+
+async def _serve(service: TournamentService) -> int:
+    task = asyncio.ensure_future(service.run())
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, task.cancel)
+    with contextlib.suppress(asyncio.CancelledError):  # the way it is stopped
+        await task
+    return 0

@@ -1,0 +1,225 @@
+"""The tournament service (console/tournament/service.py, docs/tournament.md; seed 004 §II):
+the public draw made once with its seed logged and kept, each fight's result taken from the
+tables' MQTT and counted once, kept on disk across a restart, published retained, exported.
+
+The results are real: each fight is played on the fight engine (tests/quartet_harness.py) and
+its ``fight_over`` event and final state are what a table publishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import logging
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
+from console.tournament.config import TournamentConfig, load_tournament_config
+from console.tournament.draw import draw_groups
+from console.tournament.service import TournamentService, export
+from console.tournament.store import StoreError, TournamentStore
+from tests.conftest import Broker
+from tests.quartet_harness import Fight, make_rules
+
+ROOT = Path(__file__).resolve().parent.parent
+TEAMS = [f"k{i:02d}" for i in range(1, 25)]
+SEED = 2026
+
+
+def write_config(tmp_path: Path, *, port: int = 1, seed: int = SEED) -> Path:
+    path = tmp_path / "tournament.toml"
+    path.write_text(
+        f'[tournament]\nname = "Кубок"\nstate_dir = "state"\nseed = {seed}\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nclient_id = "svc-{tmp_path.name[-12:]}"\n'
+        '[page]\nhttp_port = 0\n'
+        + "".join(f'[[teams]]\nid = "{t}"\nname = "Команда {t}"\n' for t in TEAMS),
+        encoding="utf-8")
+    return path
+
+
+def play(teams: tuple[str, ...], order: list[str], stage: Stage = Stage.GROUP) -> Fight:
+    """A one-round fight on the engine where `order` is also the places: the first takes the
+    dearest questions (3.9-3.10)."""
+    rules = make_rules(teams=tuple(QuartetTeam(x, x, f"mcu:{i}", tuple(f"{x}-{j}" for j in range(4)))
+                                   for i, x in enumerate(teams)), stage=stage, rounds=(RoundType.OPEN,))
+    fight = Fight(rules)
+    theme = (order[3], order[2], order[1], order[0], order[0])  # 10, 20, 30, 40, 50
+    fight.round_open([theme] * 4)
+    return fight
+
+
+def fight_over(fight: Fight) -> bytes:
+    return json.dumps(fight.events("fight_over")[-1], ensure_ascii=False).encode()
+
+
+def final_state(fight: Fight) -> bytes:
+    state: dict[str, Any] = {**fight.fight.snapshot(fight.now), "game": "quartet"}
+    return json.dumps(state, ensure_ascii=False).encode()
+
+
+class Recording(TournamentService):
+    """The service fed by `handle` directly, what it publishes kept (no broker)."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        super().__init__(config)
+        self.published: list[tuple[str, Any]] = []
+
+    def publish(self, topic: str, text: str, *, retain: bool = False) -> None:
+        self.published.append((topic, json.loads(text)))
+
+
+def places(grid: dict[str, Any], fight: str) -> list[str] | None:
+    result = next(f for f in grid["fights"] if f["id"] == fight)["result"]
+    return None if result is None else [x["team"] for x in result]
+
+
+def test_the_draw_is_made_once_with_its_seed_logged_and_kept(tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """2.3.3: the public draw: the service makes it at its first start from the configured seed
+    (or a fresh one), logs the seed and keeps it; a restart reads it back and never draws again."""
+    caplog.set_level(logging.INFO, "chgk.tournament")
+    config = load_tournament_config(str(write_config(tmp_path, seed=0)))
+    first = TournamentService(config)
+    seed = first.book.tournament.draw.seed
+    assert seed != 0 and f"seed {seed}" in caplog.text
+    assert first.book.tournament.draw == draw_groups(TEAMS, seed)  # the draw can be shown again
+    again = TournamentService(config)
+    assert again.book.tournament.draw == first.book.tournament.draw
+
+
+def test_a_result_counts_once_and_a_different_one_is_reported(tmp_path: Path) -> None:
+    """2.2.2: each fight's result counts once: the same fight_over delivered again, and the
+    final state carrying the same places, are ignored; a different result for the same fight
+    is not taken but shown as a problem; a team that is not in the tournament is a problem."""
+    service = Recording(load_tournament_config(str(write_config(tmp_path))))
+    published = service.published
+    a = service.book.tournament.draw.groups["A"]
+    fight = play(a, list(a))
+    service.handle("chgk/t1/events", fight_over(fight))
+    service.handle("chgk/t1/events", fight_over(fight))  # QoS 1: delivered again
+    service.handle("chgk/t1/state", final_state(fight))  # the retained state: the same places
+    events = [p["type"] for t, p in published if t == "chgk/tournament/events"]
+    assert events == ["result_recorded", "result_repeated", "result_repeated"]
+    grid = [p for t, p in published if t == "chgk/tournament/grid"][-1]
+    assert places(grid, "group-A") == list(a)
+    assert next(f for f in grid["fights"] if f["id"] == "group-A")["table"] == "t1"
+
+    other = play(a, list(reversed(a)))
+    service.handle("chgk/t2/events", fight_over(other))
+    grid = [p for t, p in published if t == "chgk/tournament/grid"][-1]
+    assert places(grid, "group-A") == list(a)
+    assert len(grid["problems"]) == 1 and "уже другой результат" in grid["problems"][0]["message"]
+    service.handle("chgk/t2/events", fight_over(other))  # the same conflict again: said once
+    assert len(service.book.problems) == 1
+
+    stranger = play(("x1", "x2", "x3", "x4"), ["x1", "x2", "x3", "x4"])
+    service.handle("chgk/t3/events", fight_over(stranger))
+    assert "не участвуют в турнире" in service.book.problems[-1]["message"]
+    assert [p["type"] for t, p in published if t == "chgk/tournament/events"][-2:] == \
+        ["result_conflict", "result_foreign"]
+
+
+def test_the_grid_survives_a_restart_and_exports(tmp_path: Path) -> None:
+    """2.2.2-2.2.3: results kept on disk (one file, replaced whole) are there after a restart,
+    in the grid and the standings; a result that came before its fight was formed waits and is
+    counted once its fight is; the export writes the standings CSV and the grid JSON."""
+    path = write_config(tmp_path)
+    config = load_tournament_config(str(path))
+    service = Recording(config)
+    groups = service.book.tournament.draw.groups
+    for g in "ABCDE":
+        service.handle(f"chgk/t{g}/events", fight_over(play(groups[g], list(groups[g]))))
+    semi = service.book.tournament.scheme["semi-1"]
+    semi_teams = tuple(groups[g][p - 1] for g, p in semi)  # A1, B1, E2, F2: F has not played
+    early = play(semi_teams, list(semi_teams), Stage.SEMIFINAL)
+    service.handle("chgk/t1/events", fight_over(early))
+    assert service.book.tournament.result("semi-1") is None and len(service.book.waiting) == 1
+
+    restarted = Recording(config)
+    assert restarted.book.order == ["group-A", "group-B", "group-C", "group-D", "group-E"]
+    assert len(restarted.book.waiting) == 1
+    restarted.handle("chgk/tF/events", fight_over(play(groups["F"], list(groups["F"]))))
+    assert restarted.book.order[-2:] == ["group-F", "semi-1"]  # the waiting one, now formed
+    assert restarted.book.waiting == []
+
+    out = tmp_path / "out"
+    written = export(config, str(out))
+    assert [p.name for p in written] == ["standings.csv", "tournament.json"]
+    rows = list(csv.reader(io.StringIO((out / "standings.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == 25 and rows[1][1] == semi_teams[0] and rows[1][3] == "semifinal"
+    doc = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
+    assert doc["draw"]["seed"] == SEED and places(doc, "semi-1") == list(semi_teams)
+    assert not list((tmp_path / "state").glob(".*.tmp"))  # no draft left behind
+
+
+def test_a_store_that_is_not_the_tournament_is_not_started_over(tmp_path: Path) -> None:
+    """The draw and the results must never be lost silently: a damaged file stops the service."""
+    config = load_tournament_config(str(write_config(tmp_path)))
+    (tmp_path / "state").mkdir()
+    TournamentStore(config.state_dir).path.write_text("{torn", encoding="utf-8")
+    with pytest.raises(StoreError, match="not JSON"):
+        TournamentService(config)
+
+
+@asynccontextmanager
+async def service_process(config: Path) -> AsyncIterator[None]:
+    log = config.with_name("service.log").open("ab")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "console.cli", "tournament", "--config", str(config), cwd=ROOT, stderr=log)
+    try:
+        yield
+    finally:
+        proc.terminate()
+        async with asyncio.timeout(10):
+            await proc.wait()
+        log.close()
+    assert proc.returncode == 0, config.with_name("service.log").read_text(encoding="utf-8")
+
+
+async def retained_grid(broker: Broker, until: Any, within: float = 10.0) -> dict[str, Any]:
+    async with aiomqtt.Client(broker.host, broker.port) as c:
+        await c.subscribe("chgk/tournament/grid", qos=1)
+        async with asyncio.timeout(within):
+            async for message in c.messages:
+                assert isinstance(message.payload, bytes)
+                grid: dict[str, Any] = json.loads(message.payload)
+                if until(grid):
+                    return grid
+    raise AssertionError("unreachable")
+
+
+async def test_the_service_process_counts_results_from_mqtt_across_a_restart(
+        mosquitto: Broker, tmp_path: Path) -> None:
+    """The service as it runs (`chgk-console tournament`): a table's fight_over on MQTT fills
+    the retained grid and standings; stopped, it misses nothing (its broker session is
+    persistent): a result published meanwhile is counted when it comes back, once."""
+    config = write_config(tmp_path, port=mosquitto.port)
+    groups = draw_groups(TEAMS, SEED).groups
+    a, b = groups["A"], groups["B"]
+    async with service_process(config):
+        await retained_grid(mosquitto, lambda g: g["draw"]["seed"] == SEED)
+        async with aiomqtt.Client(mosquitto.host, mosquitto.port) as table:
+            await table.publish("chgk/t1/events", fight_over(play(a, list(a))), qos=1)
+        grid = await retained_grid(mosquitto, lambda g: places(g, "group-A") is not None)
+        assert places(grid, "group-A") == list(a)
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as table:  # the service is stopped
+        await table.publish("chgk/t2/events", fight_over(play(b, list(b))), qos=1)
+        await table.publish("chgk/t1/events", fight_over(play(a, list(a))), qos=1)  # again
+    async with service_process(config):
+        grid = await retained_grid(mosquitto, lambda g: places(g, "group-B") is not None)
+    assert places(grid, "group-A") == list(a) and places(grid, "group-B") == list(b)
+    assert grid["problems"] == [] and grid["teams"][a[0]] == f"Команда {a[0]}"
+    standing = {s["team"]: s for s in grid["standings"]}
+    assert standing[a[0]]["fights"] == [{"fight": "group-A", "place": 1,
+                                         "total": standing[a[0]]["total"]}]
+    doc = json.loads((tmp_path / "state" / "tournament.json").read_text(encoding="utf-8"))
+    assert [r["fight"] for r in doc["results"]] == ["group-A", "group-B"]
