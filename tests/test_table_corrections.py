@@ -179,7 +179,9 @@ def test_refused_after_the_decisive_round_is_taken_and_allowed_on_it() -> None:
     for sector in (6, 7, 8, 9, 10, 11, 12):
         t.play(sector, False)
     assert t.score == (5, 7)
+    assert "decisive_round" in t.host_snap()["host_actions"]  # the host's screen offers it now
     t.host(A.DECISIVE_ROUND)
+    assert "decisive_round" not in t.host_snap()["host_actions"]
     assert t.last("decisive_round")["score_before"] == {"team": 5, "club": 7}
     assert "decisive round was taken" in refusal(t)
     t.play(13, False)

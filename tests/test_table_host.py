@@ -35,6 +35,7 @@ from console.engine.model import Output
 from console.engine.question_draw import Question, QuestionPool
 from console.engine.sports_timer import SportsAction, SportsHost
 from console.engine.table import TableGame, TableSetup
+from console.schemas import validate
 from console.wire import events_json
 from tests.chgk_harness import MS, TEAMS, S, SportsClock, Table, make_rules
 
@@ -228,6 +229,7 @@ def test_sports_timer_host_actions() -> None:
     def check() -> None:
         host: dict[str, Any] = clock.timer.host_snapshot(clock.now)
         assert host["host_question"] is None
+        validate("sports_state", {**host, "seq": 0, "game": "sports"})  # as the runtime publishes it
         for action in SportsAction:
             scratch = copy.deepcopy(clock.timer)
             out = events_json(scratch.handle(SportsHost(action, clock.now), clock.now))
