@@ -133,6 +133,16 @@ class ClockModel:
             return 0.0
         return (_NS_PER_US / self._line.slope - 1.0) * 1e6
 
+    def error_bound_ns(self, mcu_us: int) -> int:
+        """How far :meth:`to_host_ns` may be off at ``mcu_us`` on a sound clock: the offset
+        bound (:attr:`uncertainty_ns`) plus the most drift a real crystal (or a simulator)
+        can put between the nearest sample and ``mcu_us`` (1 %, the fit's own limit).  A
+        stamp mapped further than this from where it must be shows a broken clock."""
+        if not self._samples:
+            raise RuntimeError("clock model has no samples yet")
+        since_us = min(abs(mcu_us - self._samples[-1].mcu_us), abs(mcu_us - self._samples[0].mcu_us))
+        return self.uncertainty_ns + round(since_us * _NS_PER_US * _MAX_PLAUSIBLE_DRIFT)
+
     @property
     def uncertainty_ns(self) -> int:
         """Half the smallest RTT in the window: the bound on the mapping's offset error."""

@@ -42,6 +42,11 @@ class McuTimeline:
         return self.model.ready
 
     @property
+    def provisional(self) -> bool:
+        """Only the HELLO's round trip seeds the clock (no PONG yet): it may be off."""
+        return self._seed_provisional
+
+    @property
     def last_stamp(self) -> int | None:
         """The latest raw (wrapped) device stamp unwrapped on this timeline, or None."""
         return self._unwrapper.last
@@ -80,16 +85,28 @@ class McuTimeline:
         self._pings[ping_id] = now
         return encode(Ping(ping_id))
 
-    def on_pong(self, pong: Pong, now: int) -> None:
+    def on_pong(self, pong: Pong, now: int, tolerance_ns: int | None) -> bool | None:
+        """Take a PONG: None if it answers no PING remembered; False if its stamp maps outside
+        its own round trip by more than `tolerance_ns` plus the model's error bound (the timer
+        stepped or restarted: the mapping is broken, and the sample is not taken); True
+        otherwise.  `tolerance_ns` None: not checked."""
         mcu_us = self.unwrap(pong.timestamp_us)
         sent_ns = self._pings.pop(pong.ping_id, None)
         if sent_ns is None:
-            return  # forgotten (too old) or from before a restart: no usable bracket
+            return None  # forgotten (too old) or from before a restart: no usable bracket
+        if tolerance_ns is not None and self.model.ready and not self._seed_provisional:
+            # The device stamped the PONG between our PING and its arrival, whatever the
+            # round trip: a mapping that puts it elsewhere is wrong, however the fit looks.
+            at_ns = self.model.to_host_ns(mcu_us)
+            tolerance_ns += self.model.error_bound_ns(mcu_us)
+            if at_ns < sent_ns - tolerance_ns or at_ns > now + tolerance_ns:
+                return False
         if self._seed_provisional and 0 <= now - sent_ns <= self.model.max_rtt_ns:
             # The first usable PONG replaces the HELLO seed, whose bracket may be wrong.
             self._seed_provisional = False
             self.model.reset()
         self.model.add_sample(sent_ns, now, mcu_us)
+        return True
 
     def map_edge(self, mcu_us: int) -> int:
         """MCU stamp -> host ns, never earlier than an earlier-or-equal stamp already mapped.

@@ -98,6 +98,7 @@ class McuLink:
         clock: Callable[[], int] = time.monotonic_ns,
         handshake_timeout: float = 1.0,
         silence_timeout: float = 1.0,
+        check_clock: bool = True,
     ) -> None:
         self._port = port
         self._name = name
@@ -117,6 +118,7 @@ class McuLink:
             silence_timeout_ns=_ns(silence_timeout),
             reconnect_interval_ns=_ns(reconnect_interval),
             angles=on_angle is not None,
+            check_clock=check_clock,
         )
 
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -87,6 +87,17 @@ _HELLO_REQUEST = encode(HelloRequest(PROTOCOL_VERSION))
 # How long the frames a RESEND asked for are waited for (PROTOCOL.md 5.9: "a few round
 # trips"; a USB serial round trip is ~1-2 ms).  Presses after the gap wait that long at most.
 _RESEND_TIMEOUT_NS = 50_000_000
+# Clock trust (issue 10).  A frame can never be received before the device stamped it, so a
+# stamp that maps later than its arrival by more than the mapping's error (ClockModel.
+# error_bound_ns, plus this) shows a timer that jumped ahead: the mapping is broken.
+_FUTURE_TOL_NS = 5_000_000
+# A frame normally arrives within a millisecond or two of its stamp.  One that maps this much
+# earlier shows either a timer that stepped back or a host that was busy: a PING at once tells
+# which (its PONG must map inside its own round trip), and the presses wait for it.
+_LATE_TOL_NS = 30_000_000
+# How far outside its round trip a PONG may map (beyond the mapping's error bound) before the
+# mapping counts as broken.
+_PONG_TOL_NS = 2_000_000
 
 
 @dataclass(slots=True)
@@ -168,6 +179,17 @@ class McuSession:
       held.  Whenever numbers are given up as lost, the next Watermark carries
       ``lost_from_ns`` (the watermark before the gap, or the round's start): presses in that
       span may be missing, so a decision over it is not guaranteed (the referee says so).
+    * Clock trust (issue 10; ``check_clock``, off only for a simulator not in real time): a
+      sequenced frame stamped before the previous one, or mapped more than 5 ms plus the
+      model's error bound after its own arrival, a PONG mapped outside its round trip, a
+      sequence number gone back by more than ``RESEND_DEPTH`` (a restart without HELLO), or
+      no PONG within ``resend_timeout_ns`` of a check, breaks the mapping: status
+      ``"resyncing"``, a Problem, the timeline restarted and re-seeded by a HELLO round trip
+      (then ``"connected"`` again).  Presses wait for the seed; one the new seed places more
+      than 30 ms from its arrival is handed on at its arrival, never on the broken mapping,
+      and the next Watermark carries ``lost_from_ns`` (always after a break) so that the
+      decision says so.  A frame mapped more than 30 ms (plus the bound) before its arrival
+      may be a busy host: a PING goes out at once and presses wait for its PONG.
     * Status: :class:`StatusChanged` only on change.  Problems: one :class:`Problem` per bad
       frame, sequence gap, echoed host frame or device restart, at most 5 a second; the rest
       are counted and reported as one count when their second is over (or when the round
@@ -188,6 +210,7 @@ class McuSession:
         reconnect_interval_ns: int = _NS_PER_S // 2,
         resend_timeout_ns: int = _RESEND_TIMEOUT_NS,
         angles: bool = True,
+        check_clock: bool = True,
     ) -> None:
         self._port = port
         self._ping_interval_ns = ping_interval_ns
@@ -196,6 +219,7 @@ class McuSession:
         self._reconnect_interval_ns = reconnect_interval_ns  # only said in the status
         self._resend_timeout_ns = resend_timeout_ns
         self._angles = angles
+        self._check_clock = check_clock  # off only for a simulator whose timer is not real time
 
         self.stats = McuStats()
         self._timeline = McuTimeline()
@@ -210,7 +234,16 @@ class McuSession:
         self._next_ping_ns = 0
         self._last_seq: int | None = None
         self._last_rx_ns = 0
-        self._pending: list[tuple[Press | Release, int]] = []
+        # Presses waiting for the clock (handshake, re-seeding): (frame, unwrapped stamp,
+        # arrival ns): a press whose stamp the new seed cannot place near its arrival is
+        # placed at its arrival (its time is unknown) and flagged.
+        self._pending: list[tuple[Press | Release, int, int]] = []
+        # Clock trust: the latest stamp in device order, a suspicion being checked (presses
+        # wait for the PONG until `_probe_due_ns`) and a re-seed after a broken mapping.
+        self._last_stamp_us: int | None = None
+        self._probe_due_ns: int | None = None
+        self._suspect: list[tuple[Press | Release, int, int]] = []
+        self._reseeding = False
         self._watermark_ns: int | None = None
         self._repair: _Repair | None = None  # while sequence numbers are missing
         # Inputs stamped after this (host ns) may be missing: said on the next Watermark.
@@ -246,6 +279,10 @@ class McuSession:
         self._last_seq = None
         self._pending.clear()
         self._repair = None  # handed on (or given up) when the previous round ended
+        self._last_stamp_us = None
+        self._probe_due_ns = None
+        self._suspect.clear()
+        self._reseeding = False
         self._state = _State.HANDSHAKE
         self._round_start_ns = now
         self._last_rx_ns = now
@@ -301,6 +338,8 @@ class McuSession:
             repair_due = min((gap.due_ns for gap in self._repair.gaps if gap.missing), default=None)
             if repair_due is not None:
                 due = repair_due if due is None else min(due, repair_due)
+        if self._probe_due_ns is not None:
+            due = self._probe_due_ns if due is None else min(due, self._probe_due_ns)
         return due
 
     def on_timer(self, now: int, *, backlog: bool = False) -> SessionOutput:
@@ -311,6 +350,9 @@ class McuSession:
         if self._state is _State.CLOSED:
             return out
         self._report_held_back(now)
+        if self._probe_due_ns is not None and now >= self._probe_due_ns:
+            # No PONG in time to vouch for the mapping: it cannot be trusted either.
+            self._distrust("no answer to the PING that was to confirm its clock", now)
         repair = self._repair
         if repair is not None:
             for gap in repair.gaps:
@@ -411,12 +453,14 @@ class McuSession:
         elif self._state is not _State.HANDSHAKE and self._state is not _State.CONNECTED:
             return  # INCOMPATIBLE: the frames of another protocol version mean nothing
         elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
-            self._check_seq(msg.seq, now)  # a resent edge is placed by its own stamp
-            mcu_us = self._timeline.unwrap(msg.timestamp_us)
-            if self._timeline.ready:
+            resent = self._check_seq(msg.seq, now)  # a resent edge is placed by its own stamp
+            mcu_us = self._stamp(msg.timestamp_us, resent, now)
+            if self._timeline.ready and self._probe_due_ns is None:
                 self._edge(msg, mcu_us)
+            elif self._timeline.ready:  # the mapping is being checked: wait for the PONG
+                self._suspect.append((msg, mcu_us, now))
             elif len(self._pending) < _MAX_PENDING_EDGES:
-                self._pending.append((msg, mcu_us))
+                self._pending.append((msg, mcu_us, now))
             else:
                 self._error(
                     f"The MCU on {self._port} sent presses before its clock could be "
@@ -424,15 +468,19 @@ class McuSession:
                     now,
                 )
         elif isinstance(msg, Heartbeat):
-            self._check_seq(msg.seq, now)
-            mcu_us = self._timeline.unwrap(msg.timestamp_us)
-            if self._timeline.ready:
+            resent = self._check_seq(msg.seq, now)
+            mcu_us = self._stamp(msg.timestamp_us, resent, now)
+            if self._timeline.ready and self._probe_due_ns is None and not resent:
                 self._advance_watermark(self._timeline.map_edge(mcu_us), always=False)
         elif isinstance(msg, Pong):
-            self._timeline.on_pong(msg, now)
+            verdict = self._timeline.on_pong(msg, now, _PONG_TOL_NS if self._check_clock else None)
+            if verdict is False:
+                self._distrust("a PONG that maps outside its own round trip", now)
+            elif verdict and self._probe_due_ns is not None:
+                self._trust_again()
         elif isinstance(msg, Angle):
             resent = self._check_seq(msg.seq, now)
-            mcu_us = self._timeline.unwrap(msg.timestamp_us)
+            mcu_us = self._stamp(msg.timestamp_us, resent, now)
             # A resent reading is older than those already handed on: the spin detector
             # works on readings in time order and has moved on.
             if self._angles and self._timeline.ready and not resent:
@@ -444,6 +492,71 @@ class McuSession:
                 now,
             )
 
+    # -- input: clock trust ------------------------------------------------------------------
+
+    def _stamp(self, stamp_us: int, resent: bool, now: int) -> int:
+        """Unwrap a sequenced frame's stamp and check it against the mapping (issue 10).
+
+        Frames leave in stamp order (5.2), are never received before their stamp, and arrive
+        within a few ms of it.  A stamp before the previous one (the timer stepped back or
+        restarted) or mapping into the future (it jumped ahead) breaks the mapping: the clock
+        is re-seeded.  One that maps too far in the past may be a busy host: a PING at once
+        settles it, and presses wait for its PONG.  A frame sent again (RESEND) is older by
+        nature and is not checked.  Returns the stamp unwrapped on the timeline in force.
+        """
+        mcu_us = self._timeline.unwrap(stamp_us)
+        if resent:
+            return mcu_us
+        last, self._last_stamp_us = self._last_stamp_us, mcu_us
+        if last is not None and mcu_us < last:
+            return self._distrust(f"its timer went back {last - mcu_us} µs", now, stamp_us)
+        if not self._timeline.ready or self._timeline.provisional or not self._check_clock:
+            return mcu_us
+        model = self._timeline.model
+        at_ns = model.to_host_ns(mcu_us)
+        bound = model.error_bound_ns(mcu_us)
+        if at_ns > now + _FUTURE_TOL_NS + bound:
+            return self._distrust(
+                f"a frame stamped {(at_ns - now) / 1e6:.1f} ms after it arrived", now, stamp_us)
+        if (now - at_ns > _LATE_TOL_NS + bound and self._probe_due_ns is None
+                and self._hello_sent_ns is None):
+            self._probe_due_ns = now + self._resend_timeout_ns
+            self._out.writes.append(self._timeline.ping(now))
+        return mcu_us
+
+    def _distrust(self, why: str, now: int, stamp_us: int | None = None) -> int:
+        """The mapping is broken: flag the source, re-seed the clock (HELLO round trip), and
+        hold the presses until then; those the new seed cannot place go on at their arrival.
+        Returns ``stamp_us`` unwrapped on the new timeline (0 without one)."""
+        self._probe_due_ns = None
+        self._give_up_repair(now)  # the numbers still missing will not come back in time
+        held = self._suspect + self._pending
+        self._suspect, self._pending = [], []
+        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
+        self._lost_from_ns = floor if self._lost_from_ns is None else min(self._lost_from_ns, floor)
+        self._report(f"The clock of the MCU on {self._port} cannot be trusted ({why}); "
+                     "re-seeding it; presses meanwhile are placed at their arrival if their "
+                     "stamps cannot be placed, and the decisions say so.", now)
+        self._set_status("resyncing", f"The MCU on {self._port} is connected, but its clock "
+                                      f"cannot be trusted ({why}); re-seeding it.")
+        self._reseeding = True
+        self._timeline.restart()
+        # Held frames are put on the new timeline in device order, then the current one.
+        for msg, _, arrival in held:
+            self._pending.append((msg, self._timeline.unwrap(msg.timestamp_us), arrival))
+        mcu_us = 0 if stamp_us is None else self._timeline.unwrap(stamp_us)
+        self._last_stamp_us = None if stamp_us is None else mcu_us
+        if self._hello_sent_ns is None:
+            self._send_hello_request(now)  # its answer's round trip seeds the clock again
+        return mcu_us
+
+    def _trust_again(self) -> None:
+        """The PONG vouched for the mapping (the host was only busy): hand the held presses on."""
+        self._probe_due_ns = None
+        held, self._suspect = self._suspect, []
+        for msg, mcu_us, _ in held:
+            self._edge(msg, mcu_us)
+
     def _edge(self, msg: Press | Release, mcu_us: int) -> None:
         at_ns = self._timeline.map_edge(mcu_us)
         edge = PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
@@ -453,6 +566,20 @@ class McuSession:
             self._out.inputs.append(edge)
         # Always follow an edge with a watermark, even an unchanged one: the consumer settles
         # the scan on the watermark, and waiting for the next HEARTBEAT would cost ~100 ms.
+        self._advance_watermark(at_ns, always=True)
+
+    def _unknown_time_edge(self, msg: Press | Release, mcu_us: int, arrival: int) -> None:
+        """A press whose stamp no mapping can place: never judged on a broken mapping, it is
+        placed at its arrival (the latest it can have been), and the watermark after it says
+        that presses since the last trusted one may be misplaced (the decision is flagged)."""
+        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
+        self._lost_from_ns = floor if self._lost_from_ns is None else min(self._lost_from_ns, floor)
+        at_ns = max(arrival, floor)
+        edge = PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
+        if self._repair is not None:
+            self._repair.edges.append(edge)
+        else:
+            self._out.inputs.append(edge)
         self._advance_watermark(at_ns, always=True)
 
     def _angle(self, msg: Angle, mcu_us: int) -> None:
@@ -488,6 +615,13 @@ class McuSession:
             return False
         gap = (seq - last - 1) % SEQ_MODULUS
         if gap == 0:
+            return False
+        if gap >= SEQ_MODULUS // 2 and (last - seq) % SEQ_MODULUS > RESEND_DEPTH:
+            # The counter went back further than a late resent frame could: the device
+            # restarted and its HELLO was lost (5.3).  A small step back is a repeat.
+            self._last_seq = seq
+            self._distrust(f"its sequence number went back from {last} to {seq}: "
+                           "it restarted without a HELLO", now)
             return False
         if gap < SEQ_MODULUS // 2:
             if gap <= RESEND_DEPTH:  # also right after connecting: held presses wait anyway
@@ -584,10 +718,18 @@ class McuSession:
             )
         if self._lamps is not None:  # a new or restarted device has its lamps off
             self._out.writes.append(encode(Lamps(*self._lamps)))
+        if self._reseeding:
+            self._reseeding = False
+            self._set_status("connected", f"The clock of the MCU on {self._port} is re-seeded.")
+            self._next_ping_ns = now  # the first PONG replaces the provisional seed
         pending, self._pending = self._pending, []
         # In device (stamp) order: a frame sent again on RESEND may have come after later ones.
-        for msg, pending_us in sorted(pending, key=lambda item: item[1]):
-            self._edge(msg, pending_us)
+        for msg, pending_us, arrival in sorted(pending, key=lambda item: item[1]):
+            at_ns = self._timeline.model.to_host_ns(pending_us)
+            if arrival - _LATE_TOL_NS <= at_ns <= arrival + _FUTURE_TOL_NS:
+                self._edge(msg, pending_us)
+            else:
+                self._unknown_time_edge(msg, pending_us, arrival)
 
     def _on_unsolicited_hello(self, hello: Hello, now: int) -> None:
         """A HELLO nobody asked for: a power-up HELLO (restart) or a duplicate answer."""
@@ -607,7 +749,10 @@ class McuSession:
             )
         elif self._state is _State.INCOMPATIBLE:
             self._state = _State.HANDSHAKE  # new firmware, it seems: its presses count again
+        if self._probe_due_ns is not None:
+            self._trust_again()  # pressed before the restart, on the old timeline
         self._timeline.restart()
         self._last_seq = None
+        self._last_stamp_us = None
         self._timeline.unwrap(hello.timestamp_us)
         self._send_hello_request(now)  # the answer's round trip seeds the clock

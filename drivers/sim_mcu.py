@@ -264,6 +264,12 @@ class SimulatedMcu:
                 self._write_locked(encode_delimited(msg))
         return msg
 
+    def step_timer(self, delta_us: int) -> None:
+        """The timer jumps by ``delta_us`` (either way) without a restart or a HELLO: a
+        glitching MCU clock, for the clock-trust tests (issue 10)."""
+        with self._write_lock:
+            self._offset_us += delta_us
+
     def skip_seq(self, count: int) -> None:
         """Pretend ``count`` sequenced frames were lost on the way (for seq-gap tests)."""
         with self._write_lock:

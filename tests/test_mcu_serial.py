@@ -174,11 +174,17 @@ async def test_handshake_then_presses_and_releases(make_sim: Callable[..., Simul
 async def test_edge_carries_mcu_stamp_not_arrival_time(
     make_sim: Callable[..., SimulatedMcu],
 ) -> None:
-    """A PRESS delivered 250 ms late (hand-built with an old stamp) is timed by its stamp."""
-    sim = make_sim()
+    """A PRESS delivered 250 ms late (hand-built with an old stamp) is timed by its stamp.
+
+    Heartbeats are rare here, so that no frame stamped later comes first (an older stamp than
+    the last frame's is a timer that stepped back: tests/test_clock_trust.py); the press that
+    late is held until a PING confirms the clock (issue 10), then timed by its stamp."""
+    sim = make_sim(heartbeat_interval=30.0)
     rec = Recorder()
     async with running(rec.link(sim.port)) as link:
         await connected(rec, link)
+        await until(lambda: link.stats.frames >= 2, "the first PONG")  # the seed is final
+        await asyncio.sleep(0.3)  # past the start-up heartbeat's stamp
         pressed_at = time.monotonic_ns() - 250_000_000
         sim.send_frame(lambda seq, now_us: Press(seq, (now_us - 250_000) % 2**32, 0b10))
         await until(lambda: rec.edges, "late edge")

@@ -269,7 +269,10 @@ def test_edges_are_timed_by_the_stamp_and_followed_by_a_watermark(h: Harness) ->
 def test_a_late_press_is_timed_when_it_happened_not_when_it_arrived(h: Harness) -> None:
     h.handshake()
     pressed_at = h.now
-    h.recv(h.device.press(pressed_at, 0b10), 250 * MS)
+    out = h.recv(h.device.press(pressed_at, 0b10), 250 * MS)
+    # That late, the session checks its clock first (issue 10): a PING, and the press waits.
+    assert h.edges() == [] and len(out.writes) == 1
+    h.recv(h.device.pong(out.writes[0], h.now + RTT // 2), RTT)
     (edge,) = h.edges()
     assert edge.at_ns == pressed_at and edge.at_ns < h.now - 200 * MS
 
@@ -279,10 +282,11 @@ def test_heartbeats_advance_the_watermark_which_never_goes_back(h: Harness) -> N
     beat_at = h.now + 100 * MS
     out = h.recv(h.device.heartbeat(beat_at), 100 * MS)
     assert out.inputs == [Watermark(beat_at)]
-    # A stale HEARTBEAT (older stamp) says nothing new: no watermark.
-    assert h.recv(h.device.heartbeat(beat_at - 50 * MS), 1 * MS).inputs == []
-    # An edge stamped before the watermark is still followed by the (unchanged) watermark.
-    out = h.recv(h.device.press(beat_at - 40 * MS, 1), 1 * MS)
+    # A HEARTBEAT with the same stamp says nothing new: no watermark.  (An older stamp is a
+    # timer that stepped back: tests/test_clock_trust.py.)
+    assert h.recv(h.device.heartbeat(beat_at), 1 * MS).inputs == []
+    # An edge at the watermark is still followed by the (unchanged) watermark.
+    out = h.recv(h.device.press(beat_at, 1), 1 * MS)
     assert [type(i) for i in out.inputs] == [PadEdge, Watermark]
     assert out.inputs[1] == Watermark(beat_at)
     assert h.watermarks() == sorted(h.watermarks())
@@ -300,7 +304,9 @@ def test_a_new_clock_sample_cannot_map_a_later_stamp_before_an_earlier_one(h: Ha
     assert h.session.clock.to_host_ns(h.device.us(beat_at)) == beat_at - 100_000
     # A PRESS stamped 10 µs after that HEARTBEAT maps no earlier than it: the consumer may
     # already have settled everything up to the HEARTBEAT's watermark.
-    h.recv(h.device.press(beat_at + 10_000, 1), 1 * MS)
+    out = h.recv(h.device.press(beat_at + 10_000, 1), 1 * MS)
+    # Stamped a second before it arrived: the clock is checked first (issue 10).
+    h.recv(h.device.pong(out.writes[0], h.now + RTT // 2 - 100_000), RTT)
     assert h.edges()[-1].at_ns == beat_at
     assert h.watermarks() == sorted(h.watermarks())
 
@@ -314,7 +320,8 @@ def test_the_watermark_never_goes_back_across_reconnects(h: Harness) -> None:
     h.device = Device(offset_us=0, seq=0)
     h.handshake()
     # A press mapped before the old watermark (clock error) cannot pull it back.
-    h.recv(h.device.heartbeat(h.now - 700 * MS), 1 * MS)
+    out = h.recv(h.device.heartbeat(h.now - 700 * MS), 1 * MS)
+    h.recv(h.device.pong(out.writes[0], h.now + RTT // 2), RTT)  # late: checked (issue 10)
     h.recv(h.device.press(h.now, 1), 1 * MS)
     assert min(h.watermarks()[1:]) >= high
 
@@ -357,10 +364,10 @@ def test_angles_after_the_seed_never_go_back_in_time(h: Harness) -> None:
     out = h.recv(h.device.angle(read_at, 200), 5 * MS)
     assert out.inputs == [AngleReading(200, 1, read_at, h.device.us(read_at), 1)]
     assert h.watermarks() == []  # angles do not vouch for presses
-    # An older stamp (out of order) is clamped to the last reading's time.
+    # An older stamp (out of order) is a timer that stepped back (issue 10): never handed on
+    # earlier than the last reading.
     out = h.recv(h.device.angle(read_at - 1 * MS, 300), 1 * MS)
-    (reading,) = out.inputs
-    assert isinstance(reading, AngleReading) and reading.at_ns == read_at
+    assert all(r.at_ns >= read_at for r in out.inputs if isinstance(r, AngleReading))
 
 
 def test_without_an_angle_consumer_no_readings_are_built() -> None:

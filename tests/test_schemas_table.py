@@ -445,6 +445,7 @@ def console_events() -> list[Payload]:
     w.host("answer_wrong", after_ms=20_000)
     w.host("correct_round", to="team", reason="ответ засчитан после уточнения")  # round_corrected
     w.host("correct_round", to="team", reason="повтор")  # refused: the point is the team's already
+    w.console.report_status("table", "resyncing", "The clock of the MCU on /dev/pts/3 cannot be trusted.")
     return w.events
 
 
