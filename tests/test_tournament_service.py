@@ -27,7 +27,7 @@ from console.tournament.config import TournamentConfig, load_tournament_config
 from console.tournament.draw import draw_groups
 from console.tournament.service import TournamentService, export
 from console.tournament.store import StoreError, TournamentStore
-from tests.conftest import Broker
+from tests.conftest import Broker, free_port
 from tests.quartet_harness import Fight, make_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -223,3 +223,49 @@ async def test_the_service_process_counts_results_from_mqtt_across_a_restart(
                                          "total": standing[a[0]]["total"]}]
     doc = json.loads((tmp_path / "state" / "tournament.json").read_text(encoding="utf-8"))
     assert [r["fight"] for r in doc["results"]] == ["group-A", "group-B"]
+
+
+async def test_the_organisers_page_shows_the_grid_and_standings_live(mosquitto_ws: Broker,
+                                                                     tmp_path: Path) -> None:
+    """The organiser's page (console/data/organiser.html, served by the service): the draw's
+    groups with the seed, each fight's places as results come, the standings, in Russian, live
+    over the broker's WebSocket listener; a conflicting result is shown as a problem."""
+    from playwright.async_api import async_playwright, expect
+
+    http_port = free_port()
+    config = write_config(tmp_path, port=mosquitto_ws.port)
+    text = config.read_text(encoding="utf-8").replace(
+        "[page]\nhttp_port = 0\n",
+        f'[page]\nhttp_port = {http_port}\nbind = "127.0.0.1"\nws_port = {mosquitto_ws.ws_port}\n')
+    config.write_text(text, encoding="utf-8")
+    groups = draw_groups(TEAMS, SEED).groups
+    a, c = groups["A"], groups["C"]
+    async with service_process(config), async_playwright() as pw:
+        await retained_grid(mosquitto_ws, lambda g: g["draw"]["seed"] == SEED)
+        browser = await pw.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        try:
+            page = await browser.new_page()
+            await page.goto(f"http://127.0.0.1:{http_port}/")
+            await expect(page.locator("#link")).to_have_text("на связи", timeout=15_000)
+            await expect(page.locator("#seed")).to_have_text(f"(зерно {SEED})")
+            await expect(page.locator("#groups")).to_contain_text(f"Команда {a[0]}")
+            group_a = page.locator('[data-fight="group-A"]')
+            await expect(group_a).to_contain_text("Группа A")
+            await expect(group_a.locator("tr")).to_have_count(4)
+            await expect(group_a).not_to_contain_text("1.")
+
+            async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as table:
+                await table.publish("chgk/t3/events", fight_over(play(c, list(reversed(c)))), qos=1)
+            group_c = page.locator('[data-fight="group-C"]')
+            await expect(group_c).to_contain_text("стол t3", timeout=10_000)
+            await expect(group_c.locator("tr").first).to_contain_text(f"1.Команда {c[3]}")
+            top = page.locator("#standings tr").first
+            await expect(top).to_contain_text(f"Команда {c[3]}")
+            await expect(top).to_contain_text("группа")
+
+            async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as table:
+                await table.publish("chgk/t4/events", fight_over(play(c, list(c))), qos=1)
+            await expect(page.locator("#problems")).to_contain_text("уже другой результат", timeout=10_000)
+            await expect(group_c.locator("tr").first).to_contain_text(f"Команда {c[3]}")  # unchanged
+        finally:
+            await browser.close()
