@@ -173,4 +173,6 @@ GAME = GameKind(
                               for i in range(4)]},
     },
     board="quartet.html",
+    demo="console.tools.demo_quartet:run_demo",
+    demo_config="demo-quartet.toml",
 )

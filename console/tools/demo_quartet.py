@@ -1,0 +1,170 @@
+"""`chgk-console demo --game quartet`: an «Эрудит-квартет» fight on the simulated button table.
+
+The same table as the «Своя игра» demo (console/tools/demo.py: the simulated MCU on a pty, the
+embedded broker, the hall's board), with the fight's host commands on keys: the demo plays the
+organiser's part where a command needs arguments - it names the open round's themes «Тема N»
+(or the pack's), names each theme, and seats every team's next present player (the order of
+the roster; a team short of players skips the last themes, 3.8). Keys 1-4 press the teams'
+buttons; the «Своя игра» host keys judge the theme. Piped input prints one line per event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Mapping
+from typing import Any, TextIO
+
+from console.config import Config
+from console.engine.events import Event
+from console.engine.quartet_rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
+from console.shell.runtime import Console
+from console.shell.sound import open_player
+from console.sources.mcu import add_mcu
+from console.texts import ACTIONS
+from console.texts import describe as describe_svoya
+from console.texts_quartet import PHASES, ROUND_TYPES
+from console.texts_quartet import describe as describe_fight
+from console.tools.demo import HOST_KEYS, demo_network, demo_services, log, terminal_keys, wait_connected
+from drivers.sim_mcu import SimulatedMcu
+
+FIGHT_KEYS = {
+    "o": ("начать раунд", QuartetAction.START_ROUND),
+    "m": ("назвать тему", QuartetAction.NAME_THEME),
+    "p": ("рассадить игроков", QuartetAction.ASSIGN),
+    "t": ("начать тему", QuartetAction.START_THEME),
+}
+
+
+def fight_commands(action: QuartetAction, state: Mapping[str, Any], at: int) -> list[QuartetHost]:
+    """The commands the demo sends for a fight key, its arguments filled in from the state."""
+    themes = state["themes"]
+    played = sum(1 for t in themes if not t["shootout"])
+    if action is QuartetAction.START_ROUND:
+        rounds = state["rounds"]
+        kind = rounds[min(played // THEMES_PER_ROUND, len(rounds) - 1)]
+        names = tuple(f"Тема {played + i + 1}" for i in range(THEMES_PER_ROUND))
+        # With a pack the open round is named from it; without one the demo names the four.
+        return [QuartetHost(action, at, themes=names if kind == "open" and not state.get("pack") else None)]
+    if action is QuartetAction.NAME_THEME:
+        return [QuartetHost(action, at, name=None if state.get("pack") else f"Тема {len(themes) + 1}")]
+    if action is QuartetAction.ASSIGN:
+        return [QuartetHost(action, at, team=team["id"], **seating(state, team))
+                for team in state["teams"]]
+    return [QuartetHost(action, at)]
+
+
+def seating(state: Mapping[str, Any], team: Mapping[str, Any]) -> dict[str, Any]:
+    """A team's next players in roster order: the round's order (open, dark) or the next
+    theme's player (half-dark, shoot-out; "" = the team skips it)."""
+    present = [p["name"] for p in team["players"] if p["present"]]
+    rnd = state["round"]
+    if rnd is None:  # a shoot-out: any present player
+        return {"player": present[0] if present else ""}
+    plays = rnd["plays"][team["id"]]
+    if rnd["type"] != "half_dark":
+        return {"players": tuple([*present[:plays], *[None] * (THEMES_PER_ROUND - plays)])}
+    used = [p for p in rnd["order"].get(team["id"], [])[:rnd["theme"] - 1] if p]
+    left = [p for p in present if p not in used]
+    return {"player": left[0] if left and len(used) < plays else ""}
+
+
+class QuartetView:
+    """Shows the fight: a redrawn screen on a terminal, event lines otherwise."""
+
+    def __init__(self, console: Console, out: TextIO, *, interactive: bool) -> None:
+        self.console, self.out, self.interactive = console, out, interactive
+        self.names = {p.id: p.name for p in console.config.players}
+        self.broker = ""
+        self.recent: list[str] = []
+        self._started = time.monotonic()
+
+    def on_event(self, event: Event) -> None:
+        line = describe_fight(event, self.names) or describe_svoya(event, self.names)
+        if self.interactive:
+            self.recent = [*self.recent[-7:], line]
+            self.draw()
+        else:
+            self.out.write(f"[{time.monotonic() - self._started:7.3f}] {line}\n")
+            self.out.flush()
+
+    def draw(self) -> None:
+        if not self.interactive:
+            return
+        s = self.console.state()
+        lines = ["«Эрудит-квартет» — демо-стол", f"MQTT: {self.broker}"]
+        rnd, theme, timer = s["round"], s["theme"], s["timer"]
+        if rnd:
+            lines.append(f"Раунд {rnd['number']}: {ROUND_TYPES[rnd['type']]}")
+        if theme:
+            shootout = " (перестрелка)" if theme["shootout"] else ""
+            lines.append(f"Тема {theme['number']}: {theme['name']}{shootout}")
+        clock = f" · {timer['remaining_ms'] / 1000:4.1f} с" if timer else ""
+        lines += [f"Фаза: {PHASES[s['phase']]}{clock}", ""]
+        seats = {seat["team"]: seat["player"] for seat in theme["seats"]} if theme else {}
+        for i, team in enumerate(s["teams"], 1):
+            lines.append(f"  [{i}] {team['name']:<12} {team['total']:>6}  {seats.get(team['id'], '')}")
+        lines += ["", *[f"  {line}" for line in self.recent], ""]
+        keys = [f"{k} {text}" for k, (text, _) in FIGHT_KEYS.items()]
+        keys += [f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()]
+        lines.append(f"Кнопки команд: 1-{len(s['teams'])}.   q: выход.   Ведущий:")
+        lines += ["  " + "   ".join(keys[i:i + 4]) for i in range(0, len(keys), 4)]
+        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
+        self.out.flush()
+
+
+async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
+    """Run the fight's demo until 'q' or the end of input; returns the exit status."""
+    sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
+            if s.kind == "simulated_mcu"}
+    if not sims:
+        print("demo: the config has no simulated_mcu source to play on", file=sys.stderr)
+        return 2
+    for sim in sims.values():
+        sim.start()
+    player = open_player(config.sound.device or None, config.sound.enabled and sound, log,
+                         volume=config.sound.volume)
+    console = Console(config, cue_player=player)
+    for name, sim in sims.items():
+        add_mcu(console, name, sim.port, config.sources[name].baudrate)
+    buttons = [(sims[source], int(index)) for p in config.players
+               for source, _, index in [p.pad.partition(":")] if source in sims]
+    net = demo_network(config)
+    interactive = stdin.isatty() and stdout.isatty()
+    view = QuartetView(console, stdout, interactive=interactive)
+    console.watchers.append(view.on_event)
+    try:
+        async with demo_services(config, console, net) as where:
+            view.broker = where.text
+            await wait_connected(sims, console)
+            view.draw()
+            if not interactive:
+                stdout.write(where.banner("Демо-стол квартета готов."))
+                stdout.flush()
+            await _play(console, stdin, buttons, view, interactive)
+    finally:
+        player.close()
+        for sim in sims.values():
+            sim.stop()
+    return 0
+
+
+async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
+                view: QuartetView, interactive: bool) -> None:
+    loop = asyncio.get_running_loop()
+
+    def redraw() -> None:
+        if console.referee.next_deadline() is not None:
+            view.draw()
+
+    async for key in terminal_keys(stdin, interactive, idle_s=0.1, on_idle=redraw):
+        if key in HOST_KEYS:
+            console.host(HOST_KEYS[key])
+        elif key in FIGHT_KEYS:
+            state = {**console.state(), "pack": bool(console.config.game.pack)}
+            console.feed(fight_commands(FIGHT_KEYS[key][1], state, console.clock()))
+        elif key.isdigit() and 1 <= int(key) <= len(buttons):
+            sim, pad = buttons[int(key) - 1]
+            sim.press(pad)
+            loop.call_later(0.15, sim.release, pad)
