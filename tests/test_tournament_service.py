@@ -25,6 +25,7 @@ import pytest
 from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
 from console.tournament.config import TournamentConfig, load_tournament_config
 from console.tournament.draw import draw_groups
+from console.tournament.grid import Line
 from console.tournament.service import TournamentService, export
 from console.tournament.store import StoreError, TournamentStore
 from tests.conftest import Broker, free_port
@@ -269,3 +270,38 @@ async def test_the_organisers_page_shows_the_grid_and_standings_live(mosquitto_w
             await expect(group_c.locator("tr").first).to_contain_text(f"Команда {c[3]}")  # unchanged
         finally:
             await browser.close()
+
+
+def test_the_runners_up_shootout_is_the_organisers_command(tmp_path: Path) -> None:
+    """2.2.3 with 3.10: runners-up tied over their two fights, indicators too: the final waits
+    for their shoot-out, whose scores the organiser sends as a command; kept across a restart.
+    A command naming teams not in that shoot-out is refused with the reason."""
+    config = load_tournament_config(str(write_config(tmp_path)))
+    service = Recording(config)
+    book = service.book
+    for g, teams in book.tournament.draw.groups.items():
+        assert book.offer(f"t{g}", tuple(Line(t, i + 1, 400 - 100 * i, 400 - 100 * i)
+                                         for i, t in enumerate(teams))).kind == "recorded"
+    group_points = {t: 400 - 100 * i for teams in book.tournament.draw.groups.values()
+                    for i, t in enumerate(teams)}
+    runners = []
+    for semi in book.tournament.semifinals():
+        seated = list(book.tournament.fight(semi).teams or ())
+        runners.append(seated[1])
+        totals = [800, 700 - group_points[seated[1]], -10, -20]
+        plus = [800, 900 - group_points[seated[1]], 0, 0]
+        lines = tuple(Line(t, i + 1, totals[i], plus[i]) for i, t in enumerate(seated))
+        assert book.offer("ts", lines).kind == "recorded"
+    assert book.tournament.finalists() is None
+    service.handle("chgk/tournament/command", json.dumps(
+        {"action": "runner_up_shootout", "scores": {"k99": 10}}).encode())
+    assert service.published[-1][1]["type"] == "command_refused"
+    scores = {runners[0]: 10, runners[1]: 40, runners[2]: 20}
+    service.handle("chgk/tournament/command",
+                   json.dumps({"action": "runner_up_shootout", "scores": scores}).encode())
+    finalists = book.tournament.finalists()
+    assert finalists is not None and finalists[3] == runners[1]
+    restarted = Recording(config)
+    assert restarted.book.tournament.finalists() == finalists
+    grid = [p for t, p in service.published if t == "chgk/tournament/grid"][-1]
+    assert next(f for f in grid["fights"] if f["id"] == "final")["teams"] == list(finalists)

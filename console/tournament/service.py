@@ -21,7 +21,10 @@ bridge-table.conf):
   teams' names, problems, tables; `Book.view`), ``<prefix>/tournament/standings`` and
   ``<prefix>/tournament/status`` (online; the will says offline); and each result's fate on
   ``<prefix>/tournament/events`` (``result_recorded``, ``result_repeated``,
-  ``result_conflict``, ``result_waiting``, ``result_foreign``).
+  ``result_conflict``, ``result_waiting``, ``result_foreign``);
+- it takes the organiser's command on ``<prefix>/tournament/command`` (not retained):
+  ``{"action": "runner_up_shootout", "scores": {team: points}}``, the shoot-out among the
+  runners-up tied for the final (2.2.3, 3.10), which the final waits on.
 
 The MQTT client is paho's, on its own network thread (`loop_start`): every book change happens
 on that thread, one message at a time. `export(config, folder)` writes the stored tournament's
@@ -138,13 +141,16 @@ class TournamentService:
             return
         log.info("connected to the organiser's broker %s:%d", self.config.mqtt.host, self.config.mqtt.port)
         client.subscribe([(f"{self.prefix}/+/events", QOS), (f"{self.prefix}/+/state", QOS),
-                          (f"{self.prefix}/+/status", QOS), (f"{self.prefix}/{BRIDGES}/+", QOS)])
+                          (f"{self.prefix}/+/status", QOS), (f"{self.prefix}/{BRIDGES}/+", QOS),
+                          (self.topic("command"), QOS)])
         client.publish(self.topic("status"), json.dumps({"state": "online", "name": self.book.name}),
                        QOS, retain=True)
         self._last_grid = ""
         self._publish_grid()
 
     def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        if message.retain and message.topic == self.topic("command"):
+            return  # a command left retained is never carried out again
         try:
             self.handle(message.topic, bytes(message.payload))
         except Exception:  # one bad message must not stop paho's thread (and the service)
@@ -153,6 +159,9 @@ class TournamentService:
     def handle(self, topic: str, payload: bytes) -> None:
         """One message from the broker (public for tests that feed the service directly)."""
         parts = topic.split("/")
+        if parts == [self.prefix, NODE, "command"]:
+            self._command(payload)
+            return
         if len(parts) != 3 or parts[0] != self.prefix or parts[1] == NODE:
             return
         _, node, kind = parts
@@ -188,6 +197,26 @@ class TournamentService:
         self.publish(self.topic("events"), json.dumps(
             {"type": f"result_{'repeated' if offer.kind == 'repeat' else offer.kind}", "table": node,
              "fight": offer.fight, "message": offer.message}, ensure_ascii=False))
+        self._publish_grid()
+
+    def _command(self, payload: bytes) -> None:
+        """The organiser's command: {"action": "runner_up_shootout", "scores": {team: points}},
+        the shoot-out among the runners-up tied for the final (2.2.3, 3.10)."""
+        try:
+            command = json.loads(payload)
+            if not isinstance(command, dict) or command.get("action") != "runner_up_shootout":
+                raise ValueError('the only command is {"action": "runner_up_shootout", "scores": {...}}')
+            scores = command.get("scores")
+            if not isinstance(scores, dict) or not all(isinstance(v, int) for v in scores.values()):
+                raise ValueError("scores: {team id: points}")
+            self.book.runner_up_shootout({str(k): int(v) for k, v in scores.items()})
+        except (UnicodeDecodeError, ValueError) as exc:
+            log.warning("organiser's command refused: %s", exc)
+            self.publish(self.topic("events"), json.dumps({"type": "command_refused", "message": str(exc)},
+                                                          ensure_ascii=False))
+            return
+        log.info("the runners-up's shoot-out recorded: %s", scores)
+        self._save()
         self._publish_grid()
 
     def _teams_of(self, state: dict[str, Any]) -> list[str]:
