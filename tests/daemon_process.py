@@ -13,13 +13,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 @asynccontextmanager
-async def daemon_process(config: Path) -> AsyncIterator[None]:
-    """Run the daemon on `config` for the body; then stop it with SIGTERM (killed after 10 s)
-    and assert it exited cleanly, showing its log (``daemon.log`` beside the config) if not."""
+async def daemon_process(config: Path, *args: str) -> AsyncIterator[None]:
+    """Run the daemon on `config` (and `args`, e.g. ``--pack FILE``) for the body; then stop it
+    with SIGTERM (killed after 10 s) and assert it exited cleanly, showing its log
+    (``daemon.log`` beside the config) if not."""
     log_path = config.with_name("daemon.log")
     with log_path.open("wb") as log:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
+            sys.executable, "-m", "console.cli", "run", "--config", str(config), *args, cwd=ROOT, stderr=log)
         try:
             yield
         finally:

@@ -102,16 +102,16 @@ def console_toml(broker: Lockdown, game: str, http_port: int) -> str:
 
 
 @contextmanager
-def running_daemon(config: Path) -> Iterator[None]:
-    """tests/daemon_process.py's `chgk-console run` for the body, its event loop in a thread;
-    the daemon's clean exit is asserted when the body ends."""
+def running_daemon(config: Path, *args: str) -> Iterator[None]:
+    """tests/daemon_process.py's `chgk-console run` (with `args`) for the body, its event loop
+    in a thread; the daemon's clean exit is asserted when the body ends."""
     loop = asyncio.new_event_loop()
     started = threading.Event()
     stop = asyncio.Event()
     failure: list[BaseException] = []
 
     async def run() -> None:
-        async with daemon_process(config):
+        async with daemon_process(config, *args):
             started.set()
             await stop.wait()
 

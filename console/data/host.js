@@ -345,10 +345,11 @@ function nameOf(id) {
 function renderSvoya(s) {
   const q = s.question;
   const hq = s.host_question;
-  const theme = (t) => (hq && hq.theme) || `тема ${t}`;
-  $("situation").textContent = q ? `${theme(q.theme)} · ${q.value} очков`
-    : s.phase === "game_over" ? "Бой окончен"
-    : s.next ? `Дальше: тема ${s.next.theme}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
+  // The pack's theme name where there is one (the public state's theme_name), else its number.
+  const theme = (p) => (p.theme_name || (hq && hq.theme) || `тема ${p.theme}`);
+  $("situation").textContent = q ? `${theme(q)} · ${q.value} очков`
+    : s.phase === "game_over" ? `Бой окончен · ${winners(s.players)}`
+    : s.next ? `Дальше: ${theme(s.next)}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
   $("players-box").hidden = false;
   $("players").replaceChildren(...s.players.map(p => {
     const card = el("div", { className: `player ${p.status}` });
@@ -370,6 +371,14 @@ function renderSvoya(s) {
     li.dataset.player = player;
     return li;
   }));
+}
+
+// The fight's winner (the best score; a tie names them all), as the hall's scoreboard says it.
+function winners(players) {
+  if (!players.length) return "";
+  const best = Math.max(...players.map(p => p.score));
+  const top = players.filter(p => p.score === best).map(p => p.name);
+  return top.length === 1 ? `победитель: ${top[0]} (${best})` : `ничья: ${top.join(", ")} (${best})`;
 }
 
 function renderTable(s) {
