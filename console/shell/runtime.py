@@ -34,6 +34,7 @@ from console.games import game
 from console.games.kind import GameKind
 from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
+from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.lamps import LampMasks, LampOutput
@@ -62,6 +63,7 @@ EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start
 TIMER_RETRY_S = 0.1  # after the referee failed on its timer
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
+COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
 
 
 class Console:
@@ -107,6 +109,8 @@ class Console:
         self._refresh: asyncio.TimerHandle | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._lost_from: dict[str, int] = {}  # per MCU: said on its next watermark (mcu_lost)
+        # «Своя игра» only: there a pad's earlier press is always at least as good as a later one.
+        self.coalescer = PressCoalescer(COALESCE_NS) if isinstance(self.referee, SvoyaReferee) else None
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
         if resume:  # this start's journal replays alone: the resumed one's lines come first
@@ -126,6 +130,8 @@ class Console:
     def feed(self, inputs: Sequence[AnyInput], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
+        if self.coalescer is not None and any(isinstance(inp, Host) for inp in inputs):
+            self.coalescer.reset()
         if self.journal.open:
             for inp in inputs:
                 self.journal.write(step_to_json(inp, now))
@@ -173,8 +179,11 @@ class Console:
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
         """A scan from an MCU: its presses wait for the watermark the link sends right after."""
         if edge.pressed:
+            coalescer = self.coalescer
             for pad in edge.pads:
-                self._scan.append(Press(source, f"{source}:{pad}", edge.at_ns))
+                name = f"{source}:{pad}"
+                if coalescer is None or coalescer.admit(name, edge.at_ns):
+                    self._scan.append(Press(source, name, edge.at_ns))
 
     def mcu_angle(self, reading: AngleReading) -> None:
         """An angle sample of the top, on the host timebase. The samples of one serial read
@@ -200,7 +209,10 @@ class Console:
     def mcu_watermark(self, source: str, up_to: int) -> None:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
         scan, self._scan = self._scan, []
-        self.feed([*scan, Watermark(source, up_to, self._lost_from.pop(source, None))])
+        lost = self._lost_from.pop(source, None)
+        if not scan and lost is None and self.coalescer is not None and self.referee.next_deadline() is None:
+            return  # nothing waits on this source's word (a flood's coalesced scans): not journalled
+        self.feed([*scan, Watermark(source, up_to, lost)])
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source
