@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency", "table", "display"])
+    bench.add_argument("what", choices=["latency", "table", "display", "noise"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int, help="latency, display: presses to measure (300, 200)")
     bench.add_argument("--seconds", type=float, default=60.0, help="table: how long to stream angles")
@@ -60,6 +60,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return replay_file(args.file, sys.stdout, sys.stderr)
     if args.command == "bench":
+        if args.what == "noise":
+            from bench.noise import main as bench_noise
+
+            return bench_noise(as_json=args.json)
         if args.what == "table":
             from bench.table import main as bench_table
 

@@ -1,0 +1,19 @@
+"""`bench noise` runs briefly and prints its figures (none asserted but their presence and
+that the run really interleaved presses with garbage)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench.noise import main
+
+
+def test_bench_noise_runs_and_prints_its_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(total_bytes=50_000, as_json=True) == 0
+    result = json.loads(capsys.readouterr().out)
+    for key in ("presses_lost", "wrong_winners", "garbage_bytes", "bad_frames_reported", "clock_breaks"):
+        assert key in result, key
+    assert result["garbage_bytes"] >= 50_000 and result["presses_sent"] > 0
+    assert result["bad_frames_reported"] > 0  # the garbage was there
