@@ -1,6 +1,6 @@
 // The host's screen (host.html, docs/host-screen.md): everything the host needs to run a game
 // from a phone or a tablet, for each game the console plays («Своя игра», the ChGK table, the
-// sports timer: `game` in the host state).
+// sports timer, «Эрудит-квартет»: `game` in the host state).
 //
 // Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
 // - <base>/host/state (retained) is the whole picture: the public state plus `host_actions`
@@ -25,8 +25,15 @@ const TOPICS = ["host/state", "host/events", "events", "status"];
 const STORE = `chgk-host-login:${HALL.ws}`;  // one login per broker
 
 // ---- what the host can do, per game: label, look, confirmation, arguments ----
-// Arguments are asked for in a dialog: player (a player of the game), sector (one of the
-// table's), team (a team the table knows), int, text. optional: left out when empty.
+// Arguments are asked for in a dialog: player (a player of the game; the quartet's teams),
+// sector (one of the table's), team (a team the table knows; the quartet's teams, `seated`:
+// those at the table in this theme), member (a player of the team picked in the dialog's
+// `team` field; `skip`: a choice sending "" (or null in a list); `only`: "present"/"absent"),
+// choice (`options`), bool (a checkbox: sent as true when ticked), int, text. optional: left
+// out when empty. A field with an `index` is one entry of an array sent under its name; an
+// optional array that is all empty is left out. `fields` may be a function of the host state
+// (what the quartet's assignment asks depends on the round's type); `note` explains a dialog
+// that is not a confirmation.
 const SVOYA = [
   { action: "next", label: "Следующий вопрос" },
   { action: "reading_finished", label: "Вопрос прочитан" },
@@ -89,8 +96,52 @@ const SPORTS = [
   { action: "cancel", label: "Снять отсчёт", look: "danger",
     confirm: "Снять идущий отсчёт? Вопрос будет заменён, номер сохранится." },
 ];
-const ACTIONS = { svoya: SVOYA, chgk: TABLE, sports: SPORTS };
-const TITLES = { svoya: "Своя игра", chgk: "Что? Где? Когда? — стол", sports: "Что? Где? Когда? — секундомер" };
+// «Эрудит-квартет» (docs/mqtt-quartet.md): the fight's own actions, then the «Своя игра» ones
+// that judge the theme in play (its referee lists them), the corrections with a team's id.
+const ROUND_TYPES = { open: "открытый", half_dark: "полутёмный", dark: "тёмный" };
+const PENALTIES = [["warning", "предупреждение"], ["void", "ответ не засчитан"], ["minus", "минус стоимость вопроса"]];
+const QUARTET = [
+  { action: "start_round", label: "Начать раунд", look: "good",
+    note: (s) => {
+      const next = quartetNextRound(s);
+      return next === "open"
+        ? "Открытый раунд: ведущий называет четыре темы сразу (3.6.1); пустые — следующие темы пакета. " +
+          "Командам дана минута на расстановку."
+        : `Раунд: ${ROUND_TYPES[next] || next}.`;
+    },
+    fields: (s) => quartetNextRound(s) === "open"
+      ? [0, 1, 2, 3].map(i => ({ name: "themes", index: i, label: `Тема ${i + 1}`, type: "text", optional: true }))
+      : [] },
+  { action: "name_theme", label: "Назвать тему",
+    note: (s) => s.phase === "shootout_due" || (s.round && s.round.type === "half_dark")
+      ? "После названия у команд 20 секунд на выбор игрока." : "",
+    fields: [{ name: "name", label: "Тема (пусто: следующая тема пакета)", type: "text", optional: true }] },
+  { action: "assign", label: "Расставить игроков", fields: quartetAssignFields },
+  { action: "start_theme", label: "Игроки за столом: начать тему", look: "good" },
+  // The theme's questions, judged as in «Своя игра»; a correction names a team.
+  ...SVOYA.filter(a => a.action !== "new_game").map(a => a.action !== "adjust_score" ? a
+    : { ...a, fields: [{ name: "player", label: "Команда", type: "player" }, ...a.fields.slice(1)] }),
+  { action: "penalty", label: "Наказание команде", look: "danger",
+    note: "Первое нарушение — предупреждение; снятие ответа или минус — за повторное или грубое (3.5).",
+    fields: [{ name: "team", label: "Команда", type: "team", seated: true },
+             { name: "penalty", label: "Наказание", type: "choice", options: PENALTIES },
+             { name: "gross", label: "Грубое нарушение (без предупреждения)", type: "bool" }] },
+  { action: "absent", label: "Игрок отсутствует",
+    note: "Учитывается с начала следующего раунда (3.8).",
+    fields: [{ name: "team", label: "Команда", type: "team" },
+             { name: "player", label: "Игрок", type: "member", only: "present" }] },
+  { action: "present", label: "Игрок вернулся",
+    fields: [{ name: "team", label: "Команда", type: "team" },
+             { name: "player", label: "Игрок", type: "member", only: "absent" }] },
+  { action: "new_fight", label: "Новый бой", look: "danger",
+    confirm: "Начать бой заново? Очки всех команд обнулятся, раунды начнутся с первого." },
+];
+const ACTIONS = { svoya: SVOYA, chgk: TABLE, sports: SPORTS, quartet: QUARTET };
+// Actions an engine lists that a game's page covers with another button: the fight takes the
+// referee's new_game as new_fight, so one «Новый бой» button does for both.
+const COVERED = { quartet: ["new_game"] };
+const TITLES = { svoya: "Своя игра", chgk: "Что? Где? Когда? — стол", sports: "Что? Где? Когда? — секундомер",
+                 quartet: "Эрудит-квартет" };
 
 const PHASES = {
   svoya: { idle: "между вопросами", reading: "вопрос читается (сигналы уже считаются)",
@@ -99,9 +150,12 @@ const PHASES = {
   chgk: { ready: "между раундами: волчок", asked: "вопрос на столе", discussion: "обсуждение",
           answer: "ответ команды", game_over: "игра окончена" },
   sports: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },
+  quartet: { before_round: "перед раундом", between_themes: "между темами: команды расставляют игроков",
+             theme: "идёт тема", shootout_due: "нужна перестрелка", over: "бой окончен" },
 };
 const TIMER_KINDS = { signal: "время на сигнал", answer: "время на ответ", discussion: "обсуждение",
-                      counting: "минута на обсуждение", collecting: "сбор ответов" };
+                      counting: "минута на обсуждение", collecting: "сбор ответов",
+                      assign: "время на расстановку" };
 const PLAYER_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыл" };
 
 // ---- what the page knows ----
@@ -220,41 +274,94 @@ function send(command) {
   client.publish(`${HALL.base}/host/command`, JSON.stringify(command), { qos: 1, retain: false });
 }
 
+const evaluated = (value) => typeof value === "function" ? value(state || {}) : value;
+const fieldId = (f) => f.index === undefined ? `field-${f.name}` : `field-${f.name}-${f.index}`;
+
 function press(spec) {
-  if (spec.confirm || spec.fields) openDialog(spec);
+  const fields = evaluated(spec.fields) || [];
+  if (spec.confirm || fields.length) openDialog(spec, fields);
   else send({ action: spec.action });
 }
 
-function openDialog(spec) {
-  pending = spec;
+function openDialog(spec, fields) {
+  pending = { spec, fields };
   $("dialog-title").textContent = spec.label;
-  const confirmation = typeof spec.confirm === "function" ? spec.confirm(state || {}) : spec.confirm;
-  $("dialog-text").textContent = confirmation || "";
-  const fields = $("dialog-fields");
-  fields.replaceChildren();
-  for (const f of spec.fields || []) {
-    fields.append(el("label", { htmlFor: `field-${f.name}` }, f.label), fieldInput(f));
+  $("dialog-text").textContent = evaluated(spec.confirm) || evaluated(spec.note) || "";
+  const box = $("dialog-fields");
+  box.replaceChildren();
+  for (const f of fields) {
+    const input = fieldInput(f);
+    if (f.type === "bool") {
+      const label = el("label", { htmlFor: fieldId(f), className: "check" });
+      label.append(input, document.createTextNode(` ${f.label}`));
+      box.append(label);
+    } else box.append(el("label", { htmlFor: fieldId(f) }, f.label), input);
   }
+  // A player list follows the team picked in the same dialog.
+  const team = fields.find(f => f.name === "team");
+  if (team) $(fieldId(team)).addEventListener("change", () => refillMembers(fields));
+  refillMembers(fields);
   $("dialog-ok").className = spec.look === "good" ? "good" : spec.look === "correction" ? "correction" : "danger";
   $("dialog").hidden = false;
 }
 
 function fieldInput(f) {
-  const id = `field-${f.name}`;
+  const id = fieldId(f);
   if (f.type === "int" || f.type === "text") {
-    return el("input", { id, name: f.name, type: f.type === "int" ? "number" : "text",
-                         required: !f.optional, step: 1 });
+    const input = el("input", { id, name: f.name, type: f.type === "int" ? "number" : "text",
+                                required: !f.optional, step: 1 });
+    if (f.value !== undefined) input.value = f.value;
+    return input;
   }
-  const select = el("select", { id, name: f.name, required: !f.optional });
+  if (f.type === "bool") return el("input", { id, name: f.name, type: "checkbox" });
+  // A select with an empty choice is not `required` (the browser would refuse the empty one).
+  const empty = f.optional || f.skip;
+  const select = el("select", { id, name: f.name, required: !empty });
+  if (f.type === "member") return select;  // filled from the team picked (refillMembers)
   if (f.optional) select.append(el("option", { value: "" }, "—"));
-  for (const [value, text] of choices(f.type)) select.append(el("option", { value }, text));
+  for (const [value, text] of choices(f.type, f)) select.append(el("option", { value }, text));
   const preset = presetFor(f);
   if (preset !== null) select.value = String(preset);
   return select;
 }
 
-function choices(type) {
+function refillMembers(fields) {
+  const team = fields.find(f => f.name === "team");
+  const teamId = team ? $(fieldId(team)).value : "";
+  for (const f of fields.filter(f => f.type === "member")) {
+    const select = $(fieldId(f));
+    select.replaceChildren();
+    // In an order the skip comes first (its entries are preset below); for one player it comes
+    // last, so the preset is a player and not a skipped theme.
+    const skip = f.skip ? el("option", { value: "" }, f.skip) : null;
+    if (skip && f.index !== undefined) select.append(skip);
+    for (const [value, text] of members(teamId, f.only)) select.append(el("option", { value }, text));
+    if (skip && f.index === undefined) select.append(skip);
+    // The order's entries preset to the team's players in turn (or its current order).
+    if (f.index !== undefined) {
+      const current = (((state || {}).round || {}).order || {})[teamId];
+      const preset = current ? current[f.index] : (members(teamId, "present")[f.index] || [null])[0];
+      select.value = preset === null || preset === undefined ? "" : preset;
+      if (select.selectedIndex < 0) select.selectedIndex = 0;
+    }
+  }
+}
+
+function members(teamId, only) {
+  const team = ((state || {}).teams || []).find(t => t.id === teamId);
+  return team ? team.players.filter(p => !only || (only === "present") === p.present).map(p => [p.name, p.name]) : [];
+}
+
+function choices(type, f) {
   const s = state || {};
+  if (game === "quartet" && (type === "player" || type === "team")) {
+    const seated = new Set(s.theme ? s.theme.seats.map(x => x.team) : []);
+    const shootout = s.phase === "shootout_due" && s.places && s.places.pending.length
+      ? new Set(s.places.pending[0].teams) : null;
+    return (s.teams || []).filter(t => !(f && f.seated) || seated.has(t.id))
+      .filter(t => !(f && f.name === "team" && shootout) || shootout.has(t.id)).map(t => [t.id, t.name]);
+  }
+  if (type === "choice") return f.options;
   if (type === "player") return (s.players || []).map(p => [p.id, p.name]);
   if (type === "sector") return (s.sectors || []).map(x => [x.sector, `${x.sector} — ${x.title}${x.played ? " (сыгран)" : ""}`]);
   if (type === "team") {
@@ -272,18 +379,38 @@ function presetFor(f) {
     if (top.unsure) return top.unsure.sector;
     if (top.last_stop) return top.last_stop.sector;
   }
-  if (f.type === "player" && s.question && s.question.answerer) return s.question.answerer;
+  const q = s.question || (s.theme && s.theme.referee && s.theme.referee.question);
+  if (f.type === "player" && q && q.answerer) return q.answerer;
+  // The quartet's assignment: the first team that has not given its players yet.
+  if (game === "quartet" && f.type === "team" && f.name === "team" && pending && pending.spec.action === "assign") {
+    const waiting = quartetWaiting(s);
+    if (waiting.length) return waiting[0];
+  }
   return null;
 }
 
 $("dialog-cancel").addEventListener("click", () => { $("dialog").hidden = true; pending = null; });
 $("dialog-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  const command = { action: pending.action };
-  for (const f of pending.fields || []) {
-    const raw = $(`field-${f.name}`).value.trim();
+  const command = { action: pending.spec.action };
+  const lists = new Set();
+  for (const f of pending.fields) {
+    const input = $(fieldId(f));
+    if (f.type === "bool") {
+      if (input.checked) command[f.name] = true;
+      continue;
+    }
+    const raw = input.value.trim();
+    if (f.index !== undefined) {  // an array's entry: a skipped player is null
+      lists.add(f);
+      (command[f.name] = command[f.name] || [])[f.index] = raw === "" && f.skip ? null : raw;
+      continue;
+    }
     if (raw === "" && f.optional) continue;
     command[f.name] = (f.type === "int" || f.type === "sector") ? parseInt(raw, 10) : raw;
+  }
+  for (const f of lists) {
+    if (f.optional && command[f.name] && command[f.name].every(v => v === "")) delete command[f.name];
   }
   $("dialog").hidden = true;
   pending = null;
@@ -304,11 +431,14 @@ function render() {
   if (game === "svoya") renderSvoya(state);
   else if (game === "chgk") renderTable(state);
   else if (game === "sports") renderSports(state);
+  else if (game === "quartet") renderQuartet(state);
   renderQuestion(state.host_question);
   const timer = state.timer;
   $("clock").hidden = !timer;
   $("timer").className = timer ? timer.kind : "";
-  $("timer-kind").textContent = timer ? TIMER_KINDS[timer.kind] || timer.kind : "";
+  $("timer-kind").textContent = !timer ? ""
+    : game === "quartet" && timer.kind === "assign" ? quartetAssignClock(state)
+    : TIMER_KINDS[timer.kind] || timer.kind;
 }
 
 let actionsFor = null;
@@ -316,7 +446,8 @@ function renderActions() {
   const known = ACTIONS[game] || [];
   const allowed = state && Array.isArray(state.host_actions) ? state.host_actions : null;
   // An action the engine offers that this page does not know still gets a button.
-  const extra = (allowed || []).filter(a => !known.some(k => k.action === a))
+  const covered = COVERED[game] || [];
+  const extra = (allowed || []).filter(a => !known.some(k => k.action === a) && !covered.includes(a))
     .map(a => ({ action: a, label: a }));
   const specs = [...known, ...extra];
   const key = `${game}|${specs.map(s => s.action).join(",")}`;
@@ -338,7 +469,10 @@ function renderActions() {
 }
 
 function nameOf(id) {
-  const p = state && (state.players || []).find(p => p.id === id);
+  const s = state || {};
+  // The quartet's referee names each seat "player (team)".
+  const players = s.players || (s.theme && s.theme.referee ? s.theme.referee.players : []);
+  const p = players.find(p => p.id === id);
   return p ? p.name : id;
 }
 
@@ -358,6 +492,11 @@ function renderSvoya(s) {
                 el("div", { className: "status" }, PLAYER_STATUS[p.status] || ""));
     return card;
   }));
+  renderPresses(s, q);
+}
+
+// This question's presses in order, the first marked, the others with their delay (ms).
+function renderPresses(s, q) {
   const out = new Set(q ? q.out : []);
   const presses = Array.isArray(s.presses) ? s.presses.map(p => [p.player, p.delay_ms])
     : s.last_decision && q ? s.last_decision.presses.map(p => [p.player, p.behind_ms]) : [];
@@ -396,6 +535,108 @@ function renderTable(s) {
   $("phase").textContent = [(PHASES.chgk[s.phase] || s.phase), ...notes].join(" · ");
   $("players-box").hidden = true;
   $("presses-box").hidden = true;
+}
+
+// ---- «Эрудит-квартет» ----
+function quartetNextRound(s) {
+  if (s.round) return s.round.type;
+  return (s.rounds || [])[Math.floor(quartetThemesPlayed(s) / 4)];
+}
+
+function quartetThemesPlayed(s) {
+  return (s.themes || []).filter(t => !t.shootout).length;
+}
+
+// Teams that have not given their players for the theme (or the round) ahead.
+function quartetWaiting(s) {
+  if (s.phase === "shootout_due") return s.places && s.places.pending.length ? s.places.pending[0].teams : [];
+  const r = s.round;
+  if (!r || s.phase !== "between_themes") return [];
+  const need = r.type === "half_dark" ? r.theme : 4;
+  return s.teams.map(t => t.id).filter(id => !(r.order[id] && r.order[id].length >= need));
+}
+
+function quartetAssignClock(s) {
+  return s.phase === "shootout_due" || (s.round && s.round.type === "half_dark")
+    ? "20 секунд на выбор игрока" : "минута на расстановку";
+}
+
+// What `assign` asks for: the round's order (open, dark: a player or a skip per theme, 3.6.1,
+// 3.6.3), or the player of the named theme (half-dark 3.6.2, a shoot-out 3.10).
+function quartetAssignFields(s) {
+  const team = { name: "team", label: "Команда", type: "team" };
+  const shootout = s.phase === "shootout_due";
+  if (shootout || (s.round && s.round.type === "half_dark")) {
+    return [team, { name: "player", label: `Игрок на тему «${s.next_theme || "не названа"}»`, type: "member",
+                    only: "present", skip: shootout ? undefined : "— команда пропускает тему (3.8)" }];
+  }
+  const names = (s.round && s.round.themes) || [];
+  return [team, ...[0, 1, 2, 3].map(i => ({
+    name: "players", index: i, label: `Тема ${i + 1}${names[i] ? ` «${names[i]}»` : ""}`, type: "member",
+    only: "present", skip: "— пропускает тему (3.8)" }))];
+}
+
+function padNumber(pad) {
+  const m = /:(\d+)$/.exec(pad);
+  return m ? String(Number(m[1]) + 1) : pad;
+}
+
+function renderQuartet(s) {
+  const r = s.round;
+  const th = s.theme;
+  const referee = th ? th.referee : null;
+  const teamName = (id) => (s.teams.find(t => t.id === id) || { name: id }).name;
+  let line;
+  if (s.phase === "over" && s.places) {
+    line = "Бой окончен · " + s.places.order.map((id, i) =>
+      `${i + 1}. ${teamName(id)} (${s.teams.find(t => t.id === id).total})`).join(", ");
+  } else if (th) {
+    line = `${th.shootout ? "Перестрелка" : `Раунд ${th.round}`} · тема ${th.number} «${th.name}»` +
+      (th.question ? ` · вопрос ${th.question.number} за ${th.question.value}` : "");
+  } else if (s.phase === "shootout_due") {
+    line = `Перестрелка: ${quartetWaiting(s).map(teamName).join(", ")}` +
+      (s.next_theme ? ` · тема «${s.next_theme}»` : " · тема не названа");
+  } else if (r) {
+    line = `Раунд ${r.number} (${ROUND_TYPES[r.type] || r.type}) · дальше тема ${r.theme}` +
+      (s.next_theme ? ` «${s.next_theme}»` : ": не названа");
+  } else {
+    const next = quartetNextRound(s);
+    line = next ? `Дальше раунд ${quartetThemesPlayed(s) / 4 + 1} (${ROUND_TYPES[next] || next})` : "Эрудит-квартет";
+  }
+  $("situation").textContent = line;
+  const notes = [PHASES.quartet[s.phase] || s.phase];
+  if (referee) notes.push(PHASES.svoya[referee.phase] || referee.phase);
+  const waiting = quartetWaiting(s);
+  if (waiting.length) notes.push(`ждём игроков: ${waiting.map(teamName).join(", ")}`);
+  $("phase").textContent = notes.join(" · ");
+
+  // Who sits at each button: in a theme its seats; between themes the player named for the next.
+  const seats = th ? Object.fromEntries(th.seats.map(x => [x.team, x.player])) : null;
+  const status = referee ? Object.fromEntries(referee.players.map(p => [p.id, p.status])) : {};
+  $("players-box").hidden = false;
+  $("players").replaceChildren(...s.teams.map(t => {
+    let seat = "";
+    if (seats) seat = t.id in seats ? seats[t.id] : "не играет эту тему";
+    else if (r && s.phase === "between_themes") {
+      const order = r.order[t.id] || [];
+      seat = order.length >= r.theme ? (order[r.theme - 1] || "пропускает тему") : "игрок не назван";
+    }
+    const playing = seats ? t.id in seats : true;
+    const card = el("div", { className: `player ${playing ? status[t.id] || "idle" : "out"}` });
+    card.dataset.player = t.id;
+    const lines = [];
+    if (seats && playing) lines.push(PLAYER_STATUS[status[t.id]] || "");
+    if (r && r.order[t.id] && r.type !== "half_dark") lines.push(`порядок: ${r.order[t.id].map(p => p || "—").join(", ")}`);
+    if (t.themes.length) lines.push(`по темам: ${t.themes.map(x => x === null ? "—" : x).join(" · ")}`);
+    if (t.warnings) lines.push(`предупреждений: ${t.warnings}`);
+    const absent = t.players.filter(p => !p.present).map(p => p.name);
+    if (absent.length) lines.push(`нет: ${absent.join(", ")}`);
+    card.append(el("div", { className: "name" }, t.name), el("div", { className: "score" }, String(t.total)),
+                el("div", { className: "seat" }, `кнопка ${padNumber(t.pad)}${seat ? `: ${seat}` : ""}`),
+                el("div", { className: "status" }, lines.filter(Boolean).join(" · ")));
+    return card;
+  }));
+  renderPresses(s, referee ? referee.question : null);
 }
 
 function renderSports(s) {

@@ -703,6 +703,11 @@ class QuartetFight:
             listed = host.get("host_actions")
             referee_actions = list(listed) if isinstance(listed, list) else list[Json](_SVOYA_ACTIONS)
             view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
+        elif self._appeal is not None:
+            # Right after a theme its referee still hears an appeal (4.1): its corrections only.
+            listed = self._appeal[1].host_snapshot(now).get("host_actions")
+            referee_actions = [a for a in listed if a in (AdjustScore.ACTION.value, Reverse.ACTION.value)] \
+                if isinstance(listed, list) else []
         view["host_actions"] = [*referee_actions, *self._actions()]
         return view
 

@@ -1,0 +1,213 @@
+"""The host's screen drives an «Эрудит-квартет» theme (docs/mqtt-quartet.md), in Chromium
+(Playwright), against `chgk-console run` as a process on a simulated MCU (its pty, pressed by the
+test as the teams' players would) and mosquitto with the shipped lockdown.
+
+From the screen only: a player marked absent (3.8), the open round started with its four themes
+named in the dialog (3.6.1) and the minute to assign counting down, each team's order given in
+the dialog's selects (a player put on two themes refused with the engine's reason, 3.4), who
+sits at each button shown, the theme started, its questions judged with the «Своя игра» buttons
+(a press lights the team on the host's screen and the hall's board), a warning given (3.5), the
+theme's end with the points per theme and the totals on both pages, and an appeal right after it
+(4.1-4.3) changing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import free_port
+from tests.host_screen_pages import (
+    LINK_UP,
+    chromium,
+    console_toml,
+    lockdown,
+    log_in_as_host,
+    running_daemon,
+    wait_serving,
+)
+
+# Two teams (3.1 allows 2-4), themes of two questions: a whole theme within a few seconds.
+GAME = ('[game]\nkind = "quartet"\nvalues = [10, 20]\nanswer_window_s = 10.0\n'
+        '[[players]]\nid = "t1"\nname = "Совы"\npad = "mcu:0"\n'
+        '[[players]]\nid = "t2"\nname = "Ежи"\npad = "mcu:1"\n'
+        '[quartet]\nrounds = ["open", "half_dark", "dark"]\n'
+        '[[quartet.teams]]\nid = "t1"\nplayers = ["Аня", "Боря", "Вика", "Гоша", "Даша"]\n'
+        '[[quartet.teams]]\nid = "t2"\nplayers = ["Ель", "Жора", "Зоя", "Ира"]\n')
+THEMES = ("Реки", "Города", "Поэты", "Кино")
+WAIT_MS = 10_000
+
+
+@dataclass
+class Hall:
+    sim: SimulatedMcu
+    host: Page
+    board: Page
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
+    sim = SimulatedMcu(pads=2)
+    sim.start()
+    try:
+        with lockdown() as broker, chromium() as browser:
+            http_port = free_port()
+            config = Path(tmp_path_factory.mktemp("quartet")) / "console.toml"
+            mcu = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+            config.write_text(console_toml(broker, GAME + mcu, http_port), encoding="utf-8")
+            with running_daemon(config):
+                url = f"http://127.0.0.1:{http_port}"
+                wait_serving(f"{url}/host")
+                board = browser.new_page()
+                board.goto(f"{url}/")
+                board.wait_for_function(LINK_UP, timeout=20_000)
+                host = browser.new_page()
+                host.goto(f"{url}/host")
+                log_in_as_host(host, broker.passwords["host"])
+                yield Hall(sim, host, board)
+    finally:
+        sim.stop()
+
+
+def click(page: Page, action: str) -> None:
+    button = page.locator(f'#actions button[data-action="{action}"]')
+    expect(button).to_be_enabled(timeout=WAIT_MS)
+    button.click()
+
+
+def ok(page: Page) -> None:
+    page.click("#dialog-ok")
+    expect(page.locator("#dialog")).to_be_hidden()
+
+
+def team(page: Page, team_id: str) -> str:
+    return f'.player[data-player="{team_id}"]'
+
+
+def enabled_actions(page: Page) -> set[str]:
+    return {str(a) for a in page.eval_on_selector_all(
+        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")}
+
+
+def press(hall: Hall, pad: int, team_id: str) -> None:
+    hall.sim.press(pad)
+    hall.sim.release(pad)
+    expect(hall.host.locator(team(hall.host, team_id))).to_have_class("player answering", timeout=WAIT_MS)
+    expect(hall.board.locator(f'tr[data-team="{team_id}"]')).to_have_class("answering", timeout=WAIT_MS)
+
+
+def totals(hall: Hall, **expected: int) -> None:
+    for team_id, points in expected.items():
+        expect(hall.host.locator(f"{team(hall.host, team_id)} .score")).to_have_text(str(points),
+                                                                                    timeout=WAIT_MS)
+        expect(hall.board.locator(f'tr[data-team="{team_id}"] td.total')).to_have_text(str(points),
+                                                                                        timeout=WAIT_MS)
+
+
+def test_a_quartet_theme_from_the_host_screen(hall: Hall) -> None:
+    host, board = hall.host, hall.board
+    expect(host.locator("#title")).to_have_text("Эрудит-квартет", timeout=WAIT_MS)
+    expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (открытый)")
+    assert enabled_actions(host) == {"start_round", "absent", "present", "new_fight"}
+
+    # Даша is not at the game (3.8): marked from the dialog, the player list follows the team.
+    click(host, "absent")
+    host.select_option("#field-team", "t2")
+    expect(host.locator("#field-player option")).to_have_count(4)
+    host.select_option("#field-team", "t1")
+    host.select_option("#field-player", "Даша")
+    ok(host)
+    expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("нет: Даша", timeout=WAIT_MS)
+
+    # The open round: the host names its four themes (3.6.1); the minute to assign counts down.
+    click(host, "start_round")
+    expect(host.locator("#dialog-text")).to_contain_text("Открытый раунд")
+    for i, name in enumerate(THEMES):
+        host.fill(f"#field-themes-{i}", name)
+    ok(host)
+    expect(host.locator("#situation")).to_have_text("Раунд 1 (открытый) · дальше тема 1 «Реки»",
+                                                    timeout=WAIT_MS)
+    expect(host.locator("#timer-kind")).to_have_text("минута на расстановку")
+    left = float(host.locator("#timer").inner_text())
+    host.wait_for_timeout(400)
+    assert float(host.locator("#timer").inner_text()) < left <= 60.0
+    expect(host.locator("#phase")).to_contain_text("ждём игроков: Совы, Ежи")
+    assert "start_theme" not in enabled_actions(host)
+
+    # Совы's order: one player on two themes is refused (3.4), with the engine's reason.
+    click(host, "assign")
+    expect(host.locator("#field-team")).to_have_value("t1")  # the first team still to assign
+    expect(host.locator("#field-players-3")).to_have_value("Гоша")  # preset: the players in turn
+    expect(host.locator("#field-players-0 option", has_text="Даша")).to_have_count(0)  # absent
+    host.select_option("#field-players-1", "Аня")
+    ok(host)
+    expect(host.locator("#refusal")).to_contain_text("«Расставить игроков»: 'assign' is not allowed now: "
+                                                     "four different players play a round", timeout=WAIT_MS)
+    click(host, "assign")
+    ok(host)  # Аня, Боря, Вика, Гоша
+    expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Аня", timeout=WAIT_MS)
+    click(host, "assign")
+    expect(host.locator("#field-team")).to_have_value("t2")
+    host.select_option("#field-players-0", "Зоя")
+    host.select_option("#field-players-2", "Ель")
+    ok(host)
+    expect(host.locator(f"{team(host, 't2')} .seat")).to_have_text("кнопка 2: Зоя", timeout=WAIT_MS)
+    expect(host.locator(f"{team(host, 't2')} .status")).to_contain_text("порядок: Зоя, Жора, Ель, Ира")
+    expect(host.locator("#clock")).to_be_hidden()  # everyone is in: the minute has done its work
+
+    # The players sit down: the theme is judged with the «Своя игра» buttons.
+    click(host, "start_theme")
+    expect(host.locator("#situation")).to_have_text("Раунд 1 · тема 1 «Реки»", timeout=WAIT_MS)
+    expect(board.locator("#theme")).to_have_text("Тема 1: Реки", timeout=WAIT_MS)
+    click(host, "next")
+    expect(host.locator("#situation")).to_have_text("Раунд 1 · тема 1 «Реки» · вопрос 1 за 10",
+                                                    timeout=WAIT_MS)
+    click(host, "reading_finished")
+    expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+    expect(host.locator("#timer-kind")).to_have_text("время на сигнал")
+    press(hall, 0, "t1")
+    expect(host.locator("#presses li").nth(0)).to_contain_text("Аня (Совы) — первый")
+    click(host, "correct")
+    totals(hall, t1=10, t2=0)
+
+    # A warning to Ежи (3.5): only the teams at the table are offered.
+    click(host, "penalty")
+    expect(host.locator("#field-team option")).to_have_count(2)
+    host.select_option("#field-team", "t2")
+    host.select_option("#field-penalty", "warning")
+    ok(host)
+    expect(host.locator(f"{team(host, 't2')} .status")).to_contain_text("предупреждений: 1",
+                                                                        timeout=WAIT_MS)
+
+    click(host, "next")
+    click(host, "reading_finished")
+    expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+    press(hall, 1, "t2")
+    click(host, "wrong")
+    expect(host.locator(team(host, "t2"))).to_have_class("player out", timeout=WAIT_MS)
+    click(host, "reset")
+    expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+    press(hall, 0, "t1")
+    click(host, "correct")
+
+    # The theme is over: its points and the totals on both pages; Совы's next player is Боря.
+    totals(hall, t1=30, t2=-20)
+    expect(host.locator("#situation")).to_have_text("Раунд 1 (открытый) · дальше тема 2 «Города»",
+                                                    timeout=WAIT_MS)
+    expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Боря")
+    expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("по темам: 30")
+    expect(host.locator(f"{team(host, 't2')} .status")).to_contain_text("по темам: -20")
+    assert {"start_theme", "adjust_score", "reverse"} <= enabled_actions(host)
+    assert "next" not in enabled_actions(host)
+
+    # An appeal right after the theme (4.1): Совы's last «Верно» turns over, on both pages.
+    click(host, "reverse")
+    host.fill("#field-reason", "ответ неточный")
+    ok(host)
+    totals(hall, t1=-10, t2=-20)
+    expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("по темам: -10")
