@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Screenshots of the host's screen and the hall's boards at a few moments of each game, for
 docs/host-screen.md: `.venv/bin/python scripts/host-screen-screenshots.py` (from the repo's
-root) rewrites docs/screenshots/*.png.
+root) rewrites docs/screenshots/*.png; `... host-screen-screenshots.py quartet` (game names:
+svoya, table, sports, quartet) only those games' pictures.
 
 The same set-up as the browser tests (tests/host_screen_pages.py): mosquitto with the shipped
 lockdown, `chgk-console run` as a process on a simulated MCU, Debian's Chromium through
@@ -48,6 +49,16 @@ TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "simulated_mcu"\npads = 1
          '[[teams]]\nid = "t1"\nname = "Совы"\n[[teams]]\nid = "t2"\nname = "Ежи"\n'
          f'[table]\nteam = "t1"\nfortochka = 5\nsector12 = [8]\nquestion_file = "{QUESTIONS}"\n')
 SPORTS = '[game]\nkind = "sports"\n'
+QUARTET_TEAMS = {"t1": ("Совы", ("Аня", "Боря", "Вика", "Гоша", "Даша")),
+                 "t2": ("Ежи", ("Ель", "Жора", "Зоя", "Ира")),
+                 "t3": ("Лисы", ("Кира", "Лёва", "Мила", "Нина")),
+                 "t4": ("Бобры", ("Олег", "Паша", "Рита", "Саша"))}
+QUARTET = ('[game]\nkind = "quartet"\n'
+           f'pack = "{PACK}"\n'
+           + "".join(f'[[players]]\nid = "{t}"\nname = "{name}"\npad = "mcu:{i}"\n'
+                     for i, (t, (name, _)) in enumerate(QUARTET_TEAMS.items()))
+           + "".join(f'[[quartet.teams]]\nid = "{t}"\nplayers = {list(players)}\n'.replace("'", '"')
+                     for t, (_, players) in QUARTET_TEAMS.items()))
 
 
 def click(page: Page, action: str) -> None:
@@ -143,16 +154,53 @@ def sports(host: Page, board: Page) -> None:
     host.click("#dialog-cancel")
 
 
+def quartet(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
+    def play(host: Page, board: Page) -> None:
+        click(host, "start_round")
+        for i, name in enumerate(("Реки", "Столицы", "Поэты", "Кино")):
+            host.fill(f"#field-themes-{i}", name)
+        host.click("#dialog-ok")
+        expect(host.locator("#timer-kind")).to_have_text("минута на расстановку", timeout=10_000)
+        click(host, "assign")
+        host.select_option("#field-players-0", "Даша")
+        host.wait_for_timeout(1500)  # the minute counts down
+        shot(host, "host-quartet-assign")
+        host.click("#dialog-ok")
+        for team in ("t2", "t3", "t4"):
+            click(host, "assign")
+            expect(host.locator("#field-team")).to_have_value(team)
+            host.click("#dialog-ok")
+        click(host, "start_theme")
+        click(host, "next")
+        click(host, "reading_finished")
+        expect(host.locator("#timer")).to_have_class("signal", timeout=10_000)
+        for pad in (2, 0, 3):
+            sim.press(pad)
+            sim.release(pad)
+        expect(host.locator("#presses li")).to_have_count(3, timeout=10_000)
+        shot(host, "host-quartet-theme")
+        shot(board, "board-quartet-theme")
+        click(host, "correct")
+    return play
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
+    only = set(sys.argv[1:])  # game names; none: every game
     sim = SimulatedMcu(pads=4)
     sim.start()
     try:
         with lockdown() as broker, chromium() as browser:
             mcu = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
-            game(browser, broker, SVOYA + mcu, svoya(sim))
-            game(browser, broker, TABLE, table)
-            game(browser, broker, SPORTS, sports)
+            games: dict[str, tuple[str, Callable[[Page, Page], None]]] = {
+                "svoya": (SVOYA + mcu, svoya(sim)),
+                "table": (TABLE, table),
+                "sports": (SPORTS, sports),
+                "quartet": (QUARTET + mcu, quartet(sim)),
+            }
+            for name, (part, play) in games.items():
+                if not only or name in only:
+                    game(browser, broker, part, play)
     finally:
         sim.stop()
     return 0
