@@ -8,22 +8,26 @@ the dialog's selects (a player put on two themes refused with the engine's reaso
 sits at each button shown, the theme started, its questions judged with the «Своя игра» buttons
 (a press lights the team on the host's screen and the hall's board), a warning given (3.5), the
 theme's end with the points per theme and the totals on both pages, and an appeal right after it
-(4.1-4.3) changing them.
+(4.1-4.3) changing them. And a half-dark round (3.6.2): the theme named, the 20 s to choose
+counting, each team's player chosen (a skip the rules do not allow refused). One broker, one
+browser and one simulated MCU for the module; each fight its own daemon.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port
 from tests.host_screen_pages import (
     LINK_UP,
+    Lockdown,
     chromium,
     console_toml,
     lockdown,
@@ -36,11 +40,18 @@ from tests.host_screen_pages import (
 GAME = ('[game]\nkind = "quartet"\nvalues = [10, 20]\nanswer_window_s = 10.0\n'
         '[[players]]\nid = "t1"\nname = "Совы"\npad = "mcu:0"\n'
         '[[players]]\nid = "t2"\nname = "Ежи"\npad = "mcu:1"\n'
-        '[quartet]\nrounds = ["open", "half_dark", "dark"]\n'
         '[[quartet.teams]]\nid = "t1"\nplayers = ["Аня", "Боря", "Вика", "Гоша", "Даша"]\n'
         '[[quartet.teams]]\nid = "t2"\nplayers = ["Ель", "Жора", "Зоя", "Ира"]\n')
 THEMES = ("Реки", "Города", "Поэты", "Кино")
 WAIT_MS = 10_000
+
+
+@dataclass
+class Site:
+    broker: Lockdown
+    browser: Browser
+    sim: SimulatedMcu
+    tmp: Path
 
 
 @dataclass
@@ -51,27 +62,40 @@ class Hall:
 
 
 @pytest.fixture(scope="module")
-def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     sim = SimulatedMcu(pads=2)
     sim.start()
     try:
         with lockdown() as broker, chromium() as browser:
-            http_port = free_port()
-            config = Path(tmp_path_factory.mktemp("quartet")) / "console.toml"
-            mcu = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
-            config.write_text(console_toml(broker, GAME + mcu, http_port), encoding="utf-8")
-            with running_daemon(config):
-                url = f"http://127.0.0.1:{http_port}"
-                wait_serving(f"{url}/host")
-                board = browser.new_page()
-                board.goto(f"{url}/")
-                board.wait_for_function(LINK_UP, timeout=20_000)
-                host = browser.new_page()
-                host.goto(f"{url}/host")
-                log_in_as_host(host, broker.passwords["host"])
-                yield Hall(sim, host, board)
+            yield Site(broker, browser, sim, tmp_path_factory.mktemp("quartet"))
     finally:
         sim.stop()
+
+
+@contextmanager
+def fight(site: Site, rounds: str) -> Iterator[Hall]:
+    """`chgk-console run` on a fight of `rounds` (a TOML array), its board and the host's screen
+    (a fresh browser context: the host logs in)."""
+    http_port = free_port()
+    config = site.tmp / f"console-{http_port}.toml"
+    mcu = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{site.sim.port}"\n'
+    config.write_text(console_toml(site.broker, GAME + f"[quartet]\nrounds = {rounds}\n" + mcu, http_port),
+                      encoding="utf-8")
+    context = site.browser.new_context()
+    try:
+        with running_daemon(config):
+            url = f"http://127.0.0.1:{http_port}"
+            wait_serving(f"{url}/host")
+            board = context.new_page()
+            board.goto(f"{url}/")
+            board.wait_for_function(LINK_UP, timeout=20_000)
+            host = context.new_page()
+            host.goto(f"{url}/host")
+            log_in_as_host(host, site.broker.passwords["host"])
+            expect(host.locator("#title")).to_have_text("Эрудит-квартет", timeout=WAIT_MS)
+            yield Hall(site.sim, host, board)
+    finally:
+        context.close()
 
 
 def click(page: Page, action: str) -> None:
@@ -109,10 +133,14 @@ def totals(hall: Hall, **expected: int) -> None:
                                                                                         timeout=WAIT_MS)
 
 
-def test_a_quartet_theme_from_the_host_screen(hall: Hall) -> None:
+def test_a_quartet_theme_from_the_host_screen(site: Site) -> None:
+    with fight(site, '["open", "half_dark", "dark"]') as hall:
+        play_an_open_theme(hall)
+
+
+def play_an_open_theme(hall: Hall) -> None:
     host, board = hall.host, hall.board
-    expect(host.locator("#title")).to_have_text("Эрудит-квартет", timeout=WAIT_MS)
-    expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (открытый)")
+    expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (открытый)", timeout=WAIT_MS)
     assert enabled_actions(host) == {"start_round", "absent", "present", "new_fight"}
 
     # Даша is not at the game (3.8): marked from the dialog, the player list follows the team.
@@ -211,3 +239,43 @@ def test_a_quartet_theme_from_the_host_screen(hall: Hall) -> None:
     ok(host)
     totals(hall, t1=-10, t2=-20)
     expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("по темам: -10")
+
+
+def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(site: Site) -> None:
+    """3.6.2: the host names each theme just before it; then the teams have 20 s to choose its
+    player, one select per team (or the team skips it, where 3.4/3.8 allow: refused here)."""
+    with fight(site, '["half_dark"]') as hall:
+        host = hall.host
+        expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (полутёмный)", timeout=WAIT_MS)
+        click(host, "start_round")  # no themes to give: started at once
+        expect(host.locator("#situation")).to_have_text("Раунд 1 (полутёмный) · дальше тема 1: не названа",
+                                                        timeout=WAIT_MS)
+        assert "assign" in enabled_actions(host) and "start_theme" not in enabled_actions(host)
+        click(host, "name_theme")
+        expect(host.locator("#dialog-text")).to_contain_text("20 секунд на выбор игрока")
+        host.fill("#field-name", "Реки")
+        ok(host)
+        expect(host.locator("#timer-kind")).to_have_text("20 секунд на выбор игрока", timeout=WAIT_MS)
+        assert 0 < float(host.locator("#timer").inner_text()) <= 20.0
+
+        click(host, "assign")
+        expect(host.locator("#field-team")).to_have_value("t1")
+        expect(host.locator("label[for=field-player]")).to_have_text("Игрок на тему «Реки»")
+        expect(host.locator("#field-player")).to_have_value("Аня")  # a player preset, not the skip
+        host.select_option("#field-player", "Боря")
+        ok(host)
+        expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Боря", timeout=WAIT_MS)
+        # Ежи have four players for four themes: they may not sit this one out (3.4, 3.8).
+        click(host, "assign")
+        expect(host.locator("#field-team")).to_have_value("t2")
+        host.select_option("#field-player", "")
+        ok(host)
+        expect(host.locator("#refusal")).to_contain_text("team 't2' must play this theme", timeout=WAIT_MS)
+        click(host, "assign")
+        host.select_option("#field-player", "Зоя")
+        ok(host)
+        expect(host.locator(f"{team(host, 't2')} .seat")).to_have_text("кнопка 2: Зоя", timeout=WAIT_MS)
+        expect(host.locator("#clock")).to_be_hidden()
+        click(host, "start_theme")
+        expect(host.locator("#situation")).to_have_text("Раунд 1 · тема 1 «Реки»", timeout=WAIT_MS)
+        expect(hall.board.locator('tr[data-team="t2"] .seat')).to_have_text("Зоя", timeout=WAIT_MS)
