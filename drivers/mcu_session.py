@@ -95,6 +95,13 @@ _FUTURE_TOL_NS = 5_000_000
 # earlier shows either a timer that stepped back or a host that was busy: a PING at once tells
 # which (its PONG must map inside its own round trip), and the presses wait for it.
 _LATE_TOL_NS = 30_000_000
+# How long the PING of that check is waited for before the mapping counts as broken.  The PONG
+# is read by the host that was just too busy to read the frame in time: on a loaded machine
+# (seen on two busy CPUs) it can take well over the 50 ms a RESEND waits, and a false "broken"
+# costs more (presses placed at their arrival, the source flagged) than holding the presses of
+# an already late read a little longer.  A device that really stopped answering is found by
+# the silence check as well.
+_PROBE_TIMEOUT_NS = 300_000_000
 # How far outside its round trip a PONG may map (beyond the mapping's error bound) before the
 # mapping counts as broken.
 _PONG_TOL_NS = 2_000_000
@@ -183,7 +190,7 @@ class McuSession:
       sequenced frame stamped before the previous one, or mapped more than 5 ms plus the
       model's error bound after its own arrival, a PONG mapped outside its round trip, a
       sequence number gone back by more than ``RESEND_DEPTH`` (a restart without HELLO), or
-      no PONG within ``resend_timeout_ns`` of a check, breaks the mapping: status
+      no PONG within ``_PROBE_TIMEOUT_NS`` of a check, breaks the mapping: status
       ``"resyncing"``, a Problem, the timeline restarted and re-seeded by a HELLO round trip
       (then ``"connected"`` again).  Presses wait for the seed; one the new seed places more
       than 30 ms from its arrival is handed on at its arrival, never on the broken mapping,
@@ -520,7 +527,7 @@ class McuSession:
                 f"a frame stamped {(at_ns - now) / 1e6:.1f} ms after it arrived", now, stamp_us)
         if (now - at_ns > _LATE_TOL_NS + bound and self._probe_due_ns is None
                 and self._hello_sent_ns is None):
-            self._probe_due_ns = now + self._resend_timeout_ns
+            self._probe_due_ns = now + _PROBE_TIMEOUT_NS
             self._out.writes.append(self._timeline.ping(now))
         return mcu_us
 

@@ -100,6 +100,19 @@ def test_no_pong_in_time_counts_as_a_broken_clock() -> None:
     assert statuses(h) == ["resyncing"] and h.writes[-1] == HelloRequest(1)
 
 
+def test_a_pong_late_because_the_host_is_still_busy_still_vouches() -> None:
+    """The check's PONG read 150 ms after the PING (the host still busy, not the device): the
+    mapping stands and the press keeps its own time."""
+    h = trusted()
+    pressed = h.now + 1 * MS
+    out = h.recv(h.device.press(pressed, 0b1), 60 * MS)
+    h.timer(h.now + 150 * MS)
+    assert statuses(h) == [] and h.edges() == []
+    h.recv(h.device.pong(out.writes[0], h.now - 149 * MS), 1 * MS)
+    (edge,) = h.edges()
+    assert edge.at_ns == pressed and statuses(h) == [] and h.problems() == []
+
+
 def test_a_restart_without_hello_is_seen_from_the_sequence_number() -> None:
     h = trusted()
     for _ in range(30):
