@@ -102,7 +102,11 @@ class SimulatedMcu:
         self._sent: deque[Press | Release | Heartbeat | Angle] = deque(maxlen=RESEND_DEPTH)
         self._lose = 0  # sequenced frames still to be "lost on the line" (lose_next_frames)
 
-        self._write_lock = threading.Lock()  # guards _master_fd writes, _seq, _held
+        self._write_lock = threading.Lock()  # guards _master_fd writes, _seq, _held, _angles
+        # Readings of the top taken and not sent yet (raw, status, host ns read): a firmware
+        # that sends its readings in bursts sends them before any later-stamped frame
+        # (PROTOCOL.md 5.2), so every other frame flushes them first.
+        self._angles: list[tuple[int, int, int]] = []
         self._master_fd: int | None = None
         self._slave_fd: int | None = None
         self._slave_path: str | None = None
@@ -212,12 +216,42 @@ class SimulatedMcu:
         return the host ns it was written at."""
         return self._send_edge(pads, pressed=False, noise=noise)
 
+    def sample_angle(self, read: Callable[[int], tuple[int, int] | None]) -> tuple[int, int, int] | None:
+        """Take a reading of the top's sensor: ``read(host_ns)`` gives ``(raw, status)`` at that
+        moment, or None for no reading. Reading and stamping are one step, as in the firmware's
+        sampling interrupt, so no frame stamped later can leave before it; the reading is sent
+        with the next :meth:`flush_angles` or before any later frame, whichever comes first.
+        Returns ``(raw, status, host ns read)``, or None."""
+        with self._write_lock:
+            at = self._clock()
+            reading = read(at)
+            if reading is None:
+                return None
+            raw, status = reading
+            Angle(0, 0, raw, status)  # validate now: a failure must not leave a gap in seq later
+            self._angles.append((raw, status, at))
+            return raw, status, at
+
+    def flush_angles(self) -> int:
+        """Send the buffered readings in one write; return the host ns of the write."""
+        with self._write_lock:
+            self._flush_angles_locked()
+            return self._clock()
+
+    def _flush_angles_locked(self) -> None:
+        if self._angles:
+            readings, self._angles = self._angles, []
+            self._write_locked(b"".join(
+                self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
+                for raw, status, at in readings))
+
     def send_angle(self, raw: int, status: int = 1) -> int:
         """Send one ANGLE frame (a reading of the top's angle sensor, ``status`` bits as in
         ``AngleStatus``); return the host ns it was written at.  Raises ValueError for a
         reading out of range, before taking a sequence number."""
         Angle(0, 0, raw, status)  # validate first: a failure must not leave a gap in seq
         with self._write_lock:
+            self._flush_angles_locked()
             # Stamp, number and write atomically, like presses (frames leave in stamp order).
             msg = Angle(self._take_seq(), self._timer_at(self._clock()), raw, status)
             frame = self._wire_locked(msg)
@@ -232,11 +266,9 @@ class SimulatedMcu:
         for raw, status, _ in readings:
             Angle(0, 0, raw, status)  # validate all first: a failure must not leave a gap in seq
         with self._write_lock:
-            frames = b"".join(self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
-                              for raw, status, at in readings)
-            written_ns = self._clock()
-            self._write_locked(frames)
-        return written_ns
+            self._angles.extend(readings)
+            self._flush_angles_locked()
+            return self._clock()
 
     def send_raw(self, data: bytes) -> None:
         """Write ``data`` as is (garbage, corrupted or hand-built frames, for tests)."""
@@ -257,6 +289,7 @@ class SimulatedMcu:
         past, i.e. delivered late).  Returns the message sent.
         """
         with self._write_lock:
+            self._flush_angles_locked()
             msg = build(self._take_seq(), self._timer_at(self._clock()))
             if isinstance(msg, (Press, Release, Heartbeat, Angle)):
                 self._write_locked(self._wire_locked(msg))
@@ -284,6 +317,7 @@ class SimulatedMcu:
                 raise ValueError(f"pad {pad} out of range 0..{self._pads - 1}")
             mask |= 1 << pad
         with self._write_lock:
+            self._flush_angles_locked()
             # Stamp, number and write atomically so frames leave in timestamp order.
             host_ns = self._clock()
             stamp = self._timer_at(host_ns)
@@ -340,6 +374,7 @@ class SimulatedMcu:
 
     def _send(self, msg: Message) -> None:
         with self._write_lock:
+            self._flush_angles_locked()
             self._write_locked(encode_delimited(msg))
 
     def _hello(self) -> Hello:
@@ -363,9 +398,11 @@ class SimulatedMcu:
         match msg:
             case HelloRequest():
                 with self._write_lock:  # stamp and write together, like PONG
+                    self._flush_angles_locked()
                     self._write_locked(encode_delimited(self._hello()))
             case Ping(ping_id=ping_id):
                 with self._write_lock:
+                    self._flush_angles_locked()
                     self._write_locked(encode_delimited(Pong(ping_id, self.now_us())))
             case Resend():
                 with self._write_lock:
@@ -411,6 +448,7 @@ class SimulatedMcu:
                 next_heartbeat = time.monotonic() + self._heartbeat_interval
                 if fd is not None:
                     with self._write_lock:
+                        self._flush_angles_locked()
                         hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
                         self._write_locked(self._wire_locked(hb))
 

@@ -361,15 +361,17 @@ class LiveTopFeed:
                 continue
             if now - due > self._max_lag_ns:
                 due = now
-            reading = self._top.read(now)
+            # Read and stamped in one step, sent with the burst or before any later frame
+            # (PROTOCOL.md 5.2).
+            reading = self._mcu.sample_angle(self._top.read)
             if reading is not None:
-                burst.append((reading[0], reading[1], now))
+                burst.append(reading)
             if burst and now >= burst_due - period // 2:
-                if len(burst) > 1:
-                    self._mcu.send_angles(burst)
-                else:
-                    self._mcu.send_angle(burst[0][0], burst[0][1])
+                self._mcu.flush_angles()
                 self.sent += [(read_at, raw, status) for raw, status, read_at in burst]
                 burst = []
                 burst_due = now + self._burst_ns
             due += period
+        if burst:  # the readings taken since the last burst leave too, as the feed stops
+            self._mcu.flush_angles()
+            self.sent += [(read_at, raw, status) for raw, status, read_at in burst]
