@@ -81,10 +81,7 @@ async def test_a_power_cut_mid_question_resumes_from_the_journal_left_on_disk(
         async with daemon(config, 2):
             resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
             assert resumed[0]["torn"] is True and resumed[0]["voided"] == "question"
-            # Lines skipped for "arrive_ms is before at_ms" are the known bug pinned by the xfail
-            # test below (a box stamp mapped just after its arrival); what else is said is the tear.
-            errors = [e for e in events_after(d, mark, "error") if e["source"] == "journal"
-                      and "arrive_ms is before at_ms" not in e["message"]]
+            errors = [e for e in events_after(d, mark, "error") if e["source"] == "journal"]
             assert len(errors) == 1 and "was torn" in errors[0]["message"], [e["message"] for e in errors]
             assert torn[:40] in errors[0]["message"]
             state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"], after=mark)
@@ -103,10 +100,6 @@ async def test_a_power_cut_mid_question_resumes_from_the_journal_left_on_disk(
         assert d.invalid == [], d.invalid
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known bug: the console journals a box press whose mapped time is after its arrival (the "
-    "clock fit's error; McuSession accepts stamps up to 10 ms ahead), and parse_step refuses "
-    "arrive_ms < at_ms, so resume and replay skip that press (seen in test_power_cut under load)"))
 def test_a_press_mapped_just_after_its_arrival_is_read_back_from_the_journal() -> None:
     """What the console writes, resume must read: a press the box stamped 0.3 ms after the
     console received it (by the mapping, within its error) is a real press of the fight."""

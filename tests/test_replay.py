@@ -47,14 +47,14 @@ def test_bad_lines_are_named_and_the_rest_is_replayed() -> None:
         '{"at_ms": 0, "host": "next"}\n'
         "not json\n"
         '{"at_ms": 5, "host": "dance"}\n'
-        '{"at_ms": 6, "press": "mcu:0", "arrive_ms": 2}\n'
+        '{"at_ms": 30, "press": "mcu:0", "arrive_ms": 2}\n'
         '{"at_ms": 7, "press": "mcu:0", "host": "next"}\n'
         '{"at_ms": 10, "press": "mcu:1"}\n'
     )
     assert status == 1
     assert "scenario.jsonl:2: not JSON" in err
     assert "scenario.jsonl:3: unknown host action 'dance'" in err
-    assert "scenario.jsonl:4: arrive_ms is before at_ms" in err
+    assert "scenario.jsonl:4: arrive_ms is more than 20 ms before at_ms" in err
     assert "scenario.jsonl:5: a step needs exactly one of" in err
     assert [e["type"] for e in events][:2] == ["question_started", "signal_accepted"]
     assert events[1]["player"] == "p2"
