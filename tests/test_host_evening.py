@@ -255,6 +255,9 @@ def test_a_whole_svoya_fight_with_a_pack_from_the_screen_and_keys(evening: Eveni
                 expect(page.locator(card("p2"))).to_have_class("player out", timeout=WAIT_MS)
             click(host, "reset")
             expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+            # The reset has reached the console (the timer alone may still show the window before
+            # "wrong"): a press made earlier is rightly ignored, waiting for the reset.
+            expect(host.locator("#phase")).to_contain_text("идёт время на сигнал", timeout=WAIT_MS)
             buzz(sim, hall, 2, "p3")
             click(host, "correct")
             scores(hall, p1=-10, p2=-20, p3=20)
