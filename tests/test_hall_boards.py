@@ -202,7 +202,8 @@ async def test_the_chgk_board_says_what_happened(mosquitto_ws: Broker, tmp_path:
             assert await evaluate(browser, text_of("timer")) == ""
             host(ChgkAction.ANSWER_CORRECT)
             await wait_for(browser, f"{text_of('outcome')} === 'Раунд 1: верный ответ — очко знатокам'")
-            assert await evaluate(browser, text_of("call")) == ""
+            # «Время!» goes with the state that follows the verdict's event (a few ms later).
+            await wait_for(browser, f"{text_of('call')} === ''", within=2)
             host(ChgkAction.CORRECT_ROUND, reason="ответ не засчитан")
             corrected = "Исправлено: очко раунда 1 — Ведущему"
             await wait_for(browser, f"{text_of('outcome')}.startsWith('{corrected}')")
