@@ -44,6 +44,7 @@ class ConsoleSection:
     journal: str = ""  # JSON Lines file of every input, for replay after a dispute ("" = none)
     resume: bool = True  # at start, resume the fight of today's journal (console/shell/resume.py)
     log_level: str = "info"
+    held_button_s: float = 5.0  # a pad down this long is reported once, and its release (0 = never)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from console.engine.svoya_events import (
     SignalAccepted,
     SignalsReset,
 )
-from console.shell.notices import ConsoleError, FightResumed, SourceStatus
+from console.shell.notices import ButtonHeld, ConsoleError, FightResumed, SourceStatus
 
 PHASES = {
     "idle": "ожидание вопроса",
@@ -123,6 +123,8 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):
             return source_status_text(source, state)
+        case ButtonHeld():
+            return button_held_text(event, names)
         case FightResumed(voided=voided):
             return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
                                                     if voided else "")
@@ -132,6 +134,17 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
 def source_status_text(source: str, state: str) -> str:
     """A button source's state as the host reads it."""
     return f"Устройство {source}: {SOURCE_STATES.get(state, state)}"
+
+
+def button_held_text(event: ButtonHeld, names: Mapping[str, str]) -> str:
+    """A button held down, or its release, as the host reads it."""
+    whose = f"игрока {names.get(event.player, event.player)}" if event.player else "без игрока"
+    button = f"Кнопка {event.pad} ({whose})"
+    seconds = f"{event.held_ms / 1000:.1f}".replace(".", ",")
+    if event.state == "held":
+        return (f"{button} зажата уже {seconds} с: залипла или её держат; "
+                "остальные кнопки работают, её нажатие засчитано один раз")
+    return f"{button} отпущена (была нажата {seconds} с)"
 
 
 def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:

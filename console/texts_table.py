@@ -68,8 +68,15 @@ from console.engine.spin_events import (
     SpinStopped,
 )
 from console.engine.spin_events import event_from_json as top_event_from_json
-from console.shell.notices import NOTICES, ConsoleError, FightResumed, SourceStatus, notice_from_json
-from console.texts import source_status_text
+from console.shell.notices import (
+    NOTICES,
+    ButtonHeld,
+    ConsoleError,
+    FightResumed,
+    SourceStatus,
+    notice_from_json,
+)
+from console.texts import button_held_text, source_status_text
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
 PHASES = {
@@ -189,6 +196,8 @@ def _notice_line(e: Event) -> str | None:
             return f"Ошибка ({source}): {message}"
         case SourceStatus(source=source, state=state):
             return source_status_text(source, state)
+        case ButtonHeld():
+            return button_held_text(e, {})
         case FightResumed(voided=voided):
             return "Игра восстановлена по журналу" + {
                 "round": "; прерванный раунд отменён — крутите волчок",

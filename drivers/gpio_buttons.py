@@ -196,6 +196,11 @@ class GpioButtons:
         """The BCM pin of each pad."""
         return self._pins
 
+    def pressed_pads(self) -> tuple[int, ...]:
+        """The pads whose accepted (debounced) state is pressed now: after :meth:`start`, those
+        pressed at start among them; empty when not started."""
+        return tuple(pad for pad, lockout in enumerate(self._lockouts) if lockout.pressed)
+
     @staticmethod
     def ticks_to_ns(ticks: float) -> int:
         """Pin-factory ticks (float seconds of time.monotonic) -> int ns, to the nearest ns."""

@@ -2,6 +2,7 @@
 
 Contract: `PadEdge` (one scan's pads changing, timed by the MCU), `AngleReading` (the top's
 sensor, timed by the MCU), `Watermark` (every edge stamped up to then has been handed on),
+`HeldPads` (a HEARTBEAT's mask of the pads down),
 `StatusChanged` and `Problem` (English sentences) are the `McuInput`s a transport hands on
 to the console; `SessionOutput` is one session call's answer (frames to write, inputs to hand
 on, whether to close the port), `McuStats` the session's diagnostic counters. Plain frozen
@@ -15,6 +16,7 @@ from typing import TypeAlias
 
 __all__ = [
     "AngleReading",
+    "HeldPads",
     "McuInput",
     "McuStats",
     "PadEdge",
@@ -59,6 +61,15 @@ class Watermark:
 
 
 @dataclass(frozen=True, slots=True)
+class HeldPads:
+    """A HEARTBEAT: exactly the pads in ``pads`` are down (debounced) at host time ``at_ns``
+    (PROTOCOL.md 4.4); every edge stamped before it has been handed on."""
+
+    pads: tuple[int, ...]
+    at_ns: int
+
+
+@dataclass(frozen=True, slots=True)
 class StatusChanged:
     """The link's state changed: ``"connected"``, ``"disconnected"`` or ``"incompatible"``,
     with an English sentence naming the port."""
@@ -74,7 +85,7 @@ class Problem:
     message: str
 
 
-McuInput: TypeAlias = PadEdge | Watermark | AngleReading | StatusChanged | Problem
+McuInput: TypeAlias = PadEdge | Watermark | AngleReading | HeldPads | StatusChanged | Problem
 
 
 @dataclass(slots=True)

@@ -32,6 +32,7 @@ import serial
 from drivers.clock_sync import ClockModel
 from drivers.mcu_session import (
     AngleReading,
+    HeldPads,
     McuSession,
     McuStats,
     PadEdge,
@@ -41,7 +42,7 @@ from drivers.mcu_session import (
     Watermark,
 )
 
-__all__ = ["AngleReading", "McuLink", "McuStats", "PadEdge"]
+__all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge"]
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +74,7 @@ class McuLink:
     * ``on_angle(reading)`` (optional): an ANGLE frame, its stamp mapped like an edge's.
       Readings that arrive before the clock is synchronised (only right after a device
       restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
+    * ``on_held(held)`` (optional): a HEARTBEAT's ``HeldPads``, the pads down right then.
     * ``on_status(state, detail)``: ``"connected"``, ``"disconnected"`` or
       ``"incompatible"``, with an English sentence naming the port.  Reported on change only.
     * ``on_error(message)``: one English sentence per protocol problem (bad frame, lost
@@ -91,6 +93,7 @@ class McuLink:
         on_watermark: Callable[[int], None] | None = None,
         on_lost: Callable[[int], None] | None = None,
         on_angle: Callable[[AngleReading], None] | None = None,
+        on_held: Callable[[HeldPads], None] | None = None,
         on_status: Callable[[str, str], None] | None = None,
         on_error: Callable[[str], None] | None = None,
         reconnect_interval: float = 0.5,
@@ -107,6 +110,7 @@ class McuLink:
         self._on_watermark = on_watermark
         self._on_lost = on_lost
         self._on_angle = on_angle
+        self._on_held = on_held
         self._on_status = on_status
         self._on_error = on_error
         self._reconnect_interval = reconnect_interval
@@ -275,6 +279,9 @@ class McuLink:
                 elif type(item) is AngleReading:
                     if self._on_angle is not None:
                         self._on_angle(item)
+                elif type(item) is HeldPads:
+                    if self._on_held is not None:
+                        self._on_held(item)
                 elif isinstance(item, StatusChanged):
                     self._status(item)
                 elif isinstance(item, Problem):

@@ -31,6 +31,7 @@ from drivers.clock_sync import ClockModel
 from drivers.mcu_clock import McuTimeline
 from drivers.mcu_inputs import (
     AngleReading,
+    HeldPads,
     McuInput,
     McuStats,
     PadEdge,
@@ -63,6 +64,7 @@ from firmware_proto import (
 
 __all__ = [
     "AngleReading",
+    "HeldPads",
     "McuInput",
     "McuSession",
     "McuStats",
@@ -105,6 +107,10 @@ _PROBE_TIMEOUT_NS = 300_000_000
 # How far outside its round trip a PONG may map (beyond the mapping's error bound) before the
 # mapping counts as broken.
 _PONG_TOL_NS = 2_000_000
+
+
+def _pads_of(mask: int) -> tuple[int, ...]:
+    return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
 
 
 @dataclass(slots=True)
@@ -478,7 +484,10 @@ class McuSession:
             resent = self._check_seq(msg.seq, now)
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             if self._timeline.ready and self._probe_due_ns is None and not resent:
-                self._advance_watermark(self._timeline.map_edge(mcu_us), always=False)
+                at_ns = self._timeline.map_edge(mcu_us)
+                self._advance_watermark(at_ns, always=False)
+                if self._repair is None:  # else the edges before it are still held back
+                    self._out.inputs.append(HeldPads(_pads_of(msg.held), at_ns))
         elif isinstance(msg, Pong):
             verdict = self._timeline.on_pong(msg, now, _PONG_TOL_NS if self._check_clock else None)
             if verdict is False:

@@ -14,6 +14,7 @@ import pytest
 
 from drivers.mcu_session import (
     AngleReading,
+    HeldPads,
     McuInput,
     McuSession,
     PadEdge,
@@ -281,10 +282,10 @@ def test_heartbeats_advance_the_watermark_which_never_goes_back(h: Harness) -> N
     h.handshake()
     beat_at = h.now + 100 * MS
     out = h.recv(h.device.heartbeat(beat_at), 100 * MS)
-    assert out.inputs == [Watermark(beat_at)]
+    assert out.inputs == [Watermark(beat_at), HeldPads((), beat_at)]  # and which pads are down
     # A HEARTBEAT with the same stamp says nothing new: no watermark.  (An older stamp is a
     # timer that stepped back: tests/test_clock_trust.py.)
-    assert h.recv(h.device.heartbeat(beat_at), 1 * MS).inputs == []
+    assert h.recv(h.device.heartbeat(beat_at), 1 * MS).inputs == [HeldPads((), beat_at)]
     # An edge at the watermark is still followed by the (unchanged) watermark.
     out = h.recv(h.device.press(beat_at, 1), 1 * MS)
     assert [type(i) for i in out.inputs] == [PadEdge, Watermark]

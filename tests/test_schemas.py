@@ -39,6 +39,7 @@ from console.games import config_from_dict, game, load_config
 from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
+from drivers.mcu_inputs import HeldPads
 from tests.conftest import Broker, until
 from tests.test_resume import resumed_events
 
@@ -352,6 +353,12 @@ def console_events() -> list[Payload]:
     for payload in (b'{"action": "next"}', b'{"action": "dance"}', b"[1]", b"\xff"):
         clock.now += 10 * MS
         console.on_command(payload)
+    # A button held down past [console] held_button_s, then seen up by the box's HEARTBEAT.
+    console.button_edge("sim", "sim:2", True, clock.now)
+    clock.now += round(console.config.console.held_button_s * 1000) * MS
+    console.on_held_timer()
+    clock.now += 2000 * MS
+    console.mcu_held("sim", HeldPads((), clock.now))
     return seen
 
 
@@ -380,7 +387,7 @@ def test_replayed_events_fit_the_schema(name: str) -> None:
 
 def test_runtime_events_fit_the_schema() -> None:
     events = console_events()
-    assert {e["type"] for e in events} == {"source_status", "error", "question_started"}
+    assert {e["type"] for e in events} == {"source_status", "error", "question_started", "button_held"}
     assert any("source" in e for e in events if e["type"] == "error")
     for e in events:
         validate("event", e)

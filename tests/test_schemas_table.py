@@ -446,6 +446,11 @@ def console_events() -> list[Payload]:
     w.host("correct_round", to="team", reason="ответ засчитан после уточнения")  # round_corrected
     w.host("correct_round", to="team", reason="повтор")  # refused: the point is the team's already
     w.console.report_status("table", "resyncing", "The clock of the MCU on /dev/pts/3 cannot be trusted.")
+    w.console.button_edge("gpio", "gpio:0", True, w.clock.now)  # held past held_button_s, released
+    w.clock.now += round(w.console.config.console.held_button_s * 1e9)
+    w.console.on_held_timer()
+    w.clock.now += 1_000_000_000
+    w.console.button_edge("gpio", "gpio:0", False, w.clock.now)
     return w.events
 
 
@@ -680,7 +685,7 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     replay_only = {e["type"] for events in replayed().values() for e in events}
     # what no replay can show: the runtime's own events and the sports timer
     assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
-                                              "round_corrected", *SPORTS_TYPES}
+                                              "round_corrected", "button_held", *SPORTS_TYPES}
 
 
 def test_targeted_runs_fit_the_schema() -> None:

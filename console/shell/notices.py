@@ -1,7 +1,8 @@
 """The console's own events, beside the referee's: a source's state and a problem report.
 
 Contract: like the engines' events (console/engine/events.py), published through
-`console.wire`; their JSON is documented in docs/mqtt.md (``source_status``, ``error``).
+`console.wire`; their JSON is documented in docs/mqtt.md (``source_status``, ``error``,
+``resumed``, ``button_held``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import ClassVar
 from console.engine.event_read import read_event
 from console.engine.events import Event
 
-__all__ = ["NOTICES", "ConsoleError", "FightResumed", "SourceStatus", "notice_from_json"]
+__all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "FightResumed", "SourceStatus", "notice_from_json"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,7 +53,22 @@ class FightResumed(Event):
     torn: bool
 
 
-NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ButtonHeld(Event):
+    """A button down longer than [console] held_button_s (``state`` "held", said once), and
+    its release after that (``state`` "released", once); the other buttons play on
+    (console/shell/held_buttons.py)."""
+
+    TYPE: ClassVar[str] = "button_held"
+
+    source: str  # the input source's name ([sources.NAME])
+    pad: str  # the pad's name, as in [[players]] pad ("mcu:2")
+    player: str | None  # the player at that pad, None if nobody is
+    state: str  # "held" or "released"
+    held_ms: int  # how long it has been down (at "released": in all)
+
+
+NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld)
 _BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
 
 

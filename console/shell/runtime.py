@@ -36,16 +36,17 @@ from console.scenario import AnyInput, step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
+from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.lamps import LampMasks, LampOutput
 from console.shell.mqtt_link import MqttLink, Topics, encode
-from console.shell.notices import ConsoleError, SourceStatus
+from console.shell.notices import ButtonHeld, ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resume import Resumption
 from console.shell.sound import Cue as SoundCue
 from console.shell.sound import CuePlayer, NullPlayer
-from drivers.mcu_serial import AngleReading, McuLink, PadEdge
+from drivers.mcu_serial import AngleReading, HeldPads, McuLink, PadEdge
 
 log = logging.getLogger("chgk.console")
 
@@ -112,6 +113,12 @@ class Console:
         # «Своя игра» only: there a pad's earlier press is always at least as good as a later one.
         self.coalescer = PressCoalescer(COALESCE_NS) if isinstance(self.referee, SvoyaReferee) else None
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
+        # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
+        hold_s = config.console.held_button_s
+        self.held = (HeldButtons(round(hold_s * 1e9), {p.pad: p.id for p in config.players})
+                     if hold_s > 0 else None)
+        self._held_timer: asyncio.TimerHandle | None = None
+        self._held_due: int | None = None
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
         if resume:  # this start's journal replays alone: the resumed one's lines come first
             self.journal.write_text(resume.copied)
@@ -178,12 +185,62 @@ class Console:
 
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
         """A scan from an MCU: its presses wait for the watermark the link sends right after."""
+        if self.held is not None:
+            for pad in edge.pads:
+                self.button_edge(source, f"{source}:{pad}", edge.pressed, edge.at_ns)
         if edge.pressed:
             coalescer = self.coalescer
             for pad in edge.pads:
                 name = f"{source}:{pad}"
                 if coalescer is None or coalescer.admit(name, edge.at_ns):
                     self._scan.append(Press(source, name, edge.at_ns))
+
+    def mcu_held(self, source: str, held: HeldPads) -> None:
+        """An MCU's HEARTBEAT: exactly these pads are down (it corrects what lost frames or a
+        pad down before the box connected left wrong in the held-button view)."""
+        if self.held is not None:
+            pads = {f"{source}:{pad}" for pad in held.pads}
+            for notice in self.held.seen_down(source, pads, held.at_ns, self.clock()):
+                self._publish(notice)
+            self._arm_held_timer()
+
+    def button_edge(self, source: str, pad: str, pressed: bool, at_ns: int) -> None:
+        """A pad of `source` went down or up at `at_ns`, for the held-button view only (the
+        referee gets its presses separately); a held pad's release is reported here."""
+        held = self.held
+        if held is None:
+            return
+        if pressed:
+            held.down(source, pad, at_ns)
+            self._arm_held_timer()
+        else:
+            notice = held.up(pad, at_ns, self.clock())
+            if notice is not None:
+                self._publish(notice)
+
+    def _arm_held_timer(self) -> None:
+        """Keep a timer armed for the held-button view's next deadline (only an earlier one
+        re-arms it: a chattering pad moves it with every press; an early firing re-arms)."""
+        due = self.held.next_deadline() if self.held is not None else None
+        if due is None or (self._held_due is not None and self._held_due <= due):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # fed outside a loop (plumbing tests): call on_held_timer by hand
+        if self._held_timer is not None:
+            self._held_timer.cancel()
+        self._held_due = due
+        self._held_timer = loop.call_later(max(0.0, (due - self.clock()) / 1e9), self.on_held_timer)
+
+    def on_held_timer(self) -> None:
+        """Report the pads down too long by now, and arm for the next."""
+        self._held_timer = self._held_due = None
+        if self.held is not None:
+            notices: list[ButtonHeld] = self.held.due(self.clock())
+            for notice in notices:
+                self._publish(notice)
+            self._arm_held_timer()
 
     def mcu_angle(self, reading: AngleReading) -> None:
         """An angle sample of the top, on the host timebase. The samples of one serial read
@@ -226,6 +283,8 @@ class Console:
     def report_status(self, source: str, state: str, detail: str) -> None:
         log.info("%s: %s (%s)", source, state, detail)
         self.source_status[source] = state
+        if self.held is not None and state != "connected":
+            self.held.forget(source)  # its pads are unknown until it is back (its HEARTBEAT says)
         if self.mqtt is not None:
             self.mqtt.set_status(sources=dict(self.source_status))
         self._publish(SourceStatus(t_ns=self.clock(), source=source, state=state, detail=detail))

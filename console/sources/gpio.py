@@ -37,6 +37,7 @@ class GpioInput:
     name: str  # as reported in source_status ("pedal" for the host's pedal)
     device: GpioButtons | GpioEncoder
     what: str  # the detail of "connected"
+    players: bool = False  # players' buttons: a pad down at start counts as held from then
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
@@ -45,6 +46,10 @@ class GpioInput:
             self.console.report_status(self.name, "disconnected", str(exc))
         else:
             self.console.report_status(self.name, "connected", self.what)
+            if self.players and isinstance(self.device, GpioButtons):
+                now = self.console.clock()
+                for pad in self.device.pressed_pads():
+                    self.console.button_edge(self.name, f"{self.name}:{pad}", True, now)
 
     def close(self) -> None:
         self.device.close()
@@ -55,12 +60,15 @@ def add_buttons(console: Console, name: str, pins: Sequence[int], *, pull_up: bo
     """Players' buttons on GPIO pins; pad i of source `name` is pins[i]."""
 
     def on_edge(edge: GpioPress) -> None:
+        pad = f"{name}:{edge.pad}"
         if edge.pressed:
-            console.feed([Press(name, f"{name}:{edge.pad}", edge.at_ns)])
+            console.feed([Press(name, pad, edge.at_ns)])
+        console.button_edge(name, pad, edge.pressed, edge.at_ns)  # a pin still active: held
 
     buttons = GpioButtons(pins, on_edge=on_edge, pull_up=pull_up, pin_factory=pin_factory,
                           on_error=lambda message: console.report_error(name, message))
-    console.local_inputs.append(GpioInput(console, name, buttons, f"GPIO pins {list(pins)}"))
+    console.local_inputs.append(GpioInput(console, name, buttons, f"GPIO pins {list(pins)}",
+                                          players=True))
     return buttons
 
 

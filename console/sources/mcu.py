@@ -39,6 +39,7 @@ def add_mcu(console: Console, name: str, port: str, baudrate: int) -> McuLink:
         on_status=lambda state, detail: console.report_status(name, state, detail),
         on_error=lambda message: console.report_error(name, message),
         on_angle=console.mcu_angle if angle else None,
+        on_held=partial(console.mcu_held, name) if buttons else None,
     )
     console.links[name] = link
     return link
