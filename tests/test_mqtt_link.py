@@ -21,8 +21,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiomqtt
+import pytest
 
-from console.shell.mqtt_link import MqttLink, Topics, encode
+from console.shell.mqtt_link import QUEUE_LIMIT, MqttLink, Topics, encode
 from tests.conftest import Broker, start_mosquitto, until
 
 
@@ -374,3 +375,78 @@ async def test_a_host_the_resolver_rejects_is_retried_not_fatal() -> None:
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
+
+
+@contextlib.asynccontextmanager
+async def gate(to: Broker) -> AsyncIterator[tuple[int, asyncio.Event]]:
+    """A TCP port in front of the broker that drops every connection until the event is set,
+    then forwards to `to`: the broker away, then back, for a link that keeps retrying."""
+    open_ = asyncio.Event()
+
+    async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ConnectionError):
+            while data := await src.read(65536):
+                dst.write(data)
+                await dst.drain()
+        dst.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not open_.is_set():
+            writer.close()
+            return
+        up_reader, up_writer = await asyncio.open_connection(to.host, to.port)
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    try:
+        yield server.sockets[0].getsockname()[1], open_
+    finally:
+        server.close()
+
+
+async def test_decisions_are_never_pushed_out_by_the_live_angle_while_the_broker_is_away(
+        mosquitto: Broker) -> None:
+    """Issue 10: the live angle (QoS 0, ~30 a second) waits newest-only, beside the events,
+    so 10 000 samples while the broker is away leave every decision in the queue; once the
+    broker is back each one arrives, in order (the old shared queue of 5000 lost the first)."""
+    topics = Topics("chgk", "t1")
+    async with gate(mosquitto) as (port, broker_back), \
+            aiomqtt.Client(mosquitto.host, mosquitto.port) as watcher:
+        await watcher.subscribe("chgk/t1/#", qos=1)
+        link = MqttLink("127.0.0.1", port, topics, on_command=lambda _payload: None,
+                        reconnect_interval=0.05)
+        task = asyncio.create_task(link.run())
+        try:
+            await asyncio.sleep(0.1)  # a few refused connections
+            for i in range(10_000):
+                link.publish_event({"type": "spin_angle", "i": i}, topic=topics.angle)
+                if i % 1000 == 0:
+                    link.publish_event({"type": "answer_judged", "n": i // 1000})
+            assert link.queued_events == 10 and not link.connected
+            broker_back.set()
+            decisions: list[int] = []
+            angles: list[int] = []
+            async with asyncio.timeout(10):
+                async for message in watcher.messages:
+                    assert isinstance(message.payload, bytes)
+                    payload = json.loads(message.payload)
+                    if message.topic.matches(topics.angle):
+                        angles.append(payload["i"])
+                    elif message.topic.matches(topics.events):
+                        decisions.append(payload["n"])
+                    if len(decisions) == 10 and angles:
+                        break
+            assert decisions == list(range(10))
+            assert angles == [9_999]  # only the newest sample waited
+        finally:
+            assert await stop(task)
+
+
+def test_an_events_queue_over_its_limit_is_said_loudly_and_nothing_is_dropped(
+        caplog: pytest.LogCaptureFixture) -> None:
+    link = MqttLink("127.0.0.1", 1, Topics("chgk", "t1"), on_command=lambda _payload: None)
+    for n in range(QUEUE_LIMIT + 100):
+        link.publish_event({"type": "answer_judged", "n": n})
+    assert link.queued_events == QUEUE_LIMIT + 100
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "none is dropped" in errors[0].getMessage()

@@ -8,15 +8,18 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 * ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here;
   a command the broker delivers as retained is never executed (``on_retained_command``).
 
-Contract: publishing never blocks or raises in the caller. Messages wait in an in-memory queue
-(events in order, retained topics newest only) and are handed to paho-mqtt's public
+Contract: publishing never blocks or raises in the caller. Messages wait in memory (events in
+order, the live angle and the retained topics newest only) and are handed to paho-mqtt's public
 ``Client.publish`` in that order; while the broker is away they wait (the newest of every
 retained topic is always re-sent on reconnect), and the link reconnects on its own. One QoS
 per topic (``qos()``): events, host events and every retained topic at QoS 1, the live angle
 at QoS 0. An event is held until the broker has acknowledged it, so a link lost mid-send
 re-sends it first on the next connection: a display may see an event twice (same ``seq``),
 never miss one the console still holds. Nagle is off (TCP_NODELAY, set in paho's public
-``on_socket_open``): a decision must not wait 40 ms for an ACK. The state snapshot, which is
+``on_socket_open``): a decision must not wait 40 ms for an ACK. Events are never dropped: the
+live angle (~30 a second while the top spins) does not share their queue, and a queue grown
+past ``QUEUE_LIMIT`` while the broker is away is said loudly in the log (an error, once until
+it drains), not shed. The state snapshot, which is
 larger and only needs to be right, follows 5 ms after the event that changed it, coalesced.
 
 How: paho's public external-event-loop API, driven from the asyncio loop (no network thread):
@@ -69,7 +72,7 @@ log = logging.getLogger("chgk.mqtt")
 # decision, and building and sending the snapshot (~150 µs of CPU on a Pi-class core) would
 # otherwise compete with the broker and the displays for the CPU while they deliver it.
 STATE_DELAY_S = 0.005
-QUEUE_LIMIT = 5000  # about an hour of a busy game; older events go first if the broker is away
+QUEUE_LIMIT = 5000  # about an hour of a busy game: more waiting is said loudly (never dropped)
 BROKER_TIMEOUT_S = 10.0  # connect + CONNACK, SUBACK, each PUBACK
 GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping
 KEEPALIVE_S = 60
@@ -134,7 +137,9 @@ class MqttLink:
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
         self._broker_timeout = broker_timeout
-        self._events: deque[tuple[str, bytes]] = deque(maxlen=QUEUE_LIMIT)  # waiting, in order
+        self._events: deque[tuple[str, bytes]] = deque()  # waiting, in order; never dropped
+        self._over_limit = False  # said that more than QUEUE_LIMIT wait (until they drain)
+        self._angle: bytes | None = None  # the newest live angle waiting (QoS 0: older ones are worthless)
         self._retained: dict[str, bytes] = {}  # waiting, newest per topic
         self._last_retained: dict[str, bytes] = {}
         # Handed to paho on this connection and not acknowledged yet, in the order sent:
@@ -164,9 +169,23 @@ class MqttLink:
 
     # ------------------------------------------------------------------ publishing
 
+    @property
+    def queued_events(self) -> int:
+        """How many events wait for the broker (not counting those handed to paho)."""
+        return len(self._events)
+
     def publish_event(self, event: dict[str, Any], topic: str | None = None) -> None:
-        """Publish a non-retained message, in order with the others (default: the event stream)."""
-        self._events.append((topic or self.topics.events, encode(event)))
+        """Publish a non-retained message, in order with the others (default: the event stream).
+        On the live angle's topic only the newest waits: a sample is superseded by the next."""
+        if topic == self._angle_topic:
+            self._angle = encode(event)
+        else:
+            self._events.append((topic or self.topics.events, encode(event)))
+            if len(self._events) > QUEUE_LIMIT and not self._over_limit:
+                self._over_limit = True
+                log.error("mqtt: %d events wait for the broker (%s); none is dropped, but the "
+                          "displays are that far behind and memory grows until it is back",
+                          len(self._events), self._lost or "not connected yet")
         if self._ready:
             self._pump()
 
@@ -215,11 +234,18 @@ class MqttLink:
             if events:
                 topic, payload = events.popleft()
                 self._send(client, topic, payload, self.qos(topic), False)
+            elif self._angle is not None:
+                payload, self._angle = self._angle, None
+                self._send(client, self._angle_topic, payload, ANGLE_QOS, False)
             elif retained:
                 topic = next(iter(retained))
                 self._send(client, topic, retained.pop(topic), RETAINED_QOS, True)
             else:
                 break
+        if self._over_limit and len(events) <= QUEUE_LIMIT // 2:
+            self._over_limit = False
+            log.warning("mqtt: the events waiting for the broker are being delivered (%d left)",
+                        len(events))
         if not self._writing and self._fd >= 0 and client.want_write():
             self._loop.add_writer(self._fd, self._writable)
             self._writing = True
@@ -497,11 +523,12 @@ class MqttLink:
         self._ready = False
         self._client = None
         self._unwatch()
-        if self._inflight:  # events first next time (retained topics are all re-sent anyway)
+        if self._inflight:  # events first next time (retained topics are all re-sent anyway;
+            # an angle sample is superseded by the next)
             back = [(topic, payload) for topic, payload, retained in self._inflight.values()
-                    if not retained]
+                    if not retained and topic != self._angle_topic]
             self._inflight.clear()
-            self._events = deque([*back, *self._events], maxlen=QUEUE_LIMIT)
+            self._events.extendleft(reversed(back))
         if connecting.done():
             _close(client, connecting)
         else:
