@@ -40,10 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency", "table", "display", "noise"])
+    bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int, help="latency, display: presses to measure (300, 200)")
-    bench.add_argument("--seconds", type=float, default=60.0, help="table: how long to stream angles")
+    bench.add_argument("--seconds", type=float,
+                       help="table: how long to stream angles (60); storm: to chatter (10)")
 
     tournament = sub.add_parser("tournament", help="the «Эрудит-квартет» tournament (docs/tournament.md)")
     tournament.add_argument("--config", required=True, help="the TOML config (see config/tournament.toml)")
@@ -60,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return replay_file(args.file, sys.stdout, sys.stderr)
     if args.command == "bench":
+        if args.what == "storm":
+            from bench.storm import main as bench_storm
+
+            return bench_storm(seconds=args.seconds or 10.0, as_json=args.json)
         if args.what == "noise":
             from bench.noise import main as bench_noise
 
@@ -67,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.what == "table":
             from bench.table import main as bench_table
 
-            return bench_table(seconds=args.seconds, as_json=args.json)
+            return bench_table(seconds=args.seconds or 60.0, as_json=args.json)
         if args.what == "display":
             from bench.display import main as bench_display
 
