@@ -26,7 +26,9 @@ TABLE_KINDS = ("table_event", "table_state", "table_command", "record")
 SPORTS_KINDS = ("sports_state",)
 #: The «Эрудит-квартет» fight's events and state (docs/mqtt-quartet.md).
 QUARTET_KINDS = ("quartet_event", "quartet_state")
-ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS + QUARTET_KINDS
+#: The tournament service's grid, standings and events (docs/tournament.md).
+TOURNAMENT_KINDS = ("tournament_grid", "tournament_standings", "tournament_event")
+ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS + QUARTET_KINDS + TOURNAMENT_KINDS
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 
@@ -54,7 +56,7 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def validate(kind: str, payload: dict[str, Any]) -> None:
+def validate(kind: str, payload: dict[str, Any] | list[Any]) -> None:
     """Check `payload` against `kind`'s schema; raises jsonschema.ValidationError if it does not fit."""
     from jsonschema import Draft202012Validator
 

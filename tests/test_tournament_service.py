@@ -23,6 +23,7 @@ import aiomqtt
 import pytest
 
 from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
+from console.schemas import validate
 from console.tournament.config import TournamentConfig, load_tournament_config
 from console.tournament.draw import draw_groups
 from console.tournament.grid import Line
@@ -67,6 +68,9 @@ def final_state(fight: Fight) -> bytes:
     return json.dumps(state, ensure_ascii=False).encode()
 
 
+SCHEMA_OF = {"grid": "tournament_grid", "standings": "tournament_standings", "events": "tournament_event"}
+
+
 class Recording(TournamentService):
     """The service fed by `handle` directly, what it publishes kept (no broker)."""
 
@@ -75,7 +79,9 @@ class Recording(TournamentService):
         self.published: list[tuple[str, Any]] = []
 
     def publish(self, topic: str, text: str, *, retain: bool = False) -> None:
-        self.published.append((topic, json.loads(text)))
+        payload = json.loads(text)
+        validate(SCHEMA_OF[topic.rsplit("/", 1)[-1]], payload)  # every publish fits docs/tournament.md
+        self.published.append((topic, payload))
 
 
 def places(grid: dict[str, Any], fight: str) -> list[str] | None:
