@@ -26,7 +26,7 @@ from console.engine.rules import AnswerClock, FalseStartPolicy, TiePolicy
 from console.shell import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
-from drivers.evdev_keys import EVDEV, STREAM, key_code, key_names
+from drivers.evdev_keys import EVDEV, STREAM, EvdevMissing, key_code, key_names
 from drivers.evdev_keys import KINDS as KEY_DEVICE_KINDS
 
 
@@ -441,7 +441,10 @@ def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
         if not key.startswith(("KEY_", "BTN_")):
             raise ConfigError(source, f"{where}.{key}", "unknown key (known: device, kind, and key "
                                                         "names such as KEY_SPACE or BTN_LEFT, in capitals)")
-        code = key_code(key)
+        try:
+            code = key_code(key)
+        except EvdevMissing as exc:
+            raise ConfigError(source, f"{where}.{key}", str(exc)) from None
         if code is None:
             close = difflib.get_close_matches(key, key_names(), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""

@@ -35,8 +35,7 @@ import struct
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-
-from evdev import ecodes
+from functools import cache
 
 __all__ = [
     "EVDEV",
@@ -48,6 +47,7 @@ __all__ = [
     "KEY_UP",
     "KINDS",
     "STREAM",
+    "EvdevMissing",
     "EventDecoder",
     "InputEvent",
     "KeyReader",
@@ -75,7 +75,21 @@ KINDS = (EVDEV, STREAM)
 _READ_EVENTS = 64  # records per read: a burst of keys is a handful
 
 
+class EvdevMissing(ImportError):
+    """python-evdev is not installed: host keys need it (the rest of the console does not)."""
+
+
+@cache
 def _names() -> dict[str, int]:
+    # python-evdev is imported here, not at the module's top: it is a C extension built from
+    # source (no wheels on PyPI), so it is an optional dependency (`pip install .[keys]`, or
+    # Debian's python3-evdev), and a console without host keys never needs it.
+    try:
+        from evdev import ecodes
+    except ImportError as exc:
+        raise EvdevMissing("host keys need python-evdev: apt-get install python3-evdev, or "
+                           "pip install 'chgk-console[keys]' (it builds with gcc and the Linux "
+                           "headers)") from exc
     names: dict[str, int] = {}
     for table in (ecodes.KEY, ecodes.BTN):
         for code, name in table.items():
@@ -85,18 +99,15 @@ def _names() -> dict[str, int]:
     return names
 
 
-_KEY_CODES = _names()
-
-
 def key_code(name: str) -> int | None:
     """The code of a key named as in linux/input-event-codes.h (``KEY_SPACE``, ``BTN_LEFT``;
-    ``evtest`` prints them), or None if there is no such key."""
-    return _KEY_CODES.get(name)
+    ``evtest`` prints them), or None if there is no such key. EvdevMissing without python-evdev."""
+    return _names().get(name)
 
 
 def key_names() -> list[str]:
     """Every key name `key_code` knows."""
-    return list(_KEY_CODES)
+    return list(_names())
 
 
 def pack_event(at_ns: int, type_: int, code: int, value: int) -> bytes:
@@ -170,7 +181,7 @@ def _find_by_name(name: str, codes: Collection[int]) -> str:
         try:
             seen.append(dev.name)
             if dev.name == name:
-                if set(dev.capabilities().get(ecodes.EV_KEY, [])) & set(codes):
+                if set(dev.capabilities().get(evdev.ecodes.EV_KEY, [])) & set(codes):
                     return path
                 match = match or path
         finally:

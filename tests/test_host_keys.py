@@ -13,6 +13,9 @@ import io
 import json
 import os
 import struct
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -97,6 +100,36 @@ def test_a_key_device_maps_key_names_to_actions() -> None:
     assert keys.kind == "evdev" and keys.name == "keys:usb-clicker-event-kbd"
     assert [(b.key, b.code, b.action) for b in keys.bindings] == [
         ("KEY_SPACE", 57, "reading_finished"), ("KEY_ENTER", 28, "correct"), ("BTN_LEFT", 272, "wrong")]
+
+
+def test_without_python_evdev_only_host_keys_are_refused() -> None:
+    """python-evdev is optional (a C extension with no wheels): a console without host keys loads
+    its config without it; a config with keys gets a ConfigError naming the key and the fix.
+    Run where `import evdev` fails (a fresh interpreter with it blocked)."""
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["evdev"] = None  # `import evdev` raises ImportError
+        from console.config import ConfigError
+        from console.games import config_from_dict
+        base = {"players": [{"id": "a", "name": "A", "pad": "mcu:0"},
+                            {"id": "b", "name": "B", "pad": "mcu:1"}],
+                "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}}}
+        assert config_from_dict(base, "c.toml").host.keys == ()
+        try:
+            config_from_dict({**base, "host": {"keys": {"device": "/dev/input/event3",
+                                                         "KEY_SPACE": "reading_finished"}}}, "c.toml")
+        except ConfigError as exc:
+            print(exc)
+    """)
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    assert "host.keys.KEY_SPACE" in done.stdout and "python3-evdev" in done.stdout, done.stdout
+
+
+def test_the_console_imports_without_python_evdev() -> None:
+    """Loading the console, its config and the game registry does not import python-evdev."""
+    code = ("import sys; import console.config, console.games, console.shell.daemon; "
+            "sys.exit('evdev' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 def test_several_key_devices_as_an_array_of_tables() -> None:
