@@ -133,10 +133,11 @@ def test_install_script_in_a_clean_debian_12(debian: Path) -> None:
         broker=$!
         sleep 1
         host_pass=$(sed -n 's/^# The host.s tablet: user host, password //p' /etc/chgk-console/accounts.toml)
-        cd /tmp && setpriv --reuid=chgk --regid=chgk --init-groups \
+        cd /tmp
+        setpriv --reuid=chgk --regid=chgk --init-groups \
           /opt/chgk-console/.venv/bin/chgk-console run --config /etc/chgk-console/console.toml \
           > /tmp/console.out 2>&1 &
-        console=$!
+        console=$!  # setpriv execs the console: this is its pid (a `cd && ...` job would not be)
         mosquitto_sub -h 127.0.0.1 -u host -P "$host_pass" -t chgk/table1/status -C 1 -W 30
         got=$?
         kill $console $broker; wait
