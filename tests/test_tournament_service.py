@@ -311,3 +311,46 @@ def test_the_runners_up_shootout_is_the_organisers_command(tmp_path: Path) -> No
     assert restarted.book.tournament.finalists() == finalists
     grid = [p for t, p in service.published if t == "chgk/tournament/grid"][-1]
     assert next(f for f in grid["fights"] if f["id"] == "final")["teams"] == list(finalists)
+
+
+def test_a_tournament_of_24_teams_over_six_tables_through_the_service(tmp_path: Path) -> None:
+    """2.1-2.3.3 as the organiser runs it: six tables (t1..t6) publish each fight's fight_over,
+    the service files every result under its fight and table, the runners-up's shoot-out comes
+    as the organiser's command when they are tied (2.2.3), the final is played; the grid ends
+    complete, every fight with its table, and the standings rank the final's places first."""
+    service = Recording(load_tournament_config(str(write_config(tmp_path))))
+    tournament = service.book.tournament
+    strength = {team: i for i, team in enumerate(TEAMS)}  # k01 plays best
+
+    def play_at(table: str, fight_id: str, stage: Stage) -> None:
+        teams = tournament.fight(fight_id).teams
+        assert teams is not None, fight_id
+        order = sorted(teams, key=strength.__getitem__)
+        service.handle(f"chgk/{table}/events", fight_over(play(tuple(teams), order, stage)))
+        assert tournament.result(fight_id) is not None, fight_id
+
+    for i, group in enumerate("ABCDEF"):
+        play_at(f"t{i + 1}", f"group-{group}", Stage.GROUP)
+    later = [f for f in tournament.fights() if f.stage in (Stage.SEMIFINAL, Stage.CONSOLATION)]
+    assert len(later) == 6
+    for i, fight in enumerate(later):
+        play_at(f"t{i + 1}", fight.id, fight.stage)
+    race = tournament.runner_up()
+    assert race is not None
+    for pending in race.pending:  # tied over both fights, indicators too: the shoot-out
+        best = min(pending.teams, key=strength.__getitem__)
+        scores = {team: 50 if team == best else 0 for team in pending.teams}
+        service.handle("chgk/tournament/command",
+                       json.dumps({"action": "runner_up_shootout", "scores": scores}).encode())
+    play_at("t3", "final", Stage.FINAL)
+
+    grid = [p for t, p in service.published if t == "chgk/tournament/grid"][-1]
+    assert len(grid["fights"]) == 13 and all(f["result"] for f in grid["fights"])
+    assert {f["table"] for f in grid["fights"]} == {f"t{i}" for i in range(1, 7)}
+    final = next(f for f in grid["fights"] if f["id"] == "final")
+    assert final["table"] == "t3"
+    winners = [line["team"] for line in final["result"]]
+    assert winners[0] == min(winners, key=strength.__getitem__)
+    standings = grid["standings"]
+    assert len(standings) == 24 and [s["team"] for s in standings[:4]] == winners
+    assert service.book.problems == []
