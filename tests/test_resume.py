@@ -23,6 +23,7 @@ from console.shell import resume
 from console.shell.daemon import _open_journal
 from console.shell.runtime import Console
 from console.tools.replay import play, read_scenario
+from tests.quartet_harness import Fight
 
 MS = 1_000_000
 S = 1_000 * MS
@@ -341,3 +342,27 @@ def test_every_voided_value_is_produced() -> None:
 
     assert voided("svoya") == ["question", None]
     assert voided("table") == ["round", None, "count"]
+
+
+def test_a_quartet_fight_voids_the_question_in_play_of_its_theme() -> None:
+    """The «Эрудит-квартет» judges each theme with the «Своя игра» referee (004 §III 3.3):
+    a crash mid-question voids that question as in «Своя игра» (004 IV 4.3, App.9) and leaves
+    the theme, its seats and the points already taken; between questions nothing is voided."""
+    f = Fight()
+    f.cmd("start_round", themes=[f"Тема {i}" for i in range(1, 5)])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.question("t1")  # 10 to t1
+    assert resume.interrupted(f.fight, f.now) is None  # between questions: nothing in play
+    f.host(HostAction.NEXT)
+    f.advance(S)
+    f.press("t2")  # the turn is t2's when the power goes
+    before = f.fight.snapshot(f.now)
+    voiding = resume.interrupted(f.fight, f.now)
+    assert voiding is not None and voiding[1] == "question"
+    f.deliver(voiding[0])
+    referee = f.fight.referee
+    assert referee is not None and referee.phase.value == "idle"
+    after = f.fight.snapshot(f.now)
+    assert after["teams"] == before["teams"]  # seats and points as they were
+    assert [e["reason"] for e in f.events("question_ended")][-1] == "cancelled"

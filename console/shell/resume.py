@@ -51,6 +51,7 @@ from console.engine.chgk_round import Phase as TablePhase
 from console.engine.chgk_rules import ChgkAction, ChgkHost
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Host, HostAction, Json, Output
+from console.engine.quartet import QuartetFight
 from console.engine.sports_timer import SportsAction, SportsHost, SportsTimer
 from console.engine.svoya import SvoyaReferee
 from console.engine.svoya_question import Phase as SvoyaPhase
@@ -237,6 +238,11 @@ def interrupted(engine: Game[Any], at: int) -> tuple[GameInput, str] | None:
         if engine.running_timer() is None:
             return None
         return SportsHost(SportsAction.CANCEL, at), "count"
+    if isinstance(engine, QuartetFight):  # the question in play of the theme in play, as above
+        referee = engine.referee
+        if referee is None or referee.phase in (SvoyaPhase.IDLE, SvoyaPhase.GAME_OVER):
+            return None
+        return Host(HostAction.CANCEL, at), "question"
     return None
 
 
