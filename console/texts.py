@@ -104,9 +104,12 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return "Сброс: сигналы снова принимаются; если сигнала нет — продолжайте чтение"
         case SignalsReset():
             return "Сброс: сигналы снова принимаются"
-        case QuestionEnded(reason=reason, winner=winner):
-            text = f"Вопрос окончен: {END_REASONS[reason]}"
-            return text + (f" ({who(winner)})" if winner else "")
+        case QuestionEnded(reason=reason, winner=winner, inputs_lost=lost):
+            text = f"Вопрос окончен: {END_REASONS[reason]}" + (f" ({who(winner)})" if winner else "")
+            if lost:
+                text += (f"; внимание: нажатия с {', '.join(lost)} могли потеряться — проверьте "
+                         "решение (можно отменить вопрос)")
+            return text
         case PressIgnored(player=player, reason=reason):
             return f"Сигнал {who(player)} не засчитан: {IGNORED[reason]}"
         case GameOver(scores=scores, ranking=ranking):

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 
 from console.engine.model import HostAction, Watermark
+from console.engine.svoya_events import QuestionEnded
 from console.scenario import step_to_json
+from console.texts import describe
 from drivers.mcu_session import PadEdge
 from drivers.mcu_session import Watermark as McuWatermark
 from drivers.sim_mcu import SimulatedMcu
@@ -96,6 +98,39 @@ def test_a_span_after_the_decision_does_not_flag_it() -> None:
     t.advance(20 * MS)
     (accepted,) = t.events("signal_accepted")
     assert "inputs_lost" not in accepted
+
+
+def test_nobody_signalled_over_a_lost_span_says_so() -> None:
+    """004 App.10.3: the question ends when nobody signals in time; over a span where the MCU
+    may have lost a press, that decision is not guaranteed either, and says so."""
+    t = Table()
+    t.host(HostAction.NEXT)
+    t.advance(100 * MS)
+    start = t.now
+    t.advance(20 * MS)
+    t.deliver(Watermark("mcu", t.now, lost_from=start))
+    t.host(HostAction.READING_FINISHED)
+    t.advance(7_100 * MS)
+    t.deliver(Watermark("mcu", t.now))
+    t.advance(100 * MS)
+    (ended,) = t.events("question_ended")
+    assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
+    last_end = t.ref.snapshot(t.now)["last_end"]
+    assert isinstance(last_end, dict) and last_end["inputs_lost"] == ["mcu"]
+    (event,) = [o for o in t.outputs if isinstance(o, QuestionEnded)]
+    assert "могли потеряться" in describe(event, {})  # the host is told, in Russian
+
+
+def test_nobody_signalled_without_a_lost_span_says_nothing_more() -> None:
+    t = Table()
+    t.host(HostAction.NEXT)
+    t.advance(100 * MS)
+    t.host(HostAction.READING_FINISHED)
+    t.advance(7_100 * MS)
+    t.deliver(Watermark("mcu", t.now))
+    t.advance(100 * MS)
+    (ended,) = t.events("question_ended")
+    assert ended["reason"] == "no_signal" and "inputs_lost" not in ended
 
 
 def test_the_span_is_journalled() -> None:

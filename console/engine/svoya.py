@@ -528,8 +528,11 @@ class SvoyaReferee:
             out.append(ignored(now, q, press, player, self._presses.refusal_after_end(q, press, player)))
         if reason is EndReason.NO_SIGNAL:
             out.append(PlayCue(Cue.TIME_UP))
+        # "Nobody signalled" is a decision too: over a span where a source may have lost a
+        # press (issue 10), it says so, like signal_accepted.
+        lost = self._arbiter.lost_between(q.counting_from, at) if reason is EndReason.NO_SIGNAL else ()
         end = QuestionEnded(t_ns=now, reason=reason, theme=q.theme, number=q.number, value=q.value,
-                            winner=winner, scores=dict(self._scores))
+                            winner=winner, scores=dict(self._scores), inputs_lost=lost or None)
         self._last_end, self._last_reversal = end, None
         out.append(end)
         q.pending = []

@@ -166,6 +166,8 @@ class QuestionEnded(Event):
     value: int
     winner: str | None
     scores: Mapping[str, int]
+    # no_signal only: sources that may have lost a press while signals counted (issue 10)
+    inputs_lost: tuple[str, ...] | None = omitted_if_none()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -269,4 +271,5 @@ def end_view(e: QuestionEnded) -> dict[str, Json]:
         "value": e.value,
         "winner": e.winner,
         "scores": dict(e.scores),
+        **({} if e.inputs_lost is None else {"inputs_lost": list(e.inputs_lost)}),
     }
