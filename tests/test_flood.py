@@ -72,3 +72,38 @@ def test_a_host_action_lets_the_next_press_through() -> None:
     scan(c, 0, start + 2 * MS)  # 5 ms after the last press of the pad: still counts
     assert [e["type"] for e in events if e["type"] in ("press_ignored", "signal_accepted")] == [
         "press_ignored", "signal_accepted"]
+
+
+def test_a_chattering_seat_in_a_quartet_fight_is_coalesced_too() -> None:
+    """The quartet's themes are judged by the «Своя игра» referee (004 §III 3.3, App.5): a team's
+    chattering button reaches it once per window, and the first signal still answers."""
+    config = config_from_dict({
+        "console": {"node": "t1", "journal": ""},
+        "game": {"kind": "quartet"},
+        "players": [{"id": "t1", "name": "Совы", "pad": "mcu:0"},
+                    {"id": "t2", "name": "Ежи", "pad": "mcu:1"}],
+        "quartet": {"teams": [{"id": "t1", "players": ["Аня", "Боря", "Вика", "Гоша"]},
+                              {"id": "t2", "players": ["Ель", "Жора", "Зоя", "Ира"]}]},
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}},
+        "sound": {"enabled": False},
+    }, "test")
+    c = Console(config, clock=lambda: 0, journal=io.StringIO())
+    events: list[dict[str, object]] = []
+    c.wire_watchers.append(events.append)
+    assert c.coalescer is not None
+    at = 1000 * MS
+    for command in ({"action": "start_round", "themes": ["Реки", "Города", "Поэты", "Кино"]},
+                    {"action": "assign", "team": "t1", "players": ["Аня", "Боря", "Вика", "Гоша"]},
+                    {"action": "assign", "team": "t2", "players": ["Ель", "Жора", "Зоя", "Ира"]},
+                    {"action": "start_theme"}, {"action": "next"}):
+        at += 100 * MS
+        c.feed([c.game.parse_command(command, at)], now=at)
+    first = at + 10 * MS
+    for i in range(500):
+        scan(c, 0, first + i * MS)
+        scan(c, 0, first + i * MS + MS // 2, pressed=False)
+        if i == 5:
+            scan(c, 1, first + i * MS)
+    accepted = [e for e in events if e["type"] == "signal_accepted"]
+    assert [e["player"] for e in accepted] == ["t1"] and accepted[0]["press_at_ns"] == first
+    assert c.coalescer.dropped >= 450

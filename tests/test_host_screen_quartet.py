@@ -15,6 +15,7 @@ browser and one simulated MCU for the module; each fight its own daemon.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -161,6 +162,7 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#situation")).to_have_text("Раунд 1 (открытый) · дальше тема 1 «Реки»",
                                                     timeout=WAIT_MS)
     expect(host.locator("#timer-kind")).to_have_text("минута на расстановку")
+    expect(host.locator("#timer")).to_have_text(re.compile(r"^\d"))  # the count drawn, not just its label
     left = float(host.locator("#timer").inner_text())
     host.wait_for_timeout(400)
     assert float(host.locator("#timer").inner_text()) < left <= 60.0
@@ -259,6 +261,7 @@ def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(sit
         host.fill("#field-name", "Реки")
         ok(host)
         expect(host.locator("#timer-kind")).to_have_text("20 секунд на выбор игрока", timeout=WAIT_MS)
+        expect(host.locator("#timer")).to_have_text(re.compile(r"^\d"))
         assert 0 < float(host.locator("#timer").inner_text()) <= 20.0
 
         click(host, "assign")

@@ -26,6 +26,7 @@ from console.engine.chgk_events import (
 from console.engine.events import Event
 from console.engine.game import Game
 from console.engine.model import Host, HostAction, LampMode, Output, PlayCue, Press, SetLamps, Watermark
+from console.engine.quartet import QuartetFight
 from console.engine.spin import AngleSample
 from console.engine.spin_events import SpinAngle
 from console.engine.svoya import SvoyaReferee
@@ -110,8 +111,10 @@ class Console:
         self._refresh: asyncio.TimerHandle | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
         self._lost_from: dict[str, int] = {}  # per MCU: said on its next watermark (mcu_lost)
-        # «Своя игра» only: there a pad's earlier press is always at least as good as a later one.
-        self.coalescer = PressCoalescer(COALESCE_NS) if isinstance(self.referee, SvoyaReferee) else None
+        # «Своя игра», and the quartet whose themes it judges: there a pad's earlier press is
+        # always at least as good as a later one (console/shell/coalesce.py).
+        coalesced = isinstance(self.referee, SvoyaReferee | QuartetFight)
+        self.coalescer = PressCoalescer(COALESCE_NS) if coalesced else None
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
         hold_s = config.console.held_button_s
@@ -137,7 +140,7 @@ class Console:
     def feed(self, inputs: Sequence[AnyInput], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
-        if self.coalescer is not None and any(isinstance(inp, Host) for inp in inputs):
+        if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
             for inp in inputs:
