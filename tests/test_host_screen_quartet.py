@@ -176,8 +176,9 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#field-players-0 option", has_text="Даша")).to_have_count(0)  # absent
     host.select_option("#field-players-1", "Аня")
     ok(host)
-    expect(host.locator("#refusal")).to_contain_text("«Расставить игроков»: 'assign' is not allowed now: "
-                                                     "four different players play a round", timeout=WAIT_MS)
+    expect(host.locator("#refusal")).to_contain_text("«Расставить игроков» сейчас нельзя", timeout=WAIT_MS)
+    expect(host.locator("#refusal")).to_contain_text("'assign' is not allowed now: "
+                                                     "four different players play a round")
     click(host, "assign")
     ok(host)  # Аня, Боря, Вика, Гоша
     expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Аня", timeout=WAIT_MS)

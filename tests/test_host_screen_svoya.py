@@ -191,7 +191,17 @@ def test_a_refused_command_shows_the_engines_reason(hall: Hall) -> None:
     hall.broker.publish("host", '{"action": "correct"}')
     refusal = hall.host.locator("#refusal")
     expect(refusal).to_be_visible(timeout=WAIT_MS)
-    expect(refusal).to_contain_text("«Верно»: 'correct' is not allowed now")
+    expect(refusal).to_contain_text("«Верно» сейчас нельзя (между вопросами). Причина: "
+                                    "'correct' is not allowed now")
+
+
+def test_a_console_problem_is_a_notice_in_russian(hall: Hall) -> None:
+    """Not a refusal of the screen's button: a malformed command from another client (and the
+    devices' and the decisions' warnings) goes to the host's «Внимание» list, in Russian."""
+    hall.broker.publish("host", '{"action": "dance"}')
+    notices = hall.host.locator("#notices-box")
+    expect(notices).to_be_visible(timeout=WAIT_MS)
+    expect(hall.host.locator("#notices li").first).to_contain_text("Неполадка (mqtt): bad host command")
 
 
 def test_destructive_actions_ask_first(hall: Hall) -> None:

@@ -229,8 +229,47 @@ function onMessage(kind, payload, packet) {
     takeState(payload, received, live);
   } else if (kind === "events" || kind === "host/events") {
     if (live && typeof payload.t_ns === "number") clockOffset = received - payload.t_ns / 1e6;
-    if (payload.type === "error") showRefusal(payload);
+    if (payload.type === "error" && payload.details && payload.details.action) showRefusal(payload);
+    else if (live) notice(payload);
   }
+}
+
+// ---- what the host must know about the devices and the decisions (Russian) ----
+const MAX_NOTICES = 6;
+const SOURCE_STATES = { connected: "подключено", disconnected: "нет связи",
+                        incompatible: "другая версия прошивки",
+                        resyncing: "часы устройства сбились: пересинхронизация, проверьте решения" };
+
+function noticeText(e) {
+  const lost = e.inputs_lost && e.inputs_lost.length
+    ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
+  switch (e.type) {
+    case "error": return `Неполадка (${e.source}): ${e.message}`;
+    case "source_status": return `Устройство ${e.source}: ${SOURCE_STATES[e.state] || e.state}`;
+    case "button_held": {
+      const whose = e.player ? ` (${nameOf(e.player)})` : "";
+      const seconds = (e.held_ms / 1000).toFixed(1).replace(".", ",");
+      return e.state === "held" ? `Кнопка ${e.pad}${whose} зажата уже ${seconds} с: проверьте её`
+                                : `Кнопка ${e.pad}${whose} отпущена (была нажата ${seconds} с)`;
+    }
+    case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
+      + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
+      + (e.torn ? "; последняя строка журнала была оборвана" : "");
+    case "signal_accepted": return lost ? `Сигнал ${nameOf(e.player)}: ${lost}` : "";
+    case "question_ended": return lost ? `Никто не ответил: ${lost}` : "";
+    default: return "";
+  }
+}
+
+function notice(e) {
+  const text = noticeText(e);
+  if (!text) return;
+  const item = document.createElement("li");
+  item.textContent = `${new Date().toLocaleTimeString("ru-RU")} ${text}`;
+  const list = $("notices");
+  list.prepend(item);
+  while (list.children.length > MAX_NOTICES) list.lastChild.remove();
+  $("notices-box").hidden = false;
 }
 
 function takeState(s, received, live) {
@@ -258,7 +297,10 @@ function takeState(s, received, live) {
 
 function showRefusal(e) {
   const spec = specOf(e.details && e.details.action);
-  $("refusal-text").textContent = (spec ? `«${spec.label}»: ` : "") + e.message;
+  const phase = e.details && e.details.phase ? ((PHASES[game] || {})[e.details.phase] || "") : "";
+  // The lead line in Russian from the refusal's details; the engine's own reason after it.
+  const lead = (spec ? `«${spec.label}» сейчас нельзя` : "Команда не принята") + (phase ? ` (${phase})` : "");
+  $("refusal-text").textContent = `${lead}. Причина: ${e.message}`;
   $("refusal").hidden = false;
 }
 $("refusal-close").addEventListener("click", () => { $("refusal").hidden = true; });
