@@ -7,7 +7,8 @@ a plain file descriptor the event loop watches (``loop.add_reader``: no reader t
 blocking read with a timeout to poll a stop flag); an unplug shows as EIO on that descriptor
 and a replug as a new ``/dev/hidrawN``, found again by its USB ids in sysfs; and access is one
 udev rule on the hidraw node (group ``plugdev``), no raw USB device permissions. The report
-bytes are the same either way (drivers/buzz_report.py).
+bytes are the same either way (drivers/buzz_report.py). So pyusb, once declared for this, is
+not a dependency: nothing uses it.
 
 Timing, honestly: the report carries no time. The host polls the controller's interrupt
 endpoint every ``bInterval`` = 10 ms, so a report's arrival places its presses only within
