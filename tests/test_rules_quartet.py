@@ -97,6 +97,16 @@ def test_a_round_needs_four_different_players() -> None:
     assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"])) == []
 
 
+def test_any_player_of_the_team_may_play_in_each_round() -> None:
+    """3.2: any player of the team may play for it; with five on the roster, the player left out
+    of one round may play the next (3.4 asks only for four different players within a round)."""
+    f = Fight(make_rules(rounds=(RoundType.OPEN, RoundType.OPEN)))
+    f.round_open(orders={"t1": ["Аня", "Боря", "Вика", "Гоша"]})
+    f.cmd("start_round", themes=["Д", "Е", "Ж", "З"])
+    assert f.refusals(f.cmd("assign", team="t1", players=["Даша", "Гоша", "Аня", "Вика"])) == []
+    assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"])) == []
+
+
 def test_the_half_dark_round_names_each_theme_and_gives_20_seconds() -> None:
     """3.6.2: the theme is named just before it is played; the team then has 20 s to choose
     the player; a player who has played this round may not play again (3.4)."""
