@@ -748,9 +748,8 @@ async def test_topics_qos_and_retain_on_a_real_broker(mosquitto: Broker) -> None
         task.cancel()
     kinds = {t.events: "event", t.state: "state", t.status: "status"}
     for topic, payload, qos, _ in live.got:
-        # Events go out at QoS 0 on the fast path (straight onto the socket) and at QoS 1
-        # when they had to wait in the queue; status and state always at QoS 1.
-        assert qos in ((0, 1) if topic == t.events else (1,)), topic
+        # One QoS per topic: events, state and status all at QoS 1 (docs/mqtt.md).
+        assert qos == 1, topic
         validate(kinds[topic], payload)
     events = live.on(t.events)
     assert [e["type"] for e in events] == ["source_status", "question_started", "signal_accepted", "error",
