@@ -167,3 +167,10 @@ def log_in_as_host(page: Page, password: str) -> None:
     page.fill("#login-password", password)
     page.click("#login-ok")
     page.wait_for_function(LINK_UP)
+
+
+def timer_seconds(page: Page) -> float:
+    """The seconds the page's countdown shows, once it shows a number: the clock's box and its
+    label are drawn a frame before the count on a loaded machine."""
+    page.wait_for_function("/^\\d/.test(document.getElementById('timer').textContent)", timeout=10_000)
+    return float(page.locator("#timer").inner_text())

@@ -24,6 +24,7 @@ from tests.host_screen_pages import (
     lockdown,
     log_in_as_host,
     running_daemon,
+    timer_seconds,
     wait_serving,
 )
 
@@ -91,9 +92,9 @@ def test_a_round_at_the_table_from_the_host_screen(table: Table) -> None:
     click(host, "start_timer")
     expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
     expect(host.locator("#timer-kind")).to_have_text("обсуждение")
-    left = float(host.locator("#timer").inner_text())
+    left = timer_seconds(host)
     host.wait_for_timeout(500)
-    assert float(host.locator("#timer").inner_text()) < left <= 60.0  # counting down
+    assert timer_seconds(host) < left <= 60.0  # counting down
 
     click(host, "answer_correct")
     expect(board.locator("#score")).to_have_text("1 : 0", timeout=WAIT_MS)
