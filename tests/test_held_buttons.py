@@ -175,6 +175,9 @@ async def test_a_pad_held_on_the_box_is_reported_once_and_the_others_play_on() -
             assert held["held_ms"] >= 300
             console.host(HostAction.NEXT)
             await until(lambda: bool(of(events, "question_started")))
+            # A player presses after the announcement, not within the clock fit's error of it
+            # (a fit of few pings, just after connect, may be a few ms off on a loaded machine).
+            await asyncio.sleep(0.05)
             sim.press(0)
             sim.release(0)  # a real press: down a few ms, never reported
             await until(lambda: bool(of(events, "signal_accepted")))
