@@ -25,8 +25,6 @@ nothing. Target on this machine: p99 <= 100 ms for each page.
 from __future__ import annotations
 
 import datetime
-import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.latency import cpu_times, free_port, machine, summary, wait_port, write_line
+from bench.report import missing_tools, print_result
 from drivers.sim_mcu import SimulatedMcu
 
 NODE = "bench"
@@ -57,20 +56,14 @@ IDLE = f"document.querySelectorAll('.player.idle').length === {PLAYERS}"
 
 
 def main(samples: int = 200, as_json: bool = False) -> int:
-    for tool in ("mosquitto", "mosquitto_pub"):
-        if shutil.which(tool) is None:
-            print(f"bench: {tool} not found (apt-get install mosquitto mosquitto-clients)", file=sys.stderr)
-            return 2
+    if missing_tools(("mosquitto", "mosquitto_pub")):
+        return 2
     if not Path(CHROMIUM).exists():
         print(f"bench: {CHROMIUM} not found (apt-get install chromium)", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="chgk-bench-display-") as tmp:
         result = _run(Path(tmp), samples)
-    if as_json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>16}: {value}")
+    print_result(result, as_json)
     return 0
 
 

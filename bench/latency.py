@@ -28,11 +28,9 @@ samples. Prints figures; asserts nothing.
 from __future__ import annotations
 
 import datetime
-import json
 import os
 import platform
 import queue
-import shutil
 import socket
 import statistics
 import subprocess
@@ -43,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.report import missing_tools, print_result
 from drivers.sim_mcu import SimulatedMcu
 
 NODE = "bench"
@@ -124,17 +123,11 @@ def is_event(kind: str) -> Any:
 
 
 def main(samples: int = 300, as_json: bool = False) -> int:
-    for tool in ("mosquitto", "mosquitto_sub", "mosquitto_pub"):
-        if shutil.which(tool) is None:
-            print(f"bench: {tool} not found (apt-get install mosquitto mosquitto-clients)", file=sys.stderr)
-            return 2
+    if missing_tools(("mosquitto", "mosquitto_sub", "mosquitto_pub")):
+        return 2
     with tempfile.TemporaryDirectory(prefix="chgk-bench-") as tmp:
         result = _run(Path(tmp), samples)
-    if as_json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>24}: {value}")
+    print_result(result, as_json)
     return 0
 
 

@@ -27,7 +27,6 @@ import datetime
 import json
 import os
 import queue
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from bench.latency import (
     wait_port,
     write_line,
 )
+from bench.report import missing_tools, print_result
 from drivers.sim_mcu import SimulatedMcu
 
 __all__ = ["main", "run"]
@@ -54,17 +54,11 @@ CHATTER_HZ = 1000  # presses a second per pad (each with its release)
 
 
 def main(seconds: float = 10.0, as_json: bool = False) -> int:
-    for tool in ("mosquitto", "mosquitto_sub", "mosquitto_pub"):
-        if shutil.which(tool) is None:
-            print(f"bench: {tool} not found (apt-get install mosquitto mosquitto-clients)", file=sys.stderr)
-            return 2
+    if missing_tools(("mosquitto", "mosquitto_sub", "mosquitto_pub")):
+        return 2
     with tempfile.TemporaryDirectory(prefix="chgk-storm-") as tmp:
         result = run(Path(tmp), seconds)
-    if as_json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:>26}: {value}")
+    print_result(result, as_json)
     return 0
 
 
