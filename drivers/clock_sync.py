@@ -80,11 +80,16 @@ class ClockModel:
         self._min_fit_samples = min_fit_samples
         self._samples: deque[ClockSample] = deque(maxlen=window)
         self._line: _Line | None = None  # cached mapping, rebuilt on every accepted sample
+        # Half the smallest RTT in the window, found once per sample (about one a second):
+        # every press checks its stamp against it, and a scan of the window per press cost
+        # the press path tens of µs.
+        self._uncertainty_ns: int | None = None
 
     def reset(self) -> None:
         """Forget all samples (the MCU timer restarted, or a different device was plugged in)."""
         self._samples.clear()
         self._line = None
+        self._uncertainty_ns = None
 
     def add_sample(self, host_send_ns: int, host_recv_ns: int, mcu_us: int) -> bool:
         """Record that ``mcu_us`` happened between ``host_send_ns`` and ``host_recv_ns``.
@@ -97,6 +102,7 @@ class ClockModel:
         if self._samples and mcu_us < self._samples[-1].mcu_us:
             self.reset()
         self._samples.append(ClockSample(mcu_us, host_send_ns + rtt // 2, rtt))
+        self._uncertainty_ns = min(s.rtt_ns for s in self._samples) // 2
         self._line = self._fit() if len(self._samples) >= self._min_fit_samples else None
         if self._line is None:
             self._line = self._offset_line()
@@ -138,17 +144,18 @@ class ClockModel:
         bound (:attr:`uncertainty_ns`) plus the most drift a real crystal (or a simulator)
         can put between the nearest sample and ``mcu_us`` (1 %, the fit's own limit).  A
         stamp mapped further than this from where it must be shows a broken clock."""
-        if not self._samples:
+        samples = self._samples
+        if not samples:
             raise RuntimeError("clock model has no samples yet")
-        since_us = min(abs(mcu_us - self._samples[-1].mcu_us), abs(mcu_us - self._samples[0].mcu_us))
+        since_us = min(abs(mcu_us - samples[-1].mcu_us), abs(mcu_us - samples[0].mcu_us))
         return self.uncertainty_ns + round(since_us * _NS_PER_US * _MAX_PLAUSIBLE_DRIFT)
 
     @property
     def uncertainty_ns(self) -> int:
         """Half the smallest RTT in the window: the bound on the mapping's offset error."""
-        if not self._samples:
+        if self._uncertainty_ns is None:
             raise RuntimeError("clock model has no samples yet")
-        return min(s.rtt_ns for s in self._samples) // 2
+        return self._uncertainty_ns
 
     # -- fitting -------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 
 from drivers.clock_sync import ClockModel
 from drivers.mcu_clock import McuTimeline
@@ -107,6 +108,13 @@ _PROBE_TIMEOUT_NS = 300_000_000
 # How far outside its round trip a PONG may map (beyond the mapping's error bound) before the
 # mapping counts as broken.
 _PONG_TOL_NS = 2_000_000
+
+
+@lru_cache(maxsize=64)
+def _lamps_frame(on: int, blink: int) -> bytes:
+    """The LAMPS frame for these masks. A game uses a handful of lamp states over and over;
+    building the frame again (record checks, CRC, COBS) cost the press's lamp tens of µs."""
+    return encode(Lamps(on, blink))
 
 
 def _pads_of(mask: int) -> tuple[int, ...]:
@@ -324,7 +332,7 @@ class McuSession:
         remembered and re-sent on every connection.  Raises ValueError for masks outside
         16 bits.
         """
-        frame = encode(Lamps(on, blink))  # validates before remembering
+        frame = _lamps_frame(on, blink)  # validates before remembering
         self._lamps = (on, blink)
         return frame if self._state is _State.CONNECTED else None
 

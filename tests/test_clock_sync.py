@@ -209,6 +209,18 @@ def test_window_forgets_old_samples() -> None:
     assert model.drift_ppm == pytest.approx(0.0, abs=1e-6)
 
 
+def test_uncertainty_grows_when_the_tightest_round_trip_leaves_the_window() -> None:
+    """The bound is the window's smallest RTT (kept per sample, not per press): once that
+    sample is pushed out, the bound is the next smallest, and a reset forgets it."""
+    model = ClockModel(window=3, min_fit_samples=2)
+    for i, rtt in enumerate((100_000, 600_000, 400_000, 800_000)):
+        model.add_sample(i * 10**9, i * 10**9 + rtt, i * 10**6)
+        assert model.uncertainty_ns == {0: 50_000, 1: 50_000, 2: 50_000, 3: 200_000}[i]
+    model.reset()
+    with pytest.raises(RuntimeError):
+        _ = model.uncertainty_ns
+
+
 def test_timer_restart_discards_history() -> None:
     model = ClockModel(min_fit_samples=3)
     for i in range(5):

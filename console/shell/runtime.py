@@ -110,6 +110,7 @@ class Console:
         self._timer_failing = False  # the referee failed on its last timer: said once
         self._refresh: asyncio.TimerHandle | None = None
         self._scan: list[Press] = []  # presses of the MCU scan being delivered
+        self._held_edges: list[tuple[str, PadEdge]] = []  # its edges, for the held-button view
         self._lost_from: dict[str, int] = {}  # per MCU: said on its next watermark (mcu_lost)
         # «Своя игра», and the quartet whose themes it judges: there a pad's earlier press is
         # always at least as good as a later one (console/shell/coalesce.py).
@@ -187,10 +188,10 @@ class Console:
                                   f"mosquitto_pub -r -n -t {self.topics.command}")
 
     def mcu_edge(self, source: str, edge: PadEdge) -> None:
-        """A scan from an MCU: its presses wait for the watermark the link sends right after."""
+        """A scan from an MCU: its presses wait for the watermark the link sends right after;
+        the held-button view takes the edge after that decision (it decides nothing)."""
         if self.held is not None:
-            for pad in edge.pads:
-                self.button_edge(source, f"{source}:{pad}", edge.pressed, edge.at_ns)
+            self._held_edges.append((source, edge))
         if edge.pressed:
             coalescer = self.coalescer
             for pad in edge.pads:
@@ -270,9 +271,14 @@ class Console:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
         scan, self._scan = self._scan, []
         lost = self._lost_from.pop(source, None)
-        if not scan and lost is None and self.coalescer is not None and self.referee.next_deadline() is None:
-            return  # nothing waits on this source's word (a flood's coalesced scans): not journalled
-        self.feed([*scan, Watermark(source, up_to, lost)])
+        if scan or lost is not None or self.coalescer is None or self.referee.next_deadline() is not None:
+            self.feed([*scan, Watermark(source, up_to, lost)])
+        # else nothing waits on this source's word (a flood's coalesced scans): not journalled
+        if self._held_edges:  # after the lamps and the event: the press path's feedback first
+            edges, self._held_edges = self._held_edges, []
+            for edge_source, edge in edges:
+                for pad in edge.pads:
+                    self.button_edge(edge_source, f"{edge_source}:{pad}", edge.pressed, edge.at_ns)
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source
