@@ -11,7 +11,8 @@ Latency: the serial fd is watched with ``loop.add_reader``; the reader callback 
 bytes and calls ``on_edge`` synchronously, and :meth:`McuLink.set_lamps` writes straight to
 the fd, so a press frame in -> lamp frame out takes one callback, no queue and no task hop.
 
-Port life cycle: open (pyserial, non-blocking, exclusive lock) and start a session round;
+Port life cycle: open (pyserial, non-blocking, exclusive lock, low-latency mode where the
+driver has one: see :func:`open_port`) and start a session round;
 on EIO / hang-up / end of file / write failure, or when the session gives up on a silent
 device, close the port and reopen it every ``reconnect_interval``.  The port stays open
 while the device does not answer the handshake: closing it would toggle DTR and reset many
@@ -42,11 +43,28 @@ from drivers.mcu_session import (
     Watermark,
 )
 
-__all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge"]
+__all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge", "open_port"]
 
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 4096
+
+
+def open_port(path: str, baudrate: int) -> serial.Serial:
+    """Open the MCU's port non-blocking and exclusively, and ask its driver for low latency.
+
+    A USB-serial bridge holds what the box sends until its latency timer runs out: 16 ms by
+    default on an FTDI chip (a genuine Arduino Nano's), 1 ms with the low-latency flag. The
+    stamps keep the judging fair either way; the lamp and the displays would be 16 ms late.
+    A port whose driver has no such setting (a pty, a native USB CDC board, which has no
+    timer) is used as it is. Raises OSError (serial.SerialException) if it cannot be opened.
+    """
+    port = serial.Serial(path, baudrate, timeout=0, exclusive=True)
+    try:
+        port.set_low_latency_mode(True)
+    except (ValueError, OSError) as exc:  # pyserial reports a refused ioctl as ValueError
+        log.debug("%s: no low-latency mode (%s); used as it is", path, exc)
+    return port
 
 
 def _ns(seconds: float) -> int:
@@ -202,7 +220,7 @@ class McuLink:
             self._close()
 
     def _open(self) -> None:
-        port = serial.Serial(self._port, self._baudrate, timeout=0, exclusive=True)
+        port = open_port(self._port, self._baudrate)
         loop = self._loop
         assert loop is not None
         self._serial = port

@@ -124,6 +124,9 @@ SUBSYSTEM=="tty", ATTRS{idVendor}=="1b4f", ATTRS{idProduct}=="9206", SYMLINK+="c
 SUBSYSTEM=="tty", ATTRS{idVendor}=="1a86", ATTRS{idProduct}=="7523", SYMLINK+="chgk-buttons", GROUP="dialout", MODE="0660"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", SYMLINK+="chgk-buttons", GROUP="dialout", MODE="0660"
 SUBSYSTEM=="tty", ATTRS{idVendor}=="10c4", ATTRS{idProduct}=="ea60", SYMLINK+="chgk-buttons", GROUP="dialout", MODE="0660"
+# An FTDI bridge holds received bytes up to 16 ms by default: 1 ms (the console also asks for
+# low latency when it opens the port; this holds for any program that opens it).
+ACTION=="add", SUBSYSTEM=="usb-serial", DRIVER=="ftdi_sio", ATTR{latency_timer}="1"
 # Sony Buzz! controllers (wired 054c:0002, wireless 054c:1000): their HID node and raw USB.
 SUBSYSTEM=="hidraw", ATTRS{idVendor}=="054c", ATTRS{idProduct}=="0002", GROUP="plugdev", MODE="0660"
 SUBSYSTEM=="hidraw", ATTRS{idVendor}=="054c", ATTRS{idProduct}=="1000", GROUP="plugdev", MODE="0660"

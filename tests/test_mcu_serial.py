@@ -6,8 +6,11 @@ for conditions with short polling loops, and sleep only to let time pass between
 
 from __future__ import annotations
 
+import array
 import asyncio
 import contextlib
+import fcntl
+import termios
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,7 +20,7 @@ from typing import Any
 import pytest
 import serial
 
-from drivers.mcu_serial import McuLink, PadEdge
+from drivers.mcu_serial import McuLink, PadEdge, open_port
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import PROTOCOL_VERSION, Heartbeat, Hello, Press, encode
 
@@ -489,3 +492,40 @@ async def test_hand_built_incompatible_hello_stops_edges(
         sim.press(1)
         await until(lambda: link.stats.frames >= frames + 3, "frames after the press")
         assert rec.edges == []
+
+
+# -- low latency -------------------------------------------------------------------------------------
+
+# A real serial driver (the 8250 UART most PCs and VMs have) keeps the low-latency flag, which is
+# what an FTDI bridge turns into its 1 ms latency timer; a pseudo-terminal has no such setting.
+_UART = Path("/dev/ttyS0")
+_ASYNC_LOW_LATENCY = 0x2000  # <linux/tty_flags.h>
+
+
+def _serial_flags(port: serial.Serial) -> int:
+    buf = array.array("i", [0] * 32)  # struct serial_struct: flags is its fifth int
+    fcntl.ioctl(port.fileno(), termios.TIOCGSERIAL, buf)
+    return buf[4]
+
+
+def test_the_port_is_opened_in_low_latency_mode() -> None:
+    try:
+        port = open_port(str(_UART), 115200)
+    except OSError as exc:
+        pytest.skip(f"no serial UART to open here ({exc})")
+    try:
+        before = _serial_flags(port)
+        assert before & _ASYNC_LOW_LATENCY
+        port.set_low_latency_mode(False)  # the flag is the driver's, not pyserial's memory
+        assert not _serial_flags(port) & _ASYNC_LOW_LATENCY
+    finally:
+        port.close()
+
+
+def test_a_port_without_low_latency_is_used_as_it_is(make_sim: Callable[..., SimulatedMcu]) -> None:
+    sim = make_sim()
+    port = open_port(sim.port, 115200)  # a pty refuses TIOCSSERIAL: not an error
+    try:
+        assert port.is_open
+    finally:
+        port.close()
