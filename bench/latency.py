@@ -8,15 +8,19 @@ pseudo-terminal owned by this benchmark, and mosquitto's C subscriber. For each 
   ``signal_accepted`` event (t1); the simulated MCU reads the LAMPS frame (t2).
 * floor: the same payload is written to `mosquitto_pub -l` (t3) and received by the same
   subscriber (t4): what any publisher costs on this machine.
+* serial floor: a LAMPS-sized frame is written to a second pseudo-terminal (t5) whose other
+  end is held by a process that only echoes what it reads, and read back here (t6): the two
+  pty hops of press -> lamp, with no console in between.
 
 t1 and t4 are taken by mosquitto_sub itself (`-F %U`, the wall clock when it handles the
 message, mapped onto the monotonic clock), so neither is delayed by this Python process,
 whose simulated-MCU thread is busy with the lamp frame at about that moment.
 
-`press_to_subscriber = t1 - t0`, `press_to_lamp = t2 - t0`, `floor = t4 - t3`; ratio is
-press/floor at each percentile. The console sets the lamps before it publishes the event, so
-the lamp should come first: `lamp_lead_ms = t1 - t2` (positive when it did) and
-`lamp_before_subscriber`, the share of samples in which it did, show whether it does. The
+`press_to_subscriber = t1 - t0`, `press_to_lamp = t2 - t0`, `floor = t4 - t3`,
+`serial_floor = t6 - t5`; ratio is press/floor at each percentile. The console sets the
+lamps before it publishes the event, so the lamp should come first: `lamp_lead_ms = t1 - t2`
+(positive when it did) and `lamp_before_subscriber`, the share of samples in which it did,
+show whether it does. The
 machine (CPUs, architecture, kernel, Python, mosquitto) and the date come with the figures,
 and `cpu_busy_percent`: how busy all CPUs were while sampling (this benchmark, the daemon and
 mosquitto included; anything else running on the machine shows up there, and in the tails),
@@ -30,6 +34,7 @@ from __future__ import annotations
 import datetime
 import os
 import platform
+import pty
 import queue
 import socket
 import statistics
@@ -38,13 +43,16 @@ import sys
 import tempfile
 import threading
 import time
+import tty
 from pathlib import Path
 from typing import Any
 
 from bench.report import missing_tools, print_result
 from drivers.sim_mcu import SimulatedMcu
+from firmware_proto import Lamps, encode
 
 NODE = "bench"
+LAMPS_FRAME = encode(Lamps(1, 0))  # what the console writes when pad 0 wins
 FLOOR_TOPIC = "bench/floor"
 # Between a sample's steps. Real presses are seconds apart; this is longer than the 5 ms by
 # which the state snapshot follows each decision, so one sample's traffic does not overlap
@@ -109,6 +117,41 @@ class Lines:
                 return stamp, line
 
 
+# The peer of the serial floor: echoes what it reads on its end of the pty (fd argv[1]) until
+# the benchmark closes its end (EIO on a pty).
+_ECHO = """
+import os, sys
+fd = int(sys.argv[1])
+try:
+    while data := os.read(fd, 64):
+        os.write(fd, data)
+except OSError:
+    pass
+"""
+
+
+class SerialFloor:
+    """A pseudo-terminal with an echoing process on its far end: one write-and-read-back
+    crosses a pty twice, as a PRESS in and a LAMPS frame out do, with nothing in between."""
+
+    def __init__(self) -> None:
+        self._ours, theirs = pty.openpty()
+        tty.setraw(theirs)  # bytes as they are, like the console's serial port
+        self.proc = subprocess.Popen([sys.executable, "-c", _ECHO, str(theirs)], pass_fds=(theirs,))
+        os.close(theirs)
+
+    def round_trip_ns(self, frame: bytes) -> int:
+        start = time.monotonic_ns()
+        os.write(self._ours, frame)
+        got = b""
+        while len(got) < len(frame):
+            got += os.read(self._ours, 64)
+        return time.monotonic_ns() - start
+
+    def close(self) -> None:
+        os.close(self._ours)
+
+
 def write_line(proc: subprocess.Popen[bytes], payload: bytes) -> int:
     assert proc.stdin is not None
     stamp = time.monotonic_ns()
@@ -138,6 +181,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         "persistence false\nlog_dest none\n"
     )
     procs: list[subprocess.Popen[bytes]] = []
+    serial_floor: SerialFloor | None = None
     sim = SimulatedMcu(pads=4, link_path=str(tmp / "mcu"))
     sim.start()
     try:
@@ -159,11 +203,14 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         floor_pub = subprocess.Popen(["mosquitto_pub", *mqtt, "-l", "-t", FLOOR_TOPIC],
                                      stdin=subprocess.PIPE)
         procs += [commands, floor_pub]
+        serial_floor = SerialFloor()
+        procs.append(serial_floor.proc)
         _wait_ready(sim, commands, lines, tmp)
         cpu_before = cpu_times()
         press_ms: list[float] = []
         lamp_ms: list[float] = []
         floor_ms: list[float] = []
+        serial_floor_ms: list[float] = []
         lost = 0
         while len(press_ms) < samples and lost < samples // 10 + 3:
             try:
@@ -176,9 +223,13 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
             press_ms.append(one_press)
             lamp_ms.append(one_lamp)
             floor_ms.append(one_floor)
+            time.sleep(GAP_S)
+            serial_floor_ms.append(serial_floor.round_trip_ns(LAMPS_FRAME) / 1e6)
         busy, steal, total = (after - before
                               for after, before in zip(cpu_times(), cpu_before, strict=True))
     finally:
+        if serial_floor is not None:
+            serial_floor.close()  # its echo sees the end of file and stops
         for proc in reversed(procs):
             proc.terminate()
         for proc in procs:
@@ -198,6 +249,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
         "floor_ms": floor,
         "ratio": {q: round(to_subscriber[q] / floor[q], 3) for q in ("p50", "p99")},
         "press_to_lamp_ms": summary(lamp_ms),
+        "serial_floor_ms": summary(serial_floor_ms),
         "lamp_lead_ms": summary(lead_ms),
         "lamp_before_subscriber": round(sum(lead > 0 for lead in lead_ms) / len(lead_ms), 3),
         "cpu_busy_percent": round(100 * busy / total, 1) if total else None,

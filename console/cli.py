@@ -40,9 +40,10 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm"])
+    bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
-    bench.add_argument("--samples", type=int, help="latency, display: presses to measure (300, 200)")
+    bench.add_argument("--samples", type=int,
+                       help="latency, display, press-path: presses to measure (300, 200, 300)")
     bench.add_argument("--seconds", type=float,
                        help="table: how long to stream angles (60); storm: to chatter (10)")
 
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
             from bench.storm import main as bench_storm
 
             return bench_storm(seconds=args.seconds or 10.0, as_json=args.json)
+        if args.what == "press-path":
+            from bench.press_path import main as bench_press_path
+
+            return bench_press_path(samples=args.samples or 300, as_json=args.json)
         if args.what == "noise":
             from bench.noise import main as bench_noise
 
