@@ -7,8 +7,8 @@ name rather than raising, so a newer engine never breaks an older screen. The en
 (`console.engine.chgk_events`, `console.engine.spin_events`) are told apart by class (`match`);
 published JSON of them is read back into its class first (`read_table_event`); only the
 runtime's own events are described from their JSON. `opponent` names the side that scores on a wrong
-answer («Ведущий» or «Зрители»). The engine's own refusal reasons are English; the common
-ones a newcomer meets get a Russian hint instead (see `_refusal`).
+answer («Ведущий» or «Зрители»). A refusal shows the engine's own reason (Russian); the
+common ones a newcomer meets at the terminal get a hint with its keys instead (see `_refusal`).
 """
 
 from __future__ import annotations
@@ -381,8 +381,7 @@ def _refusal(action: str, details: Mapping[str, Any], message: str) -> str:
         return f"просить помощь может только отстающая команда (счёт {score['team']}:{score['club']})"
     if action == "start_timer" and phase == "answer":
         return "время вышло или объявлен досрочный ответ — оцените ответ (y / x)"
-    _, _, reason = message.partition(" is not allowed now: ")
-    return f"правила не позволяют ({reason or message})"
+    return str(details.get("reason") or message)
 
 
 # Every event type the table's screens can show: the top's, the referee's, the console's own.

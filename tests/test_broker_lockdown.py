@@ -379,7 +379,7 @@ async def test_a_command_over_the_brokers_size_limit_never_reaches_the_console(
         await display.wait_for(lambda: display.events("error"))
         assert [len(p) for _, p in console_view.seen] == [len(b'{"action": "correct"}')]
         errors = display.events("error")
-        assert len(errors) == 1 and "not allowed now" in str(errors[0]["message"])
+        assert len(errors) == 1 and "сейчас нельзя" in str(errors[0]["message"])
         assert console.svoya.phase == "idle"
         big = b'{"action": "next", "x": "' + b"y" * 10_000 + b'"}'
         await publish(locked, "host", f"{BASE}/host/command", big)

@@ -166,7 +166,7 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
         (b'{"action": "dance"}', "bad host command"),
         (b'{"action": "next", "value": 50}', "unknown key"),
         (b'["next"]', "expected a JSON object"),
-        (b'{"action": "correct"}', "not allowed now"),
+        (b'{"action": "correct"}', "сейчас нельзя"),
         (b"[" * 4000, "too deeply nested"),
         (b'{"action": "\\ud800"}', "not valid Unicode"),
         (b'{"action": "' + b"x" * 10_000 + b'"}', "too large (at most 4096)"),

@@ -157,14 +157,14 @@ def test_every_table_event_type_has_a_russian_line() -> None:
 
 def test_refusals_get_a_russian_hint_or_the_engine_reason() -> None:
     def refused(action: str, phase: str, why: str = "x", **details: object) -> str:
-        message = f"{action!r} is not allowed now: {why}"
+        message = f"«{action}» сейчас нельзя: {why}"
         return describe_table({"type": "error", "t_ns": 1, "message": message,
-                               "details": {"action": action, "phase": phase, **details}})
+                               "details": {"action": action, "phase": phase, "reason": why, **details}})
 
     assert refused("answer_correct", "asked") == (
         "Нельзя: «верно» — сначала «Время!» (t) или досрочный ответ (e)")
     assert "отстающая команда (счёт 1:0)" in refused("club_help", "asked", score={"team": 1, "club": 0})
-    assert refused("refill", "ready", "refills are for the final only") == (
-        "Нельзя: «новый конверт» — правила не позволяют (refills are for the final only)")
+    assert refused("refill", "ready", "сектора заполняют только в финале") == (
+        "Нельзя: «новый конверт» — сектора заполняют только в финале")
     assert describe_table({"type": "error", "t_ns": 1, "source": "questions", "message": "no file"}) == (
         "Ошибка (questions): no file")

@@ -176,8 +176,8 @@ def play_an_open_theme(hall: Hall) -> None:
     host.select_option("#field-players-1", "Аня")
     ok(host)
     expect(host.locator("#refusal")).to_contain_text("«Расставить игроков» сейчас нельзя", timeout=WAIT_MS)
-    expect(host.locator("#refusal")).to_contain_text("'assign' is not allowed now: "
-                                                     "four different players play a round")
+    expect(host.locator("#refusal")).to_contain_text("Причина: раунд играют четыре разных игрока: "
+                                                     "один не играет две темы (3.4)")
     click(host, "assign")
     ok(host)  # Аня, Боря, Вика, Гоша
     expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Аня", timeout=WAIT_MS)
@@ -275,7 +275,8 @@ def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(sit
         expect(host.locator("#field-team")).to_have_value("t2")
         host.select_option("#field-player", "")
         ok(host)
-        expect(host.locator("#refusal")).to_contain_text("team 't2' must play this theme", timeout=WAIT_MS)
+        expect(host.locator("#refusal")).to_contain_text("команда 't2' должна играть эту тему",
+                                                         timeout=WAIT_MS)
         click(host, "assign")
         host.select_option("#field-player", "Зоя")
         ok(host)

@@ -193,7 +193,7 @@ def test_a_refused_command_shows_the_engines_reason(hall: Hall) -> None:
     refusal = hall.host.locator("#refusal")
     expect(refusal).to_be_visible(timeout=WAIT_MS)
     expect(refusal).to_contain_text("«Верно» сейчас нельзя (между вопросами). Причина: "
-                                    "'correct' is not allowed now")
+                                    "никто не отвечает")
 
 
 def test_a_console_problem_is_a_notice_in_russian(hall: Hall) -> None:

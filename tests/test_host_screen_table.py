@@ -126,5 +126,6 @@ def test_a_withdrawn_round_asks_first_and_a_refusal_says_why(table: Table) -> No
     # Sent by another of the host's clients while no round is in play: the engine's reason.
     table.broker.publish("host", '{"action": "start_timer"}')
     expect(host.locator("#refusal")).to_contain_text(
-        "«Время!» сейчас нельзя (между раундами: волчок). Причина: 'start_timer' is not allowed now",
+        "«Время!» сейчас нельзя (между раундами: волчок). Причина: раунд не идёт "
+        "(сначала выбирают сектор)",
         timeout=WAIT_MS)

@@ -44,7 +44,7 @@ def refused(t: Table, action: ChgkAction, **args: Any) -> dict[str, Any]:
     out = t.host(action, **args)
     errors = [e for e in events_json(out) if e["type"] == "error"]
     assert len(errors) == 1 and len(out) == 1, out
-    assert action.value in errors[0]["message"] and "not allowed" in errors[0]["message"]
+    assert action.value in errors[0]["message"] and "сейчас нельзя" in errors[0]["message"]
     assert t.snap() == before and t.ref.host_snapshot(t.now) == host_before
     return errors[0]
 
@@ -126,12 +126,12 @@ def test_a_pick_during_a_round_or_off_the_table_is_an_error_and_changes_nothing(
     t.pick(3)
     before = t.snap()
     t.pick(4)
-    assert "round 1 is in play" in t.last("error")["message"]
+    assert "идёт раунд 1" in t.last("error")["message"]
     assert t.snap() == before
     t.host(A.CANCEL_ROUND)
     before = t.snap()
     t.pick(13)
-    assert "no sector 13" in t.last("error")["message"]
+    assert "нет сектора 13" in t.last("error")["message"]
     assert t.snap() == before
 
 
@@ -250,13 +250,13 @@ def test_000_4_2_v_zeitnot_10_s_plus_10_per_player_who_leaves_60_s_with_one_left
 def test_000_4_2_v_players_leave_only_on_zeitnot_before_the_count_and_one_always_stays() -> None:
     t = Table(make_rules(special={6: K.ZEITNOT}, table_players=2))
     t.pick(1)
-    assert "only on «цейтнот»" in refused(t, A.PLAYER_LEAVES)["message"]
+    assert "только на «цейтноте»" in refused(t, A.PLAYER_LEAVES)["message"]
     t.host(A.CANCEL_ROUND)
     t.pick(6)
     t.host(A.PLAYER_LEAVES)
-    assert "one player is left" in refused(t, A.PLAYER_LEAVES)["message"]
+    assert "остался один игрок" in refused(t, A.PLAYER_LEAVES)["message"]
     t.host(A.START_TIMER)
-    assert "before the count" in refused(t, A.PLAYER_LEAVES)["message"]
+    assert "до начала отсчёта" in refused(t, A.PLAYER_LEAVES)["message"]
 
 
 def test_003_6_2_1_sector13_the_host_states_its_rules_a_minute_unless_configured() -> None:
@@ -301,10 +301,10 @@ def test_003_6_1_2_answering_before_the_time_is_up_stops_the_count() -> None:
 
 def test_judging_with_no_round_or_before_the_count_is_an_error_and_changes_nothing() -> None:
     t = Table()
-    assert "no round is in play" in refused(t, A.ANSWER_CORRECT)["message"]
+    assert "раунд не идёт" in refused(t, A.ANSWER_CORRECT)["message"]
     refused(t, A.ANSWER_WRONG)
     t.pick(1)
-    assert "not started" in refused(t, A.ANSWER_CORRECT)["message"]
+    assert "обсуждение не началось" in refused(t, A.ANSWER_CORRECT)["message"]
 
 
 @pytest.mark.parametrize(("stage", "target"), [
@@ -319,7 +319,7 @@ def test_000_1_1_1_and_3_8_game_to_6_7_8_by_stage(stage: Stage, target: int) -> 
     assert (over["winner"], over["score"]) == ("team", {"team": target, "club": 0})
     assert t.last("game_record")["score"] == {"team": target, "club": 0}
     t.pick(12)
-    assert "game is over" in t.last("error")["message"]
+    assert "игра окончена" in t.last("error")["message"]
 
 
 def test_003_6_1_4_the_club_wins_at_the_winning_score_too() -> None:
@@ -390,7 +390,7 @@ def test_000_4_2_d_fortochka_passed_in_the_final_round_has_fallen_for_the_game()
     assert t.host_snap()["fortochka"] == {"sector": None, "fell": True}
     t.host(A.CANCEL_ROUND)
     t.pick(9)
-    assert "once a game" in refused(t, A.FORTOCHKA)["message"]
+    assert "раз за игру" in refused(t, A.FORTOCHKA)["message"]
 
 
 def test_000_4_2_d_fortochka_place_is_for_the_host_only() -> None:
@@ -435,14 +435,14 @@ def test_000_4_2_d_a_second_fortochka_is_an_error_and_changes_nothing() -> None:
     t.pick(2)
     t.host(A.FORTOCHKA)
     t.pick(3)
-    assert "once a game" in refused(t, A.FORTOCHKA)["message"]
+    assert "раз за игру" in refused(t, A.FORTOCHKA)["message"]
 
 
 def test_000_4_2_d_declaring_it_elsewhere_when_configured_is_a_host_only_error() -> None:
     t = Table(make_rules(fortochka_sector=7))
     t.pick(2)
     error = refused(t, A.FORTOCHKA)
-    assert error["audience"] == "host" and "sector 7" in error["message"]
+    assert error["audience"] == "host" and "в секторе 7" in error["message"]
 
 
 def test_000_4_2_d_declared_in_the_final_round_the_next_sector_is_played() -> None:
@@ -487,11 +487,11 @@ def test_000_2_1_lototron_draw_is_reproducible_by_seed() -> None:
 def test_000_2_1_lototron_draw_only_at_the_start_of_a_game() -> None:
     t = Table(make_rules(table_team=None))
     t.host(A.DRAW_LOTOTRON)
-    assert "already at the table" in refused(t, A.DRAW_LOTOTRON)["message"]
+    assert "уже за столом" in refused(t, A.DRAW_LOTOTRON)["message"]
     t.host(A.NEW_GAME)
     t.play(1, True)
-    assert "before its first round" in refused(t, A.DRAW_LOTOTRON)["message"]
-    assert "no teams" in refused(Table(ChgkRules()), A.DRAW_LOTOTRON)["message"]
+    assert "до её первого раунда" in refused(t, A.DRAW_LOTOTRON)["message"]
+    assert "не заданы команды" in refused(Table(ChgkRules()), A.DRAW_LOTOTRON)["message"]
 
 
 def test_000_2_1_draw_lototron_method_is_the_host_action() -> None:
@@ -519,7 +519,7 @@ def test_003_6_1_5_a_correct_early_answer_saves_the_minute_for_later() -> None:
     assert t.last("help_used")["help"] == "saved_minute"
     assert t.last("timer_extended")["deadline_ns"] == start + 120 * S
     assert t.snap()["saved_minutes"] == 0
-    assert "no minute has been saved" in refused(t, A.USE_SAVED_MINUTE)["message"]
+    assert "не сэкономлено ни минуты" in refused(t, A.USE_SAVED_MINUTE)["message"]
 
 
 def test_003_6_1_5_a_wrong_early_answer_saves_nothing_and_the_club_scores() -> None:
@@ -544,14 +544,14 @@ def test_003_6_1_5_early_answer_after_the_count_started_is_an_error_and_changes_
     t = belgorod()
     t.pick(1)
     t.host(A.START_TIMER)
-    assert "before the count starts" in refused(t, A.EARLY_ANSWER)["message"]
+    assert "до начала отсчёта" in refused(t, A.EARLY_ANSWER)["message"]
 
 
 def test_003_6_1_5_after_an_early_answer_there_is_no_count_to_start() -> None:
     t = belgorod()
     t.pick(1)
     t.host(A.EARLY_ANSWER)
-    assert "early answer was declared" in refused(t, A.START_TIMER)["message"]
+    assert "объявлен досрочный ответ" in refused(t, A.START_TIMER)["message"]
 
 
 # ---------------------------------------------------------------- help and BINGO
@@ -648,7 +648,7 @@ def test_003_6_3_1_and_6_3_2_moving_a_question_and_the_extra_minute_at_any_score
     t.host(A.EXTRA_TIME)
     assert t.last("timer_extended")["deadline_ns"] == start + 120 * S
     error = refused(t, A.CLUB_HELP)
-    assert "behind" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
+    assert "проигрывающая" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
 
 
 def test_000_6_1_help_when_not_behind_is_an_error_and_changes_nothing() -> None:
@@ -657,7 +657,7 @@ def test_000_6_1_help_when_not_behind_is_an_error_and_changes_nothing() -> None:
     t.pick(2)
     t.host(A.START_TIMER)
     error = refused(t, A.EXTRA_TIME)
-    assert "behind" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
+    assert "проигрывающая" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
     refused(t, A.CLUB_HELP)
 
 
@@ -668,22 +668,22 @@ def test_000_6_1_6_2_each_help_once_a_game() -> None:
     t.host(A.EXTRA_TIME)
     t.host(A.CLUB_HELP)
     t.host(A.START_TIMER)
-    assert "once a game" in refused(t, A.EXTRA_TIME)["message"]
-    assert "once a game" in refused(t, A.CLUB_HELP)["message"]
+    assert "раз за игру" in refused(t, A.EXTRA_TIME)["message"]
+    assert "раз за игру" in refused(t, A.CLUB_HELP)["message"]
 
 
 def test_000_6_1_6_2_help_never_on_zeitnot() -> None:
     t = Table(make_rules(special={6: K.ZEITNOT}))
     behind(t)
     t.pick(6)
-    assert "«цейтнот»" in refused(t, A.EXTRA_TIME)["message"]
+    assert "«цейтноте»" in refused(t, A.EXTRA_TIME)["message"]
     refused(t, A.CLUB_HELP)
 
 
 def test_000_6_help_not_offered_at_the_table_is_an_error() -> None:
     t = Table()
     behind(t)
-    assert "not offered" in refused(t, A.MOVE_QUESTION, sector=2, to_sector=3)["message"]
+    assert "за этим столом нет" in refused(t, A.MOVE_QUESTION, sector=2, to_sector=3)["message"]
 
 
 def test_003_6_3_1_moving_a_question_before_a_round() -> None:
@@ -697,7 +697,7 @@ def test_003_6_3_1_moving_a_question_before_a_round() -> None:
     t.pick(1)
     assert t.last("sector_chosen")["envelope"] == 2
     t.host(A.CANCEL_ROUND)
-    assert "once a game" in refused(t, A.MOVE_QUESTION, sector=3, to_sector=4)["message"]
+    assert "раз за игру" in refused(t, A.MOVE_QUESTION, sector=3, to_sector=4)["message"]
 
 
 def test_003_6_3_1_moving_swaps_two_envelopes_and_the_fortochka_moves_secretly() -> None:
@@ -715,16 +715,16 @@ def test_003_6_3_1_no_move_before_a_round_that_may_be_the_last() -> None:
     t = belgorod()
     for sector in range(1, 6):
         t.play(sector, False)
-    assert "may be the last" in refused(t, A.MOVE_QUESTION, sector=7, to_sector=8)["message"]
+    assert "может стать последним" in refused(t, A.MOVE_QUESTION, sector=7, to_sector=8)["message"]
 
 
 def test_003_6_3_1_moving_needs_an_envelope_and_a_round_not_in_play() -> None:
     t = belgorod()
     behind(t)
-    assert "no envelope" in refused(t, A.MOVE_QUESTION, sector=1, to_sector=2)["message"]
-    assert "name the sector" in refused(t, A.MOVE_QUESTION, sector=2)["message"]
+    assert "конверта в нём нет" in refused(t, A.MOVE_QUESTION, sector=1, to_sector=2)["message"]
+    assert "укажите сектор" in refused(t, A.MOVE_QUESTION, sector=2)["message"]
     t.pick(3)
-    assert "in play" in refused(t, A.MOVE_QUESTION, sector=4, to_sector=5)["message"]
+    assert "идёт раунд" in refused(t, A.MOVE_QUESTION, sector=4, to_sector=5)["message"]
 
 
 def test_000_6_4_a_hint_from_the_hall_loses_the_round_and_a_player_leaves_for_the_game() -> None:
@@ -759,22 +759,22 @@ def test_000_3_8_1_in_the_final_freed_sectors_are_refilled_up_to_round_4() -> No
     t.host(A.REFILL, sector=4)  # after round 4: still allowed
     assert t.last("sector_refilled")["envelope"] == 14
     t.play(5, True)
-    assert "rounds 1..4" in refused(t, A.REFILL, sector=5)["message"]
+    assert "после раундов 1..4" in refused(t, A.REFILL, sector=5)["message"]
 
 
 def test_000_3_8_1_refill_outside_the_final_is_an_error_and_changes_nothing() -> None:
     t = Table()
     t.play(1, True)
-    assert "final only" in refused(t, A.REFILL, sector=1)["message"]
+    assert "только в финале" in refused(t, A.REFILL, sector=1)["message"]
 
 
 def test_000_3_8_1_refill_needs_a_freed_sector_and_no_round_in_play() -> None:
     t = Table(make_rules(stage=Stage.FINAL))
-    assert "rounds 1..4" in refused(t, A.REFILL, sector=1)["message"]
+    assert "после раундов 1..4" in refused(t, A.REFILL, sector=1)["message"]
     t.play(1, True)
-    assert "still holds" in refused(t, A.REFILL, sector=2)["message"]
+    assert "ещё лежит конверт" in refused(t, A.REFILL, sector=2)["message"]
     t.pick(2)
-    assert "in play" in refused(t, A.REFILL, sector=1)["message"]
+    assert "идёт раунд" in refused(t, A.REFILL, sector=1)["message"]
 
 
 # ---------------------------------------------------------------- 003 6.4: the decisive round
@@ -830,8 +830,8 @@ def test_003_6_4_decisive_round_only_at_5_points_and_only_where_played() -> None
     """003 6.4: «если набрали 5 очков»; and only at a table that plays it."""
     t = belgorod()
     t.play(1, True)
-    assert "at 5 points" in refused(t, A.DECISIVE_ROUND)["message"]
-    assert "no decisive round" in refused(Table(), A.DECISIVE_ROUND)["message"]
+    assert "при счёте 5 очков" in refused(t, A.DECISIVE_ROUND)["message"]
+    assert "решающего раунда нет" in refused(Table(), A.DECISIVE_ROUND)["message"]
 
 
 @pytest.mark.parametrize(("stage", "club"), [(Stage.QUALIFIER, 2), (Stage.QUALIFIER, 5), (Stage.FINAL, 6)])
@@ -846,8 +846,8 @@ def test_003_6_4_no_decisive_round_while_the_team_can_overtake_without_it(stage:
         t.play(sector, False)
     assert t.score == (5, club)
     error = refused(t, A.DECISIVE_ROUND)
-    assert "cannot overtake" in error["message"]
-    assert f"with {13 - 5 - club} sectors left" in error["message"]
+    assert "без него не обойти" in error["message"]
+    assert f"и {13 - 5 - club} оставшихся секторах" in error["message"]
 
 
 # ---------------------------------------------------------------- hall answers and consolation
@@ -859,9 +859,9 @@ def test_000_3_6_3_7_hall_answers_count_per_question() -> None:
     t.host(A.HALL_CORRECT, team="t2")
     recorded = t.last("hall_answer_recorded")
     assert (recorded["team"], recorded["round"], recorded["part"], recorded["hall_points"]) == ("t2", 1, 1, 1)
-    assert "already" in refused(t, A.HALL_CORRECT, team="t2")["message"]
-    assert "at the table" in refused(t, A.HALL_CORRECT, team="t1")["message"]
-    assert "no team" in refused(t, A.HALL_CORRECT, team="zz")["message"]
+    assert "уже засчитан" in refused(t, A.HALL_CORRECT, team="t2")["message"]
+    assert "играет за столом" in refused(t, A.HALL_CORRECT, team="t1")["message"]
+    assert "нет команды" in refused(t, A.HALL_CORRECT, team="zz")["message"]
     t.host(A.START_TIMER)
     t.host(A.ANSWER_CORRECT)
     t.host(A.HALL_CORRECT, team="t3")  # judged after the round: the last round by default
@@ -869,8 +869,8 @@ def test_000_3_6_3_7_hall_answers_count_per_question() -> None:
     t.play(3, True, False)  # lost on its second question
     t.host(A.HALL_CORRECT, team="t2", part=2)  # a blitz question
     t.host(A.HALL_CORRECT, team="t4", round=1)
-    assert "no question 3" in refused(t, A.HALL_CORRECT, team="t3", part=3)["message"]
-    assert "not been played" in refused(t, A.HALL_CORRECT, team="t3", round=3)["message"]
+    assert "нет вопроса 3" in refused(t, A.HALL_CORRECT, team="t3", part=3)["message"]
+    assert "не сыгран" in refused(t, A.HALL_CORRECT, team="t3", round=3)["message"]
     assert t.snap()["hall"] == {"t1": 0, "t2": 2, "t3": 1, "t4": 1}
 
 
@@ -972,9 +972,9 @@ def test_every_action_after_the_game_is_over_is_an_error_except_new_game() -> No
     for sector in range(1, 7):
         t.play(sector, True)
     for action in (A.START_TIMER, A.ANSWER_CORRECT, A.EARLY_ANSWER, A.HINT_FROM_HALL, A.CANCEL_ROUND):
-        assert "game is over" in refused(t, action)["message"]
+        assert "игра окончена" in refused(t, action)["message"]
     t.pick(12)
-    assert "game is over" in t.last("error")["message"]
+    assert "игра окончена" in t.last("error")["message"]
     t.host(A.NEW_GAME, team="t2")
     started = t.last("game_started")
     assert (started["team"]["id"], started["target"]) == ("t2", 6)
@@ -1053,14 +1053,14 @@ def test_003_5_3_sports_timer_refuses_a_second_start_and_can_be_cancelled() -> N
     c.host(SportsAction.START)
     before = c.timer.snapshot(c.now)
     c.host(SportsAction.START)
-    assert "'start' is not allowed now" in c.last("error")["message"]
+    assert "«start» сейчас нельзя" in c.last("error")["message"]
     assert c.timer.snapshot(c.now) == before
     c.advance(10 * S)
     c.host(SportsAction.CANCEL)
     assert c.last("sports_timer_cancelled")["question"] == 1
     assert c.timer.next_deadline() is None
     c.host(SportsAction.CANCEL)
-    assert "no count is running" in c.last("error")["message"]
+    assert "отсчёт не идёт" in c.last("error")["message"]
     c.host(SportsAction.START)
     assert c.last("sports_timer_started")["question"] == 1  # the replacement keeps the number
 

@@ -71,7 +71,7 @@ def test_the_open_round_names_four_themes_first_and_gives_a_minute_to_assign() -
     assert f.events("players_assigned")[-1]["late"] is True
     f.theme()
     refused = f.refusals(f.cmd("assign", team="t1", players=["Даша", "Аня", "Боря", "Вика"]))
-    assert refused and "may not change during the round (3.6.1)" in refused[0]
+    assert refused and "в ходе раунда не меняется (3.6.1)" in refused[0]
 
 
 def test_the_minute_stops_once_every_team_has_assigned() -> None:
@@ -89,11 +89,11 @@ def test_a_round_needs_four_different_players() -> None:
     f = Fight()
     f.cmd("start_round", themes=["А", "Б", "В", "Г"])
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Ель", "Зоя", "Ира"]))
-    assert refused and "four different players" in refused[0] and "(3.4)" in refused[0]
+    assert refused and "четыре разных игрока" in refused[0] and "(3.4)" in refused[0]
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", "Чужой"]))
-    assert refused and "'Чужой' is not a player of team 't2'" in refused[0]
+    assert refused and "'Чужой' не игрок команды 't2'" in refused[0]
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", None]))
-    assert refused and "plays 4 theme(s)" in refused[0]
+    assert refused and "играет в этом раунде тем: 4" in refused[0]
     assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"])) == []
 
 
@@ -115,7 +115,7 @@ def test_the_half_dark_round_names_each_theme_and_gives_20_seconds() -> None:
     f.cmd("start_round")
     assert f.events("round_started")[-1]["assign_ends_ns"] is None
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "names the theme first" in refused[0]
+    assert refused and "сначала ведущий называет тему" in refused[0]
     f.cmd("name_theme", name="Реки")
     named = f.events("theme_named")[-1]
     assert named["round"] == 2 and named["theme"] == 1 and named["choose_ends_ns"] == f.now + 20 * S
@@ -130,7 +130,7 @@ def test_the_half_dark_round_names_each_theme_and_gives_20_seconds() -> None:
     f.theme()
     f.cmd("name_theme", name="Горы")
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "already played a theme of this round" in refused[0] and "(3.4)" in refused[0]
+    assert refused and "уже играл тему этого раунда" in refused[0] and "(3.4)" in refused[0]
 
 
 def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> None:
@@ -142,10 +142,10 @@ def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> 
     f.cmd("start_round")
     assert f.events("round_started")[-1]["assign_ends_ns"] == f.now + 60 * S
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "give 'players'" in refused[0]
+    assert refused and "укажите игроков (players)" in refused[0]
     f.assign_all(None)
     refused = f.refusals(f.cmd("start_theme"))
-    assert refused and "names the theme first" in refused[0]
+    assert refused and "сначала ведущий называет тему" in refused[0]
     f.cmd("name_theme", name="Тайна")
     assert f.events("theme_named")[-1]["choose_ends_ns"] is None
     f.theme()
@@ -162,7 +162,7 @@ def test_a_team_with_three_players_plays_three_themes_and_scores_0_in_the_fourth
     f.cmd("start_round", themes=["А", "Б", "В", "Г"])
     assert f.events("round_started")[-1]["plays"] == {"t1": 4, "t2": 3, "t3": 4, "t4": 4}
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", "Ира"]))
-    assert refused and "Ира is not present (3.8)" in refused[0]
+    assert refused and "Ира отсутствует (3.8)" in refused[0]
     f.assign_all({"t2": [None, "Ель", "Жора", "Зоя"]})
     f.cmd("start_theme")
     started = f.events("theme_started")[-1]
@@ -196,7 +196,7 @@ def test_half_dark_skips_follow_the_players_present() -> None:
     f.theme()
     f.cmd("name_theme", name="2")
     refused = f.refusals(f.cmd("assign", team="t2", player=""))
-    assert refused and "must play this theme" in refused[0]
+    assert refused and "должна играть эту тему" in refused[0]
 
 
 def test_the_last_theme_skipped_by_a_team_that_has_played_all_its_players() -> None:
@@ -221,11 +221,11 @@ def test_talking_to_the_team_a_warning_then_a_void_or_a_minus() -> None:
     f.cmd("start_round", themes=["А", "Б", "В", "Г"])
     f.assign_all(None)
     refused = f.refusals(f.cmd("penalty", team="t1", penalty="warning"))
-    assert refused and "while a theme is played" in refused[0]
+    assert refused and "пока играется тема" in refused[0]
     f.cmd("start_theme")
     f.host(HostAction.NEXT)
     refused = f.refusals(f.cmd("penalty", team="t1", penalty="void"))
-    assert refused and "(3.5)" in refused[0] and "warning" in refused[0]
+    assert refused and "(3.5)" in refused[0] and "предупреждение" in refused[0]
     f.cmd("penalty", team="t1", penalty="warning")
     assert f.events("penalty_given")[-1]["warnings"] == 1
     f.advance(1 * S)
@@ -255,11 +255,11 @@ def test_a_tie_for_an_advancing_place_is_shot_out_on_a_half_dark_theme() -> None
     assert f.fight.phase is FightPhase.SHOOTOUT_DUE
     assert f.events("shootout_needed")[-1]["pending"] == [{"teams": ["t2", "t3"], "first": 2, "last": 3}]
     refused = f.refusals(f.cmd("start_round"))
-    assert refused and "shoot-out" in refused[0]
+    assert refused and "перестрелки" in refused[0]
     f.cmd("name_theme", name="Перестрелка")
     assert f.events("theme_named")[-1]["choose_ends_ns"] == f.now + 20 * S
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "not in the shoot-out" in refused[0]
+    assert refused and "не участвует в перестрелке" in refused[0]
     f.cmd("assign", team="t2", player="Ель")  # anyone may play it, even after the round
     f.cmd("assign", team="t3", player="Кот")
     f.cmd("start_theme")
@@ -318,7 +318,7 @@ def test_svoya_actions_between_themes_are_refused_and_presses_ignored() -> None:
     f = Fight()
     assert f.press("t1") == []
     refused = f.refusals(f.host(HostAction.NEXT))
-    assert refused and "no theme is being played" in refused[0]
+    assert refused and "тема не играется" in refused[0]
 
 
 def test_new_game_starts_the_fight_over() -> None:

@@ -59,7 +59,7 @@ def test_app2_questions_of_a_theme_in_ascending_order_then_next_theme() -> None:
     assert t.ref.phase == "game_over"
     assert t.last("game_over")["ranking"][0] == "p1"
     t.host(A.NEXT)
-    assert "not allowed" in t.last("error")["message"]
+    assert "сейчас нельзя" in t.last("error")["message"]
 
 
 def test_app2_values_must_be_ascending() -> None:
@@ -395,7 +395,7 @@ def test_app6_press_after_reading_does_not_stop_anything() -> None:
     t.press("p1")
     assert t.last("signal_accepted")["stop_reading"] is False
     t.host(A.SHORT_FORM)
-    assert "short form" in t.last("error")["message"]
+    assert "краткой формы нет" in t.last("error")["message"]
 
 
 def test_app6_a_press_made_before_the_reading_ended_stops_it_whatever_arrived_first() -> None:
@@ -484,7 +484,7 @@ def test_app7_late_answer_key_is_refused() -> None:
     # so the timeout had not fired when it arrived.
     t.now = named + 3010 * MS
     t.outputs += t.ref.handle(Host(A.ANSWER_STARTED, t.now), t.now)
-    assert "already run out" in t.last("error")["message"]
+    assert "уже истекли" in t.last("error")["message"]
 
 
 # ---------------------------------------------------------------- App.8: after a wrong answer
@@ -597,7 +597,7 @@ def test_app9_reset_is_only_allowed_after_a_wrong_answer() -> None:
     t = mcu_only()
     t.host(A.NEXT)
     t.host(A.RESET)
-    assert "no wrong answer" in t.last("error")["message"]
+    assert "нет неверного ответа" in t.last("error")["message"]
     assert t.ref.phase == "reading"
 
 
@@ -674,7 +674,7 @@ def test_host_actions_not_allowed_now_are_errors_and_change_nothing(action: Host
     before = t.ref.snapshot(t.now)
     t.host(action)
     error = t.last("error")
-    assert action.value in error["message"] and "not allowed" in error["message"]
+    assert action.value in error["message"] and "сейчас нельзя" in error["message"]
     assert t.ref.snapshot(t.now) == before
 
 

@@ -119,7 +119,7 @@ def test_refused_without_a_reason_with_nothing_changed() -> None:
     t = Table()
     t.play(1, True)
     for reason in (None, "", "   "):
-        assert "reason" in refusal(t, reason=reason)
+        assert "нужна причина" in refusal(t, reason=reason)
     assert t.score == (1, 0)
 
 
@@ -129,17 +129,17 @@ def test_refused_once_the_next_sector_is_picked() -> None:
     t = Table()
     t.play(1, True)
     t.pick(2)
-    assert "in play" in refusal(t)
+    assert "идёт раунд" in refusal(t)
     t.host(A.CANCEL_ROUND)
-    assert "a sector has been picked since" in refusal(t)
+    assert "уже выбран сектор" in refusal(t)
     assert t.score == (1, 0)
 
 
 def test_refused_before_any_round_and_for_the_side_that_has_the_point() -> None:
     t = Table()
-    assert "no round has been played" in refusal(t)
+    assert "не сыграно ни одного раунда" in refusal(t)
     t.play(1, False)
-    assert "already went to club" in refusal(t, to=Side.CLUB)  # a repeated command is harmless
+    assert "и так у клуба" in refusal(t, to=Side.CLUB)  # a repeated command is harmless
     assert t.score == (0, 1)
 
 
@@ -162,7 +162,7 @@ def test_a_blitz_lost_before_its_last_question_stays_lost() -> None:
     cannot become the experts' point. A blitz lost on its last question, or won, can be corrected."""
     t = Table(make_rules(special={3: SectorKind.BLITZ, 6: SectorKind.BLITZ}))
     t.play(3, True, False)
-    assert "stopped at question 2 of 3" in refusal(t)
+    assert "остановлен на вопросе 2 из 3" in refusal(t)
     t.play(6, True, True, False)
     event = correct(t)
     assert event["result"] == "team" and t.score == (1, 1)  # the first blitz stays the club's
@@ -183,7 +183,7 @@ def test_refused_after_the_decisive_round_is_taken_and_allowed_on_it() -> None:
     t.host(A.DECISIVE_ROUND)
     assert "decisive_round" not in t.host_snap()["host_actions"]
     assert t.last("decisive_round")["score_before"] == {"team": 5, "club": 7}
-    assert "decisive round was taken" in refusal(t)
+    assert "взят решающий раунд" in refusal(t)
     t.play(13, False)
     assert t.snap()["winner"] == "club"
     event = correct(t)

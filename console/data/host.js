@@ -298,9 +298,11 @@ function takeState(s, received, live) {
 function showRefusal(e) {
   const spec = specOf(e.details && e.details.action);
   const phase = e.details && e.details.phase ? ((PHASES[game] || {})[e.details.phase] || "") : "";
-  // The lead line in Russian from the refusal's details; the engine's own reason after it.
+  // The lead line from the refusal's details (the button's own label), then the engine's
+  // reason (Russian, `details.reason`); an error without one (a driver's) shows its message.
   const lead = (spec ? `«${spec.label}» сейчас нельзя` : "Команда не принята") + (phase ? ` (${phase})` : "");
-  $("refusal-text").textContent = `${lead}. Причина: ${e.message}`;
+  const reason = (e.details && e.details.reason) || e.message;
+  $("refusal-text").textContent = `${lead}. Причина: ${reason}`;
   $("refusal").hidden = false;
 }
 $("refusal-close").addEventListener("click", () => { $("refusal").hidden = true; });

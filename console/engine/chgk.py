@@ -71,6 +71,7 @@ from console.engine.chgk_rules import (
     SectorPicked,
     Side,
 )
+from console.engine.events import refusal_message
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
 from console.engine.question_draw import QuestionDeck, QuestionPool
 
@@ -116,11 +117,11 @@ class ChgkReferee:
             else:
                 self._on_host(inp, now, local)
         except NotAllowed as exc:
-            what = "a sector pick" if isinstance(inp, SectorPicked) else repr(inp.action.value)
             action = "pick" if isinstance(inp, SectorPicked) else inp.action.value
-            details: dict[str, Json] = {"action": action, "phase": self._game.phase.value, **exc.details}
+            details: dict[str, Json] = {"action": action, "phase": self._game.phase.value,
+                                        "reason": exc.why, **exc.details}
             refused = HostCommandRefused if exc.host_only else TableCommandRefused
-            local = [refused(t_ns=now, message=f"{what} is not allowed now: {exc.why}", details=details)]
+            local = [refused(t_ns=now, message=refusal_message(action, exc.why), details=details)]
         out += local
         self._fire_due(now, out)
         return out
@@ -165,11 +166,11 @@ class ChgkReferee:
         game = self._game
         chgk_actions.check_pick(game)
         if pick.sector not in game.table:
-            raise NotAllowed(f"there is no sector {pick.sector} on a table of {self.rules.sectors}",
+            raise NotAllowed(f"на столе из {self.rules.sectors} секторов нет сектора {pick.sector}",
                              sector=pick.sector)
         chosen, skipped, passed = game.table.resolve(pick.sector, game.final_round())
         if chosen is None:
-            raise NotAllowed("no playable sector is left on the table", sector=pick.sector)
+            raise NotAllowed("на столе не осталось сектора, который можно сыграть", sector=pick.sector)
         if passed is not None:
             # Not played in the final round (000 4.2 д); revealed by its fall, it is spent.
             game.table[passed].played = True

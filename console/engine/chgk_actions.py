@@ -25,55 +25,55 @@ PICK_SECTOR = "pick_sector"  # the host's pick: a `SectorPicked`, not a `ChgkAct
 def check_draw(game: TableGame, box: Sequence[str]) -> None:
     """The lototron draws the team at the start of a game (000 2.1)."""
     if not game.rules.teams:
-        raise NotAllowed("no teams are configured for the lototron")
+        raise NotAllowed("для лототрона не заданы команды")
     if game.rounds or game.round is not None or game.phase is Phase.GAME_OVER:
-        raise NotAllowed("the team is drawn at the start of a game, before its first round (000 2.1)")
+        raise NotAllowed("команду вытягивают в начале игры, до её первого раунда (000 2.1)")
     if game.team is not None:
-        raise NotAllowed(f"team {game.team!r} is already at the table", team=game.team)
+        raise NotAllowed(f"команда {game.team!r} уже за столом", team=game.team)
     if not box:
-        raise NotAllowed("every team has been drawn already")
+        raise NotAllowed("все команды уже вытянуты")
 
 
 def check_pick(game: TableGame) -> None:
     """A sector can be picked: between rounds, with some sector left to play."""
     game.require_ready()
     if game.table.resolve(1, game.final_round())[0] is None:
-        raise NotAllowed("no playable sector is left on the table")
+        raise NotAllowed("на столе не осталось сектора, который можно сыграть")
 
 
 def check_start_timer(game: TableGame) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.DISCUSSION:
-        raise NotAllowed("the count is already running")
+        raise NotAllowed("отсчёт уже идёт")
     if game.phase is Phase.ANSWER:
-        raise NotAllowed("an early answer was declared: judge it" if r.declared_early
-                         else "the time is up: judge the answer")
+        raise NotAllowed("объявлен досрочный ответ: оцените его" if r.declared_early
+                         else "время вышло: оцените ответ")
     return r
 
 
 def check_early_answer(game: TableGame) -> RoundInPlay:
     r = game.require_round()
     if game.phase is not Phase.ASKED:
-        raise NotAllowed("the captain declares an early answer before the count starts (003 6.1.5)")
+        raise NotAllowed("капитан объявляет досрочный ответ до начала отсчёта (003 6.1.5)")
     return r
 
 
 def check_player_leaves(game: TableGame) -> RoundInPlay:
     r = game.require_round()
     if r.played_as is not SectorKind.ZEITNOT:
-        raise NotAllowed("players leave the table for time only on «цейтнот» (000 4.2 в)")
+        raise NotAllowed("игроки выходят из-за стола ради времени только на «цейтноте» (000 4.2 в)")
     if game.phase is not Phase.ASKED:
-        raise NotAllowed("players leave before the count starts (000 4.2 в)")
+        raise NotAllowed("игроки выходят до начала отсчёта (000 4.2 в)")
     if r.at_table <= 1:
-        raise NotAllowed("one player is left at the table")
+        raise NotAllowed("за столом остался один игрок")
     return r
 
 
 def check_judge(game: TableGame) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.ASKED:
-        raise NotAllowed("the discussion has not started: «Время!» (start_timer) "
-                         "or an early answer comes first")
+        raise NotAllowed("обсуждение не началось: сначала «Время!» "
+                         "или досрочный ответ")
     return r
 
 
@@ -82,18 +82,18 @@ def check_fortochka(game: TableGame) -> tuple[RoundInPlay, bool, int | None, lis
     round, the sector played instead in a final round, the sectors skipped on the way)."""
     r = game.require_round()
     if game.fortochka_fell:
-        raise NotAllowed("the fortochka falls once a game and has fallen already (000 4.2 д)")
+        raise NotAllowed("форточка выпадает раз за игру и уже выпала (000 4.2 д)")
     hidden = game.table.fortochka()
     if hidden is not None:
-        raise NotAllowed(f"the fortochka lies on sector {hidden}", host_only=True)
+        raise NotAllowed(f"форточка лежит в секторе {hidden}", host_only=True)
     if game.phase is not Phase.ASKED or r.part != 1 or r.kind is not SectorKind.QUESTION:
-        raise NotAllowed("only a numbered envelope just opened can be the fortochka (000 4.2 д)")
+        raise NotAllowed("форточкой может быть только что вскрытый конверт с номером (000 4.2 д)")
     final = game.final_round()
     # In the final round the next sector clockwise is played instead (000 4.2 д); this
     # one, revealed, stays spent. The search starts on it, so it is among the skipped.
     chosen, skipped, _ = game.table.resolve(r.sector, True)
     if final and chosen is None:
-        raise NotAllowed("the fortochka is not played in the final round and no other sector is left")
+        raise NotAllowed("в последнем раунде форточку не играют, а другого сектора не осталось")
     return r, final, chosen, skipped
 
 
@@ -106,7 +106,7 @@ def _any(check: Callable[[int], object], candidates: range) -> None:
             return
         except NotAllowed as exc:
             first = first or exc
-    raise first or NotAllowed("nothing to choose from")
+    raise first or NotAllowed("выбирать не из чего")
 
 
 def _hall_open(game: TableGame) -> None:
@@ -121,7 +121,7 @@ def _hall_open(game: TableGame) -> None:
                     return
                 except NotAllowed:
                     continue
-    raise NotAllowed("no hall answer is left to count")
+    raise NotAllowed("не осталось ответа зала, который можно засчитать")
 
 
 def host_actions(game: TableGame, box: Sequence[str]) -> list[str]:

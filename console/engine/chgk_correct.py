@@ -31,7 +31,7 @@ from console.engine import chgk_views
 from console.engine.chgk_events import RoundCorrected, RoundRecord, TableGameOver
 from console.engine.chgk_game import TableGame
 from console.engine.chgk_round import ONE_MINUTE_KINDS, NotAllowed, Phase
-from console.engine.chgk_rules import EarlyAnswer, SectorKind, Side
+from console.engine.chgk_rules import SIDE_RU, EarlyAnswer, SectorKind, Side
 from console.engine.model import Output
 
 VERDICTS = ("correct", "wrong")  # the reasons of a round the host's verdict ended
@@ -47,29 +47,30 @@ def _parts(game: TableGame, record: RoundRecord) -> int:
 def check(game: TableGame, to: Side | None, reason: str | None) -> tuple[RoundRecord, Side]:
     """Refuse unless the last round's result can be corrected now (see the module docstring)."""
     if reason is None or not reason.strip():
-        raise NotAllowed("a correction needs its reason (reason)")
+        raise NotAllowed("для исправления нужна причина")
     if game.round is not None:
-        raise NotAllowed(f"round {game.round.number} is in play: a result is corrected before "
-                         f"the next sector is picked")
+        raise NotAllowed(f"идёт раунд {game.round.number}: результат исправляют до того, "
+                         f"как выбран следующий сектор")
     if not game.rounds:
-        raise NotAllowed("no round has been played in this game")
+        raise NotAllowed("в этой игре не сыграно ни одного раунда")
     last = game.rounds[-1]
     if last.reason not in VERDICTS:
-        why = {"fortochka": "its point follows the previous round by rule (000 4.2 д)",
-               "hint": "a hint from the hall loses the round by rule (000 6.4)"}.get(last.reason, last.reason)
-        raise NotAllowed(f"round {last.round} was not ended by a verdict: {why}", round=last.round)
+        why = {"fortochka": "по правилам его очко следует за предыдущим раундом (000 4.2 д)",
+               "hint": "подсказка из зала по правилам проигрывает раунд (000 6.4)",
+               }.get(last.reason, last.reason)
+        raise NotAllowed(f"раунд {last.round} окончен не оценкой ответа: {why}", round=last.round)
     if not game.correctable:
-        since = "the decisive round was taken since (003 6.4)" if game.decisive and last.value == 1 \
-            else "a sector has been picked since"
-        raise NotAllowed(f"round {last.round} can no longer be corrected: {since}", round=last.round)
+        since = "после него взят решающий раунд (003 6.4)" if game.decisive and last.value == 1 \
+            else "после него уже выбран сектор"
+        raise NotAllowed(f"раунд {last.round} исправить уже нельзя: {since}", round=last.round)
     assert last.result is not None  # a verdict always gives the point to a side
     side = to if to is not None else (Side.CLUB if last.result is Side.TEAM else Side.TEAM)
     if side is last.result:
-        raise NotAllowed(f"round {last.round}'s point already went to {side.value}", round=last.round)
+        raise NotAllowed(f"очко раунда {last.round} и так у {SIDE_RU[side]}", round=last.round)
     parts = _parts(game, last)
     if side is Side.TEAM and len(last.parts) < parts:
-        raise NotAllowed(f"round {last.round} stopped at question {len(last.parts)} of {parts}: "
-                         f"the rest were never asked", round=last.round)
+        raise NotAllowed(f"раунд {last.round} остановлен на вопросе {len(last.parts)} из {parts}: "
+                         f"остальные не задавались", round=last.round)
     return last, side
 
 

@@ -12,23 +12,23 @@ from __future__ import annotations
 from console.engine.chgk_events import DecisiveRoundTaken, SectorRefilled
 from console.engine.chgk_game import TableGame
 from console.engine.chgk_round import NotAllowed
-from console.engine.chgk_rules import ChgkHost, Side, Stage
+from console.engine.chgk_rules import STAGE_RU, ChgkHost, Side, Stage
 from console.engine.model import Output
 
 
 def check_refill(game: TableGame, sector: int | None) -> int:
     """Refuse a new envelope on `sector` unless 000 3.8.1 allows it now; the sector."""
     if game.rules.stage is not Stage.FINAL:
-        raise NotAllowed(f"refills are for the final only (000 3.8.1); this is a "
-                         f"{game.rules.stage.value}", stage=game.rules.stage.value)
+        raise NotAllowed(f"освободившиеся сектора заполняют только в финале (000 3.8.1); сейчас — "
+                         f"{STAGE_RU[game.rules.stage]}", stage=game.rules.stage.value)
     game.require_ready()
     played = len(game.rounds)
     if not 1 <= played <= game.rules.refill_until_round:
-        raise NotAllowed(f"refills follow rounds 1..{game.rules.refill_until_round} (000 3.8.1); "
-                         f"{played} rounds are played", rounds_played=played)
+        raise NotAllowed(f"сектора заполняют после раундов 1..{game.rules.refill_until_round} (000 3.8.1); "
+                         f"сыграно раундов: {played}", rounds_played=played)
     number = game.sector_arg(sector, "sector")
     if not game.table[number].played:
-        raise NotAllowed(f"sector {number} still holds its envelope", sector=number)
+        raise NotAllowed(f"в секторе {number} ещё лежит конверт", sector=number)
     return number
 
 
@@ -61,22 +61,22 @@ def check_decisive(game: TableGame) -> None:
     """
     at = game.rules.decisive_round_at
     if at is None:
-        raise NotAllowed("this table plays no decisive round (003 6.4)")
+        raise NotAllowed("за этим столом решающего раунда нет (003 6.4)")
     game.require_ready()
     if game.decisive:
-        raise NotAllowed("the decisive round is already taken")
+        raise NotAllowed("решающий раунд уже взят")
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if team != at:
-        raise NotAllowed(f"the team takes it at {at} points (003 6.4); it has {team}",
+        raise NotAllowed(f"знатоки берут его при счёте {at} очков (003 6.4); у них {team}",
                          score=game.score_json())
     left = game.table.unplayed()
     if game.final_round() and game.table.fortochka() is not None:
         left -= 1  # the fortochka is passed over in a round that may be the last (000 4.2 д)
     if left == 0:
-        raise NotAllowed("no sector is left on the table to play it on", score=game.score_json())
+        raise NotAllowed("на столе не осталось сектора, чтобы его сыграть", score=game.score_json())
     if team + left > club:
-        raise NotAllowed(f"only when the team cannot overtake the opponents without it (003 6.4): "
-                         f"at {team}:{club} with {left} sectors left it still can",
+        raise NotAllowed(f"только когда знатокам без него не обойти соперников (003 6.4): "
+                         f"при {team}:{club} и {left} оставшихся секторах ещё можно",
                          score=game.score_json())
 
 

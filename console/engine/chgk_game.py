@@ -86,29 +86,30 @@ class TableGame:
 
     def require_ready(self) -> None:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("the game is over (new_game starts another)")
+            raise NotAllowed("игра окончена (следующую начинает «Новая игра»)")
         r = self.round
         if r is not None:
-            raise NotAllowed(f"round {r.number} is in play on sector {r.sector} (finish or cancel it first)")
+            raise NotAllowed(f"идёт раунд {r.number} в секторе {r.sector} "
+                             "(сначала завершите или отмените его)")
 
     def require_round(self) -> RoundInPlay:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("the game is over (new_game starts another)")
+            raise NotAllowed("игра окончена (следующую начинает «Новая игра»)")
         if self.round is None:
-            raise NotAllowed("no round is in play (a sector is picked first)")
+            raise NotAllowed("раунд не идёт (сначала выбирают сектор)")
         return self.round
 
     def sector_arg(self, value: int | None, name: str) -> int:
         if value is None:
-            raise NotAllowed(f"name the sector ({name})")
+            raise NotAllowed(f"укажите сектор ({name})")
         if value not in self.table:
-            raise NotAllowed(f"there is no sector {value} on a table of {self.rules.sectors}",
+            raise NotAllowed(f"на столе из {self.rules.sectors} секторов нет сектора {value}",
                              field=name, value=value)
         return value
 
     def team_named(self, team: str) -> None:
         if team not in {t.id for t in self.rules.teams}:
-            raise NotAllowed(f"there is no team {team!r}", team=team)
+            raise NotAllowed(f"нет команды {team!r}", team=team)
 
     def team_view(self) -> TeamView | None:
         if self.team is None:

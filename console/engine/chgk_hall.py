@@ -23,15 +23,15 @@ def hall_target(game: TableGame, team: str | None, round: int | None,
     """Refuse a hall answer of `team` to question `round`/`part` unless it can be counted now
     (see the module docstring); the team, round and part it counts for (the defaults filled)."""
     if team is None:
-        raise NotAllowed("name the hall team (team)")
+        raise NotAllowed("укажите команду зала")
     game.team_named(team)
     if team == game.team:
-        raise NotAllowed(f"{team!r} is at the table, not in the hall", team=team)
+        raise NotAllowed(f"{team!r} играет за столом, а не в зале", team=team)
     current = game.round
     last = current.number if current else len(game.rounds)
     number = round if round is not None else last
     if not 1 <= number <= last:
-        raise NotAllowed(f"round {number} has not been played", round=number)
+        raise NotAllowed(f"раунд {number} не сыгран", round=number)
     if current is not None and number == current.number:
         asked, kind = current.part, current.kind
     else:
@@ -39,9 +39,9 @@ def hall_target(game: TableGame, team: str | None, round: int | None,
         asked, kind = record.asked, record.kind
     part = part if part is not None else asked
     if kind is SectorKind.FORTOCHKA or not 1 <= part <= asked:
-        raise NotAllowed(f"round {number} has no question {part} to answer", round=number, part=part)
+        raise NotAllowed(f"в раунде {number} нет вопроса {part}", round=number, part=part)
     if team in game.hall.get((number, part), []):
-        raise NotAllowed(f"{team!r} already has this answer counted", round=number, part=part)
+        raise NotAllowed(f"{team!r}: этот ответ уже засчитан", round=number, part=part)
     return team, number, part
 
 

@@ -22,13 +22,13 @@ def check_help(game: TableGame, kind: HelpKind) -> None:
     """Refuse `kind` unless the table offers it, it is unused and the score allows it."""
     rules = game.rules
     if kind not in rules.helps:
-        raise NotAllowed(f"{HELP_TITLES[kind]} is not offered at this table")
+        raise NotAllowed(f"«{HELP_TITLES[kind]}» за этим столом нет")
     if kind in game.helps_used:
-        raise NotAllowed(f"{HELP_TITLES[kind]} is once a game and was used already (000 6.1-6.2)")
+        raise NotAllowed(f"«{HELP_TITLES[kind]}»: раз за игру, и это уже было (000 6.1-6.2)")
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if kind in rules.help_only_when_behind and team >= club:
-        raise NotAllowed(f"only a team behind in the score may ask for it (000 6.1-6.2, 003 6.3.3); "
-                         f"the score is {team}:{club}", score=game.score_json())
+        raise NotAllowed(f"эту помощь просит только проигрывающая команда (000 6.1-6.2, 003 6.3.3); "
+                         f"счёт {team}:{club}", score=game.score_json())
 
 
 def use_saved_minute(game: TableGame, at: int, now: int, out: list[Output]) -> None:
@@ -39,12 +39,12 @@ def use_saved_minute(game: TableGame, at: int, now: int, out: list[Output]) -> N
 def check_time_help(game: TableGame, kind: HelpKind | None) -> RoundInPlay:
     """Refuse extra discussion time (`kind` None: a saved minute) unless it can be given now."""
     if kind is None and game.saved_minutes < 1:
-        raise NotAllowed("no minute has been saved by an early answer (003 6.1.5)")
+        raise NotAllowed("досрочным ответом не сэкономлено ни минуты (003 6.1.5)")
     r = game.require_round()
     if r.played_as is SectorKind.ZEITNOT:
-        raise NotAllowed("help never works on «цейтнот» (000 6.1-6.2)")
+        raise NotAllowed("на «цейтноте» помощь не действует (000 6.1-6.2)")
     if r.declared_early:
-        raise NotAllowed("an early answer was declared: there is no discussion to extend")
+        raise NotAllowed("объявлен досрочный ответ: продлевать нечего")
     if kind is not None:
         check_help(game, kind)
     return r
@@ -79,13 +79,13 @@ def check_move(game: TableGame, sector: int | None, to_sector: int | None) -> tu
     """Refuse BINGO's move of the envelope on `sector` to `to_sector` unless allowed now (003 6.3.1)."""
     game.require_ready()
     if game.final_round():
-        raise NotAllowed("not before a round that may be the last (003 6.3.1)")
+        raise NotAllowed("не перед раундом, который может стать последним (003 6.3.1)")
     check_help(game, HelpKind.MOVE_QUESTION)
     a, b = game.sector_arg(sector, "sector"), game.sector_arg(to_sector, "to_sector")
     if a == b:
-        raise NotAllowed("the envelope must move to another sector")
+        raise NotAllowed("конверт переносят в другой сектор")
     if game.table[a].played:
-        raise NotAllowed(f"sector {a} was played: there is no envelope on it", sector=a)
+        raise NotAllowed(f"сектор {a} сыгран: конверта в нём нет", sector=a)
     return a, b
 
 

@@ -29,6 +29,9 @@ class Stage(StrEnum):
     FINAL = "final"  # to 8; freed sectors are refilled (000 3.8.1)
 
 
+STAGE_RU = {Stage.QUALIFIER: "отборочная игра", Stage.SEMIFINAL: "полуфинал", Stage.FINAL: "финал"}
+
+
 TARGETS = {Stage.QUALIFIER: 6, Stage.SEMIFINAL: 7, Stage.FINAL: 8}
 
 
@@ -82,6 +85,10 @@ class Side(StrEnum):
 
     TEAM = "team"  # «знатоки»
     CLUB = "club"  # the opponent: the host (000) or «Зрители» (003)
+
+
+# As a refusal says them: «очко и так у знатоков», «сейчас — полуфинал».
+SIDE_RU = {Side.TEAM: "знатоков", Side.CLUB: "клуба"}
 
 
 class PickSource(StrEnum):

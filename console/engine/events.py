@@ -49,3 +49,15 @@ class CommandRefused(Event):
 
     message: str
     details: dict[str, str | int | None] = field(default_factory=dict)
+
+
+def refusal_message(action: str, reason: str) -> str:
+    """The sentence a refused host action is shown with. The host reads it on the screen, so it
+    is Russian, like `reason` (the engine's own words on why: rules cite the seed's clause)."""
+    return f"«{action}» сейчас нельзя: {reason}"
+
+
+def refusal(now: int, action: str, reason: str, phase: str) -> CommandRefused:
+    """The host's `action` refused in `phase` for `reason`; `details` carry all three."""
+    return CommandRefused(t_ns=now, message=refusal_message(action, reason),
+                          details={"action": action, "phase": phase, "reason": reason})

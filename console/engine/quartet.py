@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from console.engine.events import CommandRefused
+from console.engine.events import refusal
 from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
 from console.engine.quartet_events import (
     AssignTimeUp,
@@ -45,6 +45,7 @@ from console.engine.quartet_places import Places, Shootout, Tally, rank
 from console.engine.quartet_round import RoundState, check_choice, check_order
 from console.engine.quartet_rules import (
     PLAYERS_PER_ROUND,
+    ROUND_RU,
     THEMES_PER_ROUND,
     Penalty,
     QuartetAction,
@@ -241,9 +242,8 @@ class QuartetFight:
                     self._appeal_out(last, last_ref.handle_all([h], now), now, out)
                 elif isinstance(h, Host | AdjustScore | Reverse):
                     action = h.action.value if isinstance(h, Host) else h.ACTION.value
-                    out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: "
-                                              "no theme is being played (start_theme first)",
-                                              details={"action": action, "phase": self._phase.value}))
+                    out.append(refusal(now, action, "тема не играется (сначала «Начать тему»)",
+                                       self._phase.value))
             return
         # A seat whose team plays no player in this theme (3.8) is not at the table.
         inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
@@ -310,8 +310,7 @@ class QuartetFight:
         }[cmd.action]
         problem = handler(cmd, now, out)
         if problem is not None:
-            out.append(CommandRefused(t_ns=now, message=f"{cmd.action.value!r} is not allowed now: {problem}",
-                                      details={"action": cmd.action.value, "phase": self._phase.value}))
+            out.append(refusal(now, cmd.action.value, problem, self._phase.value))
 
     def _new_fight(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         self._reset()
@@ -329,9 +328,9 @@ class QuartetFight:
             themes = tuple(t.name for t in ahead[:THEMES_PER_ROUND])  # the pack's, in order (3.7)
         if kind is RoundType.OPEN:
             if themes is None or len(themes) != THEMES_PER_ROUND or any(not n.strip() for n in themes):
-                return f"the host names the open round's {THEMES_PER_ROUND} themes before it starts (3.6.1)"
+                return f"ведущий называет {THEMES_PER_ROUND} темы открытого раунда до его начала (3.6.1)"
         elif themes is not None:
-            return f"in a {kind.value} round each theme is named just before it is played (3.6.2, 3.6.3)"
+            return f"в {ROUND_RU[kind]} раунде каждую тему называют перед тем, как её играть (3.6.2, 3.6.3)"
         plays = {t: min(PLAYERS_PER_ROUND, len(self._present[t])) for t in self._teams}
         self._rounds_started += 1
         self._round = RoundState(number=self._rounds_started, type=kind, plays=plays)
@@ -349,21 +348,21 @@ class QuartetFight:
 
     def _name_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         if self._phase not in (FightPhase.BETWEEN_THEMES, FightPhase.SHOOTOUT_DUE):
-            return "a theme is named between themes (or for a shoot-out)"
+            return "тему называют между темами (или для перестрелки)"
         name = (cmd.name or "").strip()
         ahead = self._pack_ahead()
         if not name and ahead:
             name = ahead[0].name  # the pack's next theme (3.7: the order is fixed in advance)
         if not name:
-            return "the theme needs a name (there is no pack theme left to name it)"
+            return "нужно название темы (в пакете тем больше нет)"
         shootout = self._phase is FightPhase.SHOOTOUT_DUE
         rnd = self._round
         if not shootout:
             assert rnd is not None
             if rnd.type is RoundType.OPEN:
-                return "the open round's themes were named before it started (3.6.1)"
+                return "темы открытого раунда названы до его начала (3.6.1)"
         if self._next_name is not None:
-            return f"the next theme is already named ({self._next_name!r})"
+            return f"следующая тема уже названа ({self._next_name!r})"
         self._next_name = name
         choose = shootout or (rnd is not None and rnd.type is RoundType.HALF_DARK)
         if choose:
@@ -387,7 +386,7 @@ class QuartetFight:
     def _assign(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"no team {cmd.team!r} in this fight ({', '.join(self._teams)})"
+            return f"в этом бою нет команды {cmd.team!r} ({', '.join(self._teams)})"
         late = self._deadline_passed
         if self._phase is FightPhase.SHOOTOUT_DUE:
             problem = self._assign_shootout(team, cmd)
@@ -396,14 +395,14 @@ class QuartetFight:
             return problem
         rnd = self._round
         if self._phase is not FightPhase.BETWEEN_THEMES or rnd is None:
-            return "players are assigned between themes of a round"
+            return "игроков назначают между темами раунда"
         present = self._present_in(team)
         if rnd.type is RoundType.HALF_DARK:
             if cmd.players is not None or cmd.player is None:
-                return ("in a half-dark round the team chooses the player of the named theme (3.6.2): "
-                        "give 'player'")
+                return ("в полутёмном раунде команда выбирает игрока на названную тему (3.6.2): "
+                        "укажите игрока (player)")
             if self._next_name is None:
-                return "the host names the theme first; then the team has 20 s to choose (3.6.2)"
+                return "сначала ведущий называет тему, потом у команды 20 секунд на выбор (3.6.2)"
             player = cmd.player or None
             problem = check_choice(team, present, rnd.plays[team.id], rnd.used(team.id, self._theme_index),
                                    self._theme_index, player)
@@ -412,10 +411,10 @@ class QuartetFight:
             rnd.order.setdefault(team.id, [])[self._theme_index:] = [player]
         else:
             if cmd.players is None or cmd.player is not None:
-                return f"in a {rnd.type.value} round the team gives the order of its players for the round " \
-                       f"({rnd.clause}): give 'players'"
+                return f"в {ROUND_RU[rnd.type]} раунде команда называет порядок игроков на весь раунд " \
+                       f"({rnd.clause}): укажите игроков (players)"
             if self._theme_index > 0:
-                return f"the order of the players may not change during the round ({rnd.clause})"
+                return f"порядок игроков в ходе раунда не меняется ({rnd.clause})"
             problem = check_order(team, present, rnd.plays[team.id], cmd.players, rnd.clause)
             if problem:
                 return problem
@@ -426,15 +425,15 @@ class QuartetFight:
     def _assign_shootout(self, team: QuartetTeam, cmd: QuartetHost) -> str | None:
         pending = self._pending_teams()
         if team.id not in pending:
-            return f"team {team.id!r} is not in the shoot-out ({', '.join(pending)})"
+            return f"команда {team.id!r} не участвует в перестрелке ({', '.join(pending)})"
         if self._next_name is None:
-            return "the host names the shoot-out's theme first; then 20 s to choose the player (3.10)"
+            return "сначала ведущий называет тему перестрелки, потом 20 секунд на выбор игрока (3.10)"
         if not cmd.player:
-            return "a team in a shoot-out puts up one player: give 'player' (3.10)"
+            return "в перестрелке от команды играет один игрок: укажите его (player) (3.10)"
         if cmd.player not in team.players:
-            return f"{cmd.player!r} is not a player of team {team.id!r}"
+            return f"{cmd.player!r} не игрок команды {team.id!r}"
         if cmd.player not in self._present[team.id]:
-            return f"{cmd.player} is not present (3.8)"
+            return f"{cmd.player} отсутствует (3.8)"
         self._shootout_seats[team.id] = cmd.player
         return None
 
@@ -447,13 +446,13 @@ class QuartetFight:
     def _start_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         shootout = self._phase is FightPhase.SHOOTOUT_DUE
         if self._phase is not FightPhase.BETWEEN_THEMES and not shootout:
-            return "a theme starts between themes (or for a shoot-out)"
+            return "тему начинают между темами (или для перестрелки)"
         name = self._theme_name()
         if name is None:
-            return "the host names the theme first (3.6.2, 3.6.3)"
+            return "сначала ведущий называет тему (3.6.2, 3.6.3)"
         missing = self._missing()
         if missing:
-            return f"no player named for this theme by team(s) {', '.join(missing)}"
+            return f"не назван игрок на эту тему от команд: {', '.join(missing)}"
         seats = self._seats()
         round_no, theme_no = self._slot()
         theme = _Theme(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
@@ -484,22 +483,22 @@ class QuartetFight:
     def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         theme = self._theme
         if self._phase is not FightPhase.THEME or theme is None:
-            return "a penalty is given while a theme is played (3.5)"
+            return "штраф дают, пока играется тема (3.5)"
         team = cmd.team or ""
         if team not in theme.seats:
-            return f"team {team!r} has no player at the table in this theme (3.5)"
+            return f"у команды {team!r} нет игрока за столом в этой теме (3.5)"
         if cmd.penalty is None:
-            return "say which penalty: warning, void or minus (3.5)"
+            return "укажите штраф: предупреждение, аннулирование или минус (3.5)"
         question = value = None
         if cmd.penalty is Penalty.WARNING:
             self._warnings[team] += 1
         else:
             if not self._warnings[team] and not cmd.gross:
-                return ("a first violation gets a warning; a void or a minus is for a repeated or "
-                        "a gross one (3.5): give 'gross': true")
+                return ("за первое нарушение — предупреждение; аннулирование или минус — за повторное "
+                        "или грубое (3.5): отметьте грубое (gross)")
             if self._question is None:
-                return ("no question of this theme has been asked yet (3.5: the current question's "
-                        "answer or value)")
+                return ("в этой теме ещё не задано ни одного вопроса (3.5: штраф — ответ или "
+                        "стоимость текущего вопроса)")
             question, value = self._question
             if cmd.penalty is Penalty.VOID:
                 theme.voided.add((team, question))
@@ -513,12 +512,12 @@ class QuartetFight:
     def _presence(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"no team {cmd.team!r} in this fight"
+            return f"в этом бою нет команды {cmd.team!r}"
         if cmd.player not in team.players:
-            return f"{cmd.player!r} is not a player of team {team.id!r}"
+            return f"{cmd.player!r} не игрок команды {team.id!r}"
         present = cmd.action is QuartetAction.PRESENT
         if (cmd.player in self._present[team.id]) == present:
-            return f"{cmd.player} is already {'present' if present else 'absent'}"
+            return f"{cmd.player} уже {'на месте' if present else 'отсутствует'}"
         (self._present[team.id].add if present else self._present[team.id].discard)(cmd.player)
         out.append(PresenceChanged(t_ns=now, team=team.id, player=cmd.player, present=present))
         return None
@@ -630,10 +629,10 @@ class QuartetFight:
 
     def _not_between_rounds(self) -> str:
         if self._phase is FightPhase.OVER:
-            return "the fight is over (new_fight starts another)"
+            return "бой окончен (следующий начинает «Новый бой»)"
         if self._phase is FightPhase.SHOOTOUT_DUE:
-            return "the places wait on a shoot-out (3.10)"
-        return "the round in play has not ended"
+            return "места ждут перестрелки (3.10)"
+        return "раунд ещё не окончен"
 
     # ------------------------------------------------------------------ views
 

@@ -44,17 +44,17 @@ def check_order(team: QuartetTeam, present: Collection[str], plays: int,
     """A whole round's order (open, dark): one entry per theme, four different players (3.4),
     as many as the team has present (3.8)."""
     if len(order) != THEMES_PER_ROUND:
-        return f"the order names a player (or null) for each of the {THEMES_PER_ROUND} themes ({clause})"
+        return f"порядок называет игрока (или никого) на каждую из {THEMES_PER_ROUND} тем ({clause})"
     players = [p for p in order if p is not None]
     for p in players:
         problem = _player_problem(team, present, p)
         if problem:
             return problem
     if len(set(players)) != len(players):
-        return "four different players play a round: one may not play two themes (3.4)"
+        return "раунд играют четыре разных игрока: один не играет две темы (3.4)"
     if len(players) != plays:
-        return (f"team {team.id!r} plays {plays} theme(s) of this round with {plays} player(s) present "
-                f"(3.4, 3.8), the order names {len(players)}")
+        return (f"команда {team.id!r} играет в этом раунде тем: {plays}, по числу игроков на месте "
+                f"(3.4, 3.8); в порядке названо игроков: {len(players)}")
     return None
 
 
@@ -65,22 +65,22 @@ def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: 
     to_play = plays - len(used)
     if player is None:
         if to_play >= left:
-            return (f"team {team.id!r} must play this theme: {to_play} of its players present have "
-                    f"still to play, {left} theme(s) left (3.4, 3.8)")
+            return (f"команда {team.id!r} должна играть эту тему: ещё не играли игроков на месте — "
+                    f"{to_play}, тем осталось — {left} (3.4, 3.8)")
         return None
     problem = _player_problem(team, present, player)
     if problem:
         return problem
     if player in used:
-        return f"{player} has already played a theme of this round: four different players (3.4)"
+        return f"{player} уже играл тему этого раунда: играют четыре разных игрока (3.4)"
     if to_play <= 0:
-        return f"team {team.id!r} has played its {plays} theme(s) of this round (3.8): it skips this one"
+        return f"команда {team.id!r} сыграла свои темы этого раунда ({plays}) (3.8) и пропускает эту"
     return None
 
 
 def _player_problem(team: QuartetTeam, present: Collection[str], player: str) -> str | None:
     if player not in team.players:
-        return f"{player!r} is not a player of team {team.id!r} ({', '.join(team.players) or 'no players'})"
+        return f"{player!r} не игрок команды {team.id!r} ({', '.join(team.players) or 'игроков нет'})"
     if player not in present:
-        return f"{player} is not present (3.8)"
+        return f"{player} отсутствует (3.8)"
     return None

@@ -27,6 +27,10 @@ class RoundType(StrEnum):
     DARK = "dark"  # the order of players fixed within a minute; themes named when played (3.6.3)
 
 
+# The kinds of round as the host reads them, in the case a refusal uses («в тёмном раунде»).
+ROUND_RU = {RoundType.OPEN: "открытом", RoundType.HALF_DARK: "полутёмном", RoundType.DARK: "тёмном"}
+
+
 class Stage(StrEnum):
     """The stage of the tournament (seed 004 2.2.2-2.2.3): which places lead further."""
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from console.engine.events import CommandRefused
+from console.engine.events import CommandRefused, refusal
 from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue
 from console.engine.sports_events import (
     AnswersClosed,
@@ -93,8 +93,8 @@ class SportsTimer:
         """Take one host action at `now`; due marks fire first."""
         out = self.on_timer(now)
         if not isinstance(inp, SportsHost):  # another game's input (a button, a pedal): refused
-            out.append(_error(now, type(inp).__name__, "the sports timer takes only its host's "
-                                                      "start and cancel", self.phase))
+            out.append(_error(now, type(inp).__name__, "спортивный таймер принимает только «Время!» "
+                                                      "и отмену от ведущего", self.phase))
         elif inp.action is SportsAction.START:
             self._start(inp.at, now, out)
         elif inp.action is SportsAction.CANCEL:
@@ -165,7 +165,7 @@ class SportsTimer:
 
     def _start(self, at: int, now: int, out: list[Output]) -> None:
         if self._started_at is not None:
-            out.append(_error(now, "start", f"question {self._question} is still {self.phase.value}",
+            out.append(_error(now, "start", f"вопрос {self._question} ещё идёт ({_PHASE_RU[self.phase]})",
                               self.phase))
             return
         r = self.rules
@@ -183,7 +183,7 @@ class SportsTimer:
 
     def _cancel(self, now: int, out: list[Output]) -> None:
         if self._started_at is None:
-            out.append(_error(now, "cancel", "no count is running", self.phase))
+            out.append(_error(now, "cancel", "отсчёт не идёт", self.phase))
             return
         question = self._question
         self._question -= 1  # the replacement question takes its number
@@ -215,6 +215,8 @@ class SportsTimer:
         return _Place(question, (question - 1) // per + 1, (question - 1) % per + 1, False)
 
 
+_PHASE_RU = {SportsPhase.IDLE: "ждёт", SportsPhase.COUNTING: "отсчёт", SportsPhase.COLLECTING: "сбор ответов"}
+
+
 def _error(now: int, action: str, why: str, phase: SportsPhase) -> CommandRefused:
-    return CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: {why}",
-                          details={"action": action, "phase": phase.value})
+    return refusal(now, action, why, phase.value)

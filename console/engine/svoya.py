@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Literal
 
-from console.engine.events import CommandRefused
+from console.engine.events import CommandRefused, refusal
 from console.engine.model import (
     Cue,
     Host,
@@ -220,7 +220,7 @@ class SvoyaReferee:
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         player = self.rules.pads.get(press.pad)
         if not self._arbiter.knows(press.source) or player is None:
-            message = f"press from unknown pad {press.pad!r}: no player is on it"
+            message = f"нажатие с неизвестной кнопки {press.pad!r}: на ней нет игрока"
             out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
@@ -324,8 +324,7 @@ class SvoyaReferee:
             if problem is None:
                 self._take(cmd.action, cmd.at, now, out)
         if problem is not None:
-            out.append(CommandRefused(t_ns=now, message=f"{action!r} is not allowed now: {problem}",
-                                      details={"action": action, "phase": self._phase.value}))
+            out.append(refusal(now, action, problem, self._phase.value))
 
     def _refusal(self, action: HostAction, at: int) -> str | None:
         """Why the host's `action` at `at` would be refused now, or None: the one check both
@@ -336,44 +335,44 @@ class SvoyaReferee:
         match action:
             case HostAction.NEXT:
                 if phase is Phase.GAME_OVER:
-                    return "the fight is over (new_game starts another)"
+                    return "бой окончен (следующий начинает «Новая игра»)"
                 if phase is not Phase.IDLE:
-                    return "a question is in play (finish it or cancel it first)"
+                    return "идёт вопрос (сначала завершите или отмените его)"
             case HostAction.READING_FINISHED:
                 if phase is not Phase.READING or q is None:
-                    return "no question is being read"
+                    return "сейчас не читается ни один вопрос"
             case HostAction.NAME:
                 if not answering or q is None:
-                    return "nobody has the turn"
+                    return "никто не отвечает"
                 if self.rules.answer_clock is AnswerClock.LAMP:
-                    return "the answer clock already started when the lamp lit"
+                    return "3 секунды на ответ уже пошли, когда загорелась лампа"
                 if q.answer_deadline is not None:
-                    return "the answerer has already been named"
+                    return "отвечающий уже назван"
             case HostAction.SHORT_FORM:
                 if not answering or q is None:
-                    return "nobody has the turn"
+                    return "никто не отвечает"
                 if not q.reading_stopped:
-                    return "the question was read to the end; there is no short form to give (App.6)"
+                    return "вопрос дочитан до конца: краткой формы нет (прил. 6)"
                 if q.answer_started:
-                    return "the answer has already begun"
+                    return "ответ уже начат"
             case HostAction.ANSWER_STARTED:
                 if not answering or q is None or q.answerer is None:
-                    return "nobody has the turn"
+                    return "никто не отвечает"
                 if q.answer_started:
-                    return "the answer has already begun"
+                    return "ответ уже начат"
                 if q.answer_deadline is not None and at > q.answer_deadline:
-                    return "the 3 s had already run out"
+                    return "3 секунды уже истекли"
             case HostAction.CORRECT | HostAction.WRONG:
                 if not answering or q is None:
-                    return "nobody has the turn"
+                    return "никто не отвечает"
                 if q.answer_deadline is not None and not q.answer_started and at > q.answer_deadline:
-                    return "the 3 s had already run out"
+                    return "3 секунды уже истекли"
             case HostAction.RESET:
                 if phase is not Phase.AWAIT_RESET or q is None:
-                    return "there is no wrong answer to reset"
+                    return "нет неверного ответа, после которого сбрасывают сигналы"
             case HostAction.CANCEL:
                 if q is None or phase in (Phase.IDLE, Phase.GAME_OVER):
-                    return "no question is in play"
+                    return "вопрос не идёт"
             case HostAction.NEW_GAME:
                 pass
         return None
@@ -468,11 +467,11 @@ class SvoyaReferee:
     def _adjust_score(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
         """A score changed by hand, for a reason, at any time; nothing else changes."""
         if cmd.player not in self._scores:
-            return f"no player {cmd.player!r} (players: {', '.join(self._scores)})"
+            return f"нет игрока {cmd.player!r} (игроки: {', '.join(self._scores)})"
         if not cmd.reason.strip():
-            return "a reason is required"
+            return "нужна причина"
         if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
-            return f"delta must be a non-zero whole number of at most {MAX_ADJUSTMENT} either way"
+            return f"поправка — целое число, не ноль и не больше {MAX_ADJUSTMENT} по модулю"
         self._scores[cmd.player] += cmd.delta
         out.append(ScoreAdjusted(t_ns=now, player=cmd.player, delta=cmd.delta,
                                  score=self._scores[cmd.player], reason=cmd.reason.strip(),
@@ -483,21 +482,21 @@ class SvoyaReferee:
         """Why the last judgement cannot be reversed now, or None (004 4.1, 4.3)."""
         q = self._q
         if self._phase not in (Phase.IDLE, Phase.GAME_OVER) and q is not None:
-            return "a question is in play: a judgement is reversed after its question, before the next"
+            return "идёт вопрос: решение меняют после вопроса, до следующего"
         if q is None or q.ended_at is None:
-            return "no question has been played since the game started"
+            return "с начала игры не сыграно ни одного вопроса"
         if q.end_reason is EndReason.CANCELLED:
-            return "the question just played was withdrawn (adjust_score changes a score)"
+            return "сыгранный вопрос снят (счёт меняют «Исправить счёт»)"
         if q.last_judgement is None:
-            return "nobody answered the question just played"
+            return "на сыгранный вопрос никто не отвечал"
         if q.reversed:
-            return "its judgement was already reversed, and an appeal's decision is final (004 4.3)"
+            return "решение уже изменено, а решение по апелляции окончательно (004 4.3)"
         return None
 
     def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
         """The last answer of the question just played counts the other way (004 4.1-4.2):
         its score is undone and redone; the question stays over, later decisions stand."""
-        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "a reason is required")
+        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "нужна причина")
         if problem is not None:
             return problem
         q = self._q

@@ -1,0 +1,43 @@
+"""Every refusal the host can meet is said in Russian: the engines' reasons are shown on the
+host's screen as they are (console/data/host.js). Checked over the examples and seeded random
+scenarios of every game kind (tests/differential), which are built to try actions out of turn
+and meet each engine's refusals, and over the quartet's own scripted fights.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+from console.tools.replay import replay_lines
+from tests.differential.golden import EXAMPLES
+from tests.differential.scenarios import KINDS, scenario
+
+CYRILLIC = re.compile("[а-яё]", re.IGNORECASE)
+ENGLISH = re.compile("[A-Za-z]{2,} [A-Za-z]{2,}")  # two English words in a row: a sentence left over
+SEEDS = 150
+
+
+def refusals(lines: list[str], name: str) -> list[dict[str, object]]:
+    out = io.StringIO()
+    replay_lines(lines, name, out, io.StringIO())
+    events = [json.loads(line) for line in out.getvalue().splitlines() if line.startswith("{")]
+    return [e for e in events if e.get("type") == "error" and "action" in e.get("details", {})]
+
+
+def test_every_refusal_gives_its_reason_in_russian() -> None:
+    seen: list[dict[str, object]] = []
+    for path in sorted(EXAMPLES.glob("*.jsonl")):
+        seen += refusals(path.read_text(encoding="utf-8").splitlines(), path.name)
+    for kind in KINDS:
+        for seed in range(SEEDS):
+            seen += refusals(scenario(kind, seed), f"{kind}-{seed}")
+    actions = {str(e["details"]["action"]) for e in seen}  # type: ignore[index]
+    assert len(seen) > 500 and len(actions) > 20  # the corpus does meet the refusals
+    for e in seen:
+        details = e["details"]
+        assert isinstance(details, dict)
+        reason, action = str(details["reason"]), str(details["action"])
+        assert CYRILLIC.search(reason) and not ENGLISH.search(reason), e
+        assert e["message"] == f"«{action}» сейчас нельзя: {reason}", e
