@@ -16,8 +16,8 @@ def test_two_starts_in_the_same_second_get_a_journal_each(
     """A Pi without a clock boots to the same saved time: both starts would name their journal
     alike; each must begin with its own config line to replay, so the second gets -2."""
     monkeypatch.setattr(time, "strftime", lambda _format: "20261130-190501")
-    first = daemon._open_journal(str(tmp_path / "journal.jsonl"))
-    second = daemon._open_journal(str(tmp_path / "journal.jsonl"))
+    first = daemon.open_journal(str(tmp_path / "journal.jsonl"))
+    second = daemon.open_journal(str(tmp_path / "journal.jsonl"))
     assert first is not None and second is not None
     first.write("first\n")
     second.write("second\n")

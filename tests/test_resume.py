@@ -20,7 +20,7 @@ from console.engine.sports_timer import SportsAction, SportsHost
 from console.games import config_from_dict
 from console.games.kind import GameInput
 from console.shell import resume
-from console.shell.daemon import _open_journal
+from console.shell.daemon import open_journal
 from console.shell.runtime import Console
 from console.tools.replay import play, read_scenario
 from tests.quartet_harness import Fight
@@ -188,7 +188,7 @@ def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
 def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     base = tmp_path / "journal.jsonl"
-    first = _open_journal(str(base))
+    first = open_journal(str(base))
     assert first is not None
     clock = Clock(1_000 * S)
     old = Console(svoya_config(players=3), clock=clock, journal=first)
@@ -204,7 +204,7 @@ def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
     assert "differs from this one in players" in found.why
     assert not path.exists() and found.kept_as is not None and found.kept_as.exists()
     assert found.kept_as.name == path.name.replace(".jsonl", ".not-resumed.jsonl")
-    console = Console(other, clock=clock, journal=_open_journal(str(base)))
+    console = Console(other, clock=clock, journal=open_journal(str(base)))
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
     resume.announce(console, found)
@@ -222,7 +222,7 @@ def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts
                                            for i in range(3)],
                                "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
     clock = Clock(1_000 * S)
-    first = Console(config, clock=clock, journal=_open_journal(str(base)))
+    first = Console(config, clock=clock, journal=open_journal(str(base)))
     first.host(HostAction.NEXT, at=clock.now)
     clock.now += S
     press(first, 0, clock.now)
@@ -233,7 +233,7 @@ def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts
         clock.now += 10 * S
         found = resume.prepare(config, clock.now)
         assert isinstance(found, resume.Resumption), restart
-        console = Console(config, clock=clock, journal=_open_journal(str(base)), resume=found)
+        console = Console(config, clock=clock, journal=open_journal(str(base)), resume=found)
         resume.announce(console, found)
         assert scores(console.state()) == {"p0": 10, "p1": 0, "p2": 0}
         assert not found.path.exists() and found.path.with_name(f"{found.path.stem}.resumed.jsonl").exists()

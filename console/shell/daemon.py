@@ -35,7 +35,7 @@ log = logging.getLogger("chgk.daemon")
 async def run_daemon(config: Config, config_path: str) -> int:
     # Today's journal is read before this start's is created (console/shell/resume.py).
     found = resume.prepare(config, time.monotonic_ns())
-    journal = _open_journal(config.console.journal)
+    journal = open_journal(config.console.journal)
     player = open_player(config.sound.device or None, config.sound.enabled, log,
                          volume=config.sound.volume)
     console = Console(config, cue_player=player, journal=journal,
@@ -107,7 +107,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
     return 0
 
 
-def _open_journal(path: str) -> TextIO | None:
+def open_journal(path: str) -> TextIO | None:
     """One journal file per start (journal.jsonl -> journal-20261130-190501.jsonl): each file
     begins with its own config line, so it replays on its own."""
     if not path:
