@@ -13,6 +13,10 @@
 // is down). MQTT.js reconnects by itself, a refused login included (the broker's
 // password file may be fixed meanwhile).
 //
+// clockSample(consoleNs, receivedMs) and consoleNowMs(): the console's clock as the page sees it,
+// for the boards that count down from a deadline (table.html, timer.html; docs/mqtt-table.md,
+// «How a display counts down»).
+//
 // Where the broker is: ?ws=...&base=... in the page's address win (a page opened by hand),
 // then what the console's display server wrote into window.CHGK, then this host's port 9001.
 "use strict";
@@ -75,4 +79,23 @@ function hallConnect(kinds, onMessage, login) {
     onMessage(kind, payload, packet);
   });
   return client;
+}
+
+// The console's clock as this page sees it: offset = console ms − performance.now() ms.
+// A message cannot arrive before it was sent, so its sample is at most the true offset; the
+// least delayed message gives the largest. Keep the largest, sinking by DRIFT of the time
+// since (two clocks drift apart), so a late message changes nothing.
+const DRIFT = 2e-4;
+const consoleClock = { offset: null, at: 0 };
+function clockSample(consoleNs, receivedMs) {
+  if (typeof consoleNs !== "number") return;
+  const sample = consoleNs / 1e6 - receivedMs;
+  let kept = consoleClock.offset;
+  if (kept !== null) kept -= DRIFT * Math.max(0, receivedMs - consoleClock.at);
+  if (kept === null || sample > kept) kept = sample;
+  consoleClock.offset = kept;
+  consoleClock.at = receivedMs;
+}
+function consoleNowMs() {
+  return consoleClock.offset === null ? null : performance.now() + consoleClock.offset;
 }
