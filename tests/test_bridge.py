@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ import pytest
 from console.tournament.draw import draw_groups
 from tests.conftest import free_port
 from tests.daemon_process import daemon_process
+from tests.tls_pki import Pki, make_pki
 
 ROOT = Path(__file__).resolve().parent.parent
 MOSQ = ROOT / "config" / "mosquitto"
@@ -109,8 +110,11 @@ def persistence(folder: Path) -> str:
     return f"persistence_location {folder}/\nlog_dest stderr\n"
 
 
-@pytest.fixture
-def hall(workdir: Path) -> Iterator[Hall]:
+@contextmanager
+def bridged_hall(workdir: Path, pki: Pki | None = None) -> Iterator[Hall]:
+    """The organiser's broker and two tables' brokers bridged to it, all started. With `pki`,
+    the organiser's TLS listener is on (the shipped commented lines) and both bridges use it:
+    t1 with the CA that signed the organiser's certificate, t2 with another CA."""
     if shutil.which("mosquitto") is None or shutil.which("mosquitto_passwd") is None:
         pytest.fail("mosquitto is not installed (apt-get install mosquitto); .ci/run installs it")
     done = subprocess.run([str(SCRIPT), "--tables", "t1,t2", str(workdir / "passwd"), str(workdir / "acl")],
@@ -119,32 +123,44 @@ def hall(workdir: Path) -> Iterator[Hall]:
     assert set(accounts) == {"organiser", "display", "bridge-t1", "bridge-t2"}
     (workdir / "passwd").chmod(0o644)
     (workdir / "acl").chmod(0o644)
-    port, ws_port = free_port(), free_port()
-    conf = workdir / "organiser.conf"
-    conf.write_text(replaced(ORGANISER, {
+    port, ws_port, tls_port = free_port(), free_port(), free_port()
+    organiser_lines = {
         "listener 1883": f"listener {port} 127.0.0.1",
         "listener 9001": f"listener {ws_port} 127.0.0.1",
         "password_file /etc/mosquitto/chgk-organiser.passwd": f"password_file {workdir / 'passwd'}",
         "acl_file /etc/mosquitto/chgk-organiser.acl": f"acl_file {workdir / 'acl'}",
-    }, persistence(workdir / "organiser-db")), encoding="utf-8")
+    }
+    if pki is not None:
+        organiser_lines |= {
+            "#listener 8883": f"listener {tls_port} 127.0.0.1",
+            "#certfile /etc/mosquitto/certs/chgk-organiser.pem": f"certfile {pki.server}",
+            "#keyfile /etc/mosquitto/certs/chgk-organiser.key": f"keyfile {pki.server_key}",
+        }
+    conf = workdir / "organiser.conf"
+    conf.write_text(replaced(ORGANISER, organiser_lines, persistence(workdir / "organiser-db")),
+                    encoding="utf-8")
     organiser = Mosquitto(conf, port, ws_port)
     tables = {}
     for node in ("t1", "t2"):
         table_port = free_port()
         table_conf = workdir / f"{node}.conf"
+        bridge_lines = {
+            "connection chgk-table-t1": f"connection chgk-table-{node}",
+            "address organiser.local:1883": f"address 127.0.0.1:{tls_port if pki else port}",
+            "remote_clientid bridge-t1": f"remote_clientid bridge-{node}",
+            "remote_username bridge-t1": f"remote_username bridge-{node}",
+            "remote_password CHANGE-ME": f"remote_password {accounts[f'bridge-{node}']}",
+            "notification_topic chgk/bridges/bridge-t1": f"notification_topic chgk/bridges/bridge-{node}",
+        }
+        if pki is not None:
+            ca = pki.ca if node == "t1" else pki.other_ca
+            bridge_lines["#bridge_cafile /etc/mosquitto/certs/chgk-ca.pem"] = f"bridge_cafile {ca}"
         # The table's own listener (anonymous here: the lockdown is tests/test_broker_lockdown.py's),
         # then the shipped bridge file with its six lines set for this table.
         table_conf.write_text(
             f"listener {table_port} 127.0.0.1\nallow_anonymous true\n"
             + persistence(workdir / f"{node}-db")
-            + replaced(BRIDGE, {
-                "connection chgk-table-t1": f"connection chgk-table-{node}",
-                "address organiser.local:1883": f"address 127.0.0.1:{port}",
-                "remote_clientid bridge-t1": f"remote_clientid bridge-{node}",
-                "remote_username bridge-t1": f"remote_username bridge-{node}",
-                "remote_password CHANGE-ME": f"remote_password {accounts[f'bridge-{node}']}",
-                "notification_topic chgk/bridges/bridge-t1": f"notification_topic chgk/bridges/bridge-{node}",
-            }), encoding="utf-8")
+            + replaced(BRIDGE, bridge_lines), encoding="utf-8")
         tables[node] = Mosquitto(table_conf, table_port)
     brokers = [organiser, *tables.values()]
     try:
@@ -154,6 +170,12 @@ def hall(workdir: Path) -> Iterator[Hall]:
     finally:
         for broker in brokers:
             broker.stop()
+
+
+@pytest.fixture
+def hall(workdir: Path) -> Iterator[Hall]:
+    with bridged_hall(workdir) as built:
+        yield built
 
 
 def table_config(workdir: Path, node: str, port: int, teams: tuple[str, ...]) -> Path:
@@ -367,3 +389,45 @@ async def test_each_bridge_may_write_only_its_own_tables_topics(hall: Hall) -> N
                 if seen[-1][1]["type"] == "marker":
                     break
     assert seen == [("chgk/t1/events", {"type": "marker"})]
+
+
+async def test_bridges_over_tls_reach_the_organiser_only_with_the_clubs_ca(workdir: Path) -> None:
+    """The shipped TLS lines (organiser.conf's listener 8883, bridge-table.conf's bridge_cafile):
+    a bridge that trusts the CA which signed the organiser's certificate connects over TLS and
+    carries its table's events; one given another CA never connects (mosquitto checks the
+    organiser's certificate, so a machine posing as the organiser gets no bridge password)."""
+    pki_folder = workdir / "pki"
+    pki_folder.mkdir()
+    pki = make_pki(pki_folder)
+    for path in pki_folder.iterdir():  # mosquitto reads them as its own user
+        path.chmod(0o644)
+    pki_folder.chmod(0o755)
+    with bridged_hall(workdir, pki) as tls_hall:
+        port = tls_hall.organiser.port
+        async with aiomqtt.Client("127.0.0.1", port, username="organiser",
+                                  password=tls_hall.accounts["organiser"]) as reader:
+            await reader.subscribe("chgk/bridges/+", qos=1)
+            await reader.subscribe("chgk/+/events", qos=1)
+            bridges: dict[str, bytes] = {}
+            async with asyncio.timeout(15):
+                async for message in reader.messages:
+                    assert isinstance(message.payload, bytes)
+                    if str(message.topic).startswith("chgk/bridges/"):
+                        bridges[str(message.topic)] = message.payload
+                    if bridges.get("chgk/bridges/bridge-t1") == b"1":
+                        break
+            async with aiomqtt.Client("127.0.0.1", tls_hall.tables["t1"].port) as console:
+                await console.publish("chgk/t1/events", b'{"type": "marker"}', qos=1)
+            async with asyncio.timeout(10):
+                async for message in reader.messages:
+                    if str(message.topic) == "chgk/t1/events":
+                        assert message.payload == b'{"type": "marker"}'
+                        break
+        # Meanwhile t2's bridge, trusting another CA, has tried every 2 s (restart_timeout) and
+        # failed the certificate check each time: the organiser never heard of it.
+        assert bridges.get("chgk/bridges/bridge-t2") != b"1"
+        log = tls_hall.tables["t2"].conf.with_suffix(".log")
+        deadline = time.monotonic() + 10
+        while "certificate verify failed" not in log.read_text(errors="replace"):
+            assert time.monotonic() < deadline, log.read_text(errors="replace")[-2000:]
+            await asyncio.sleep(0.1)

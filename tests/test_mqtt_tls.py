@@ -25,7 +25,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import aiomqtt
@@ -49,58 +48,17 @@ from tests.test_broker_lockdown import (  # noqa: F401  (pytest finds fixtures b
     wait_listening,
     workdir,
 )
+from tests.tls_pki import Pki, make_pki
 
 ROOT = Path(__file__).resolve().parent.parent
-EC_KEY = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
 COMMAND = "chgk/t1/host/command"
-
-
-@dataclass(frozen=True)
-class Pki:
-    folder: Path
-    ca: Path
-    other_ca: Path  # a CA that signed nothing the broker shows
-    server: Path
-    server_key: Path
-    misnamed: Path  # signed by `ca`, for elsewhere.example only
-    misnamed_key: Path
-    client: Path
-    client_key: Path
-
-
-def _openssl(folder: Path, *args: str) -> None:
-    subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
-
-
-def _ca(folder: Path, name: str) -> Path:
-    _openssl(folder, "req", "-x509", *EC_KEY, "-keyout", f"{name}.key", "-out", f"{name}.pem",
-             "-days", "2", "-subj", f"/CN={name}")
-    return folder / f"{name}.pem"
-
-
-def _signed(folder: Path, name: str, extensions: str) -> tuple[Path, Path]:
-    """A certificate `name`.pem signed by ca.pem, with `extensions`; and its key."""
-    (folder / f"{name}.ext").write_text("basicConstraints=critical,CA:FALSE\n" + extensions)
-    _openssl(folder, "req", "-new", *EC_KEY, "-keyout", f"{name}.key", "-out", f"{name}.csr",
-             "-subj", f"/CN={name}")
-    _openssl(folder, "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-             "-CAcreateserial", "-days", "2", "-out", f"{name}.pem", "-extfile", f"{name}.ext")
-    return folder / f"{name}.pem", folder / f"{name}.key"
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     if shutil.which("openssl") is None:
         pytest.fail("openssl is not installed (apt-get install openssl)")
-    folder = tmp_path_factory.mktemp("pki")
-    ca = _ca(folder, "ca")
-    server, server_key = _signed(folder, "broker", "extendedKeyUsage=serverAuth\n"
-                                                   "subjectAltName=IP:127.0.0.1,DNS:localhost\n")
-    misnamed, misnamed_key = _signed(folder, "elsewhere", "extendedKeyUsage=serverAuth\n"
-                                                          "subjectAltName=DNS:elsewhere.example\n")
-    client, client_key = _signed(folder, "console", "extendedKeyUsage=clientAuth\n")
-    return Pki(folder, ca, _ca(folder, "other-ca"), server, server_key, misnamed, misnamed_key,
-               client, client_key)
+    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 @contextlib.contextmanager
