@@ -19,10 +19,10 @@ import threading
 import time
 import tty
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TextIO
+from typing import Protocol, TextIO, TypeVar
 
 from console.config import Config
 from console.engine.events import Event
@@ -51,6 +51,7 @@ HOST_KEYS = {
 }
 PAUSE_KEY, QUIT_KEY = ".", "q"
 CONNECT_WAIT_S = 5.0
+V = TypeVar("V", bound="DemoView")
 
 
 class TerminalView:
@@ -197,8 +198,34 @@ async def demo_services(config: Config, console: Console,
             await display.close()
 
 
+Button = tuple[SimulatedMcu, int]  # a player's button on the simulated table: its MCU and pad
+
+
+class DemoView(Protocol):
+    """What a demo shows the game on (TerminalView here, QuartetView for the quartet)."""
+
+    broker: str
+
+    def on_event(self, event: Event) -> None: ...
+    def draw(self) -> None: ...
+
+
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
     """Run the demo until 'q' or the end of input; returns the exit status."""
+    return await play_on_simulated_table(
+        config, stdin, stdout, sound=sound, ready="Демо-стол готов.", play=_play,
+        view=lambda console, interactive, where: TerminalView(console, stdout, interactive=interactive,
+                                                            broker=where))
+
+
+async def play_on_simulated_table(
+        config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool, ready: str,
+        view: Callable[[Console, bool, str], V],
+        play: Callable[[Console, TextIO, list[Button], V, bool], Awaitable[None]]) -> int:
+    """A demo on the simulated button table: the config's simulated MCUs started, the console
+    on them, the embedded broker and the display server, `view(console, interactive, broker)`
+    watching the events, then `play` until 'q' or the end of input; returns the exit status
+    (2 with no simulated_mcu source to play on)."""
     sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
             if s.kind == "simulated_mcu"}
     if not sims:
@@ -211,25 +238,21 @@ async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
         add_mcu(console, name, sim.port, config.sources[name].baudrate)
-    buttons = []
-    for p in console.config.players:
-        source, _, index = p.pad.partition(":")
-        if source in sims:
-            buttons.append((sims[source], int(index)))
-
+    buttons = [(sims[source], int(index)) for p in config.players
+               for source, _, index in [p.pad.partition(":")] if source in sims]
     net = demo_network(config)
     interactive = stdin.isatty() and stdout.isatty()
-    view = TerminalView(console, stdout, interactive=interactive, broker=net.where)
-    console.watchers.append(view.on_event)
+    shown = view(console, interactive, net.where)
+    console.watchers.append(shown.on_event)
     try:
         async with demo_services(config, console, net) as where:
-            view.broker = where.text
+            shown.broker = where.text
             await wait_connected(sims, console)
-            view.draw()
+            shown.draw()
             if not interactive:
-                stdout.write(where.banner("Демо-стол готов."))
+                stdout.write(where.banner(ready))
                 stdout.flush()
-            await _play(console, stdin, buttons, view, interactive)
+            await play(console, stdin, buttons, shown, interactive)
     finally:
         player.close()
         for sim in sims.values():
@@ -296,8 +319,8 @@ async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
             termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)
 
 
-async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
-                view: TerminalView, interactive: bool) -> None:
+async def _play(console: Console, stdin: TextIO, buttons: list[Button], view: TerminalView,
+                interactive: bool) -> None:
     loop = asyncio.get_running_loop()
 
     def redraw() -> None:

@@ -11,7 +11,6 @@ buttons; the «Своя игра» host keys judge the theme. Piped input prints
 from __future__ import annotations
 
 import asyncio
-import sys
 import time
 from collections.abc import Mapping
 from typing import Any, TextIO
@@ -20,14 +19,11 @@ from console.config import Config
 from console.engine.events import Event
 from console.engine.quartet_rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
 from console.shell.runtime import Console
-from console.shell.sound import open_player
-from console.sources.mcu import add_mcu
 from console.texts import ACTIONS
 from console.texts import describe as describe_svoya
 from console.texts_quartet import PHASES, ROUND_TYPES
 from console.texts_quartet import describe as describe_fight
-from console.tools.demo import HOST_KEYS, demo_network, demo_services, log, terminal_keys, wait_connected
-from drivers.sim_mcu import SimulatedMcu
+from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, terminal_keys
 
 FIGHT_KEYS = {
     "o": ("начать раунд", QuartetAction.START_ROUND),
@@ -116,42 +112,13 @@ class QuartetView:
 
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
     """Run the fight's demo until 'q' or the end of input; returns the exit status."""
-    sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
-            if s.kind == "simulated_mcu"}
-    if not sims:
-        print("demo: the config has no simulated_mcu source to play on", file=sys.stderr)
-        return 2
-    for sim in sims.values():
-        sim.start()
-    player = open_player(config.sound.device or None, config.sound.enabled and sound, log,
-                         volume=config.sound.volume)
-    console = Console(config, cue_player=player)
-    for name, sim in sims.items():
-        add_mcu(console, name, sim.port, config.sources[name].baudrate)
-    buttons = [(sims[source], int(index)) for p in config.players
-               for source, _, index in [p.pad.partition(":")] if source in sims]
-    net = demo_network(config)
-    interactive = stdin.isatty() and stdout.isatty()
-    view = QuartetView(console, stdout, interactive=interactive)
-    console.watchers.append(view.on_event)
-    try:
-        async with demo_services(config, console, net) as where:
-            view.broker = where.text
-            await wait_connected(sims, console)
-            view.draw()
-            if not interactive:
-                stdout.write(where.banner("Демо-стол квартета готов."))
-                stdout.flush()
-            await _play(console, stdin, buttons, view, interactive)
-    finally:
-        player.close()
-        for sim in sims.values():
-            sim.stop()
-    return 0
+    return await play_on_simulated_table(
+        config, stdin, stdout, sound=sound, ready="Демо-стол квартета готов.", play=_play,
+        view=lambda console, interactive, _where: QuartetView(console, stdout, interactive=interactive))
 
 
-async def _play(console: Console, stdin: TextIO, buttons: list[tuple[SimulatedMcu, int]],
-                view: QuartetView, interactive: bool) -> None:
+async def _play(console: Console, stdin: TextIO, buttons: list[Button], view: QuartetView,
+                interactive: bool) -> None:
     loop = asyncio.get_running_loop()
 
     def redraw() -> None:
