@@ -165,16 +165,18 @@ def is_event(kind: str) -> Any:
     return lambda line: line.startswith(b"chgk/") and marker in line
 
 
-def main(samples: int = 300, as_json: bool = False) -> int:
+def main(samples: int = 300, as_json: bool = False, journal: bool = False) -> int:
+    """`journal`: the daemon keeps its journal, as the shipped config does (in the benchmark's
+    temporary folder, on the same file system); by default it keeps none."""
     if missing_tools(("mosquitto", "mosquitto_sub", "mosquitto_pub")):
         return 2
-    with tempfile.TemporaryDirectory(prefix="chgk-bench-") as tmp:
-        result = _run(Path(tmp), samples)
+    with tempfile.TemporaryDirectory(prefix="chgk-bench-", dir="/var/tmp" if journal else None) as tmp:
+        result = _run(Path(tmp), samples, journal)
     print_result(result, as_json)
     return 0
 
 
-def _run(tmp: Path, samples: int) -> dict[str, Any]:
+def _run(tmp: Path, samples: int, journal: bool) -> dict[str, Any]:
     port = free_port()
     (tmp / "mosquitto.conf").write_text(
         f"listener {port} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\n"
@@ -187,7 +189,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
     try:
         procs.append(subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")]))
         wait_port(port)
-        (tmp / "console.toml").write_text(_config(sim.port, port))
+        (tmp / "console.toml").write_text(_config(sim.port, port, tmp / "journal.jsonl" if journal else None))
         daemon = subprocess.Popen(
             [sys.executable, "-m", "console.cli", "run", "--config", str(tmp / "console.toml")],
             stderr=open(tmp / "daemon.log", "wb"),  # noqa: SIM115 - lives as long as the process
@@ -244,6 +246,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
     lead_ms = [press - lamp for press, lamp in zip(press_ms, lamp_ms, strict=True)]
     return {
         "samples": len(press_ms),
+        "journal": journal,
         "lost_samples": lost,
         "press_to_subscriber_ms": to_subscriber,
         "floor_ms": floor,
@@ -303,11 +306,11 @@ def _sample(sim: SimulatedMcu, commands: subprocess.Popen[bytes], floor_pub: sub
     return (t1 - t0) / 1e6, (t2 - t0) / 1e6, (t4 - t3) / 1e6
 
 
-def _config(serial_port: str, mqtt_port: int) -> str:
+def _config(serial_port: str, mqtt_port: int, journal: Path | None) -> str:
     players = "".join(f'[[players]]\nid = "p{i + 1}"\nname = "Игрок {i + 1}"\npad = "mcu:{i}"\n\n'
                       for i in range(4))
     return (
-        f'[console]\nnode = "{NODE}"\njournal = ""\nlog_level = "warning"\n\n'
+        f'[console]\nnode = "{NODE}"\njournal = "{journal or ""}"\nresume = false\nlog_level = "warning"\n\n'
         f"[game]\nthemes = 0\nseed = 1\n\n{players}"
         f'[sources.mcu]\nkind = "serial_mcu"\nport = "{serial_port}"\n\n'
         f'[mqtt]\nhost = "127.0.0.1"\nport = {mqtt_port}\n\n[sound]\nenabled = false\n'

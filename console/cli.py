@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
                        help="latency, display, press-path: presses to measure (300, 200, 300)")
+    bench.add_argument("--journal", action="store_true",
+                       help="latency: the daemon keeps its journal, as the shipped config does")
     bench.add_argument("--seconds", type=float,
                        help="table: how long to stream angles (60); storm: to chatter (10)")
 
@@ -84,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             return bench_display(samples=args.samples or 200, as_json=args.json)
         from bench.latency import main as bench_latency
 
-        return bench_latency(samples=args.samples or 300, as_json=args.json)
+        return bench_latency(samples=args.samples or 300, as_json=args.json, journal=args.journal)
     if args.command == "calibrate":
         from console.tools.calibrate import main_calibrate
 

@@ -144,8 +144,7 @@ class Console:
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
-            for inp in inputs:
-                self.journal.write(step_to_json(inp, now))
+            self.journal.write(*(step_to_json(inp, now) for inp in inputs))
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def host(self, action: HostAction, at: int | None = None) -> None:
