@@ -202,7 +202,8 @@ def test_a_console_problem_is_a_notice_in_russian(hall: Hall) -> None:
     hall.broker.publish("host", '{"action": "dance"}')
     notices = hall.host.locator("#notices-box")
     expect(notices).to_be_visible(timeout=WAIT_MS)
-    expect(hall.host.locator("#notices li").first).to_contain_text("Неполадка (mqtt): bad host command")
+    expect(hall.host.locator("#notices li").first).to_contain_text(
+        "Команда от другого клиента не принята. Подробности (для техника): bad host command")
 
 
 def test_destructive_actions_ask_first(hall: Hall) -> None:

@@ -240,11 +240,18 @@ const SOURCE_STATES = { connected: "подключено", disconnected: "нет
                         incompatible: "другая версия прошивки",
                         resyncing: "часы устройства сбились: пересинхронизация, проверьте решения" };
 
+// The console's own problems by where they come from; a button source's driver otherwise. The
+// details stay as the console logs them (English), for whoever fixes it.
+const PROBLEMS = { mqtt: "Команда от другого клиента не принята", journal: "Журнал игры",
+                   record: "Протокол игры не сохранён", pack: "Пакет вопросов не прочитан",
+                   console: "Сбой пульта (игра идёт дальше)" };
+
 function noticeText(e) {
   const lost = e.inputs_lost && e.inputs_lost.length
     ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
   switch (e.type) {
-    case "error": return `Неполадка (${e.source}): ${e.message}`;
+    case "error": return `${PROBLEMS[e.source] || `Неполадка устройства «${e.source}»`}. `
+      + `Подробности (для техника): ${e.message}`;
     case "source_status": return `Устройство ${e.source}: ${SOURCE_STATES[e.state] || e.state}`;
     case "button_held": {
       const whose = e.player ? ` (${nameOf(e.player)})` : "";
