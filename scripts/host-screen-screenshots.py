@@ -2,7 +2,7 @@
 """Screenshots of the host's screen and the hall's boards at a few moments of each game, for
 docs/host-screen.md: `.venv/bin/python scripts/host-screen-screenshots.py` (from the repo's
 root) rewrites docs/screenshots/*.png; `... host-screen-screenshots.py quartet` (game names:
-svoya, table, sports, quartet) only those games' pictures.
+svoya, table, sports, quartet; and organiser, the tournament's page) only those pictures.
 
 The same set-up as the browser tests (tests/host_screen_pages.py): mosquitto with the shipped
 lockdown, `chgk-console run` as a process on a simulated MCU, Debian's Chromium through
@@ -12,6 +12,7 @@ from the host's screen itself. Not a test: it asserts only what it needs to go o
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -22,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import Browser, Page, expect  # noqa: E402
 
+from console.tournament.draw import draw_groups  # noqa: E402
 from drivers.sim_mcu import SimulatedMcu  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
 from tests.host_screen_pages import (  # noqa: E402
@@ -34,6 +36,7 @@ from tests.host_screen_pages import (  # noqa: E402
     running_daemon,
     wait_serving,
 )
+from tests.test_tournament_service import SEED, TEAMS  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 PHONE = {"width": 412, "height": 915}
@@ -184,6 +187,46 @@ def quartet(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
     return play
 
 
+def organiser(browser: Browser) -> None:
+    """The organiser's page (docs/tournament.md): the draw, two group fights played, the
+    standings, as `chgk-console tournament` serves it with a plain mosquitto."""
+    from tests.conftest import start_mosquitto
+    from tests.test_tournament_service import fight_over, play, write_config
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        ws_port, http_port = free_port(), free_port()
+        broker, port = start_mosquitto(folder, ws_port)
+        config = write_config(folder, port=port)
+        config.write_text(config.read_text(encoding="utf-8").replace(
+            "[page]\nhttp_port = 0\n",
+            f'[page]\nhttp_port = {http_port}\nbind = "127.0.0.1"\nws_port = {ws_port}\n'),
+            encoding="utf-8")
+        service = subprocess.Popen(
+            [sys.executable, "-m", "console.cli", "tournament", "--config", str(config)],
+            cwd=ROOT, stderr=subprocess.DEVNULL)
+        try:
+            page = browser.new_page(viewport=TV)
+            wait_serving(f"http://127.0.0.1:{http_port}/")
+            page.goto(f"http://127.0.0.1:{http_port}/")
+            page.wait_for_function(LINK_UP, timeout=20_000)
+            groups = draw_groups(TEAMS, SEED).groups
+            for node, group in (("t1", "A"), ("t3", "C")):
+                teams = groups[group]
+                subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(port), "-q", "1",
+                                "-t", f"chgk/{node}/events", "-s"],
+                               input=fight_over(play(teams, list(reversed(teams)))), check=True)
+                expect(page.locator(f'[data-fight="group-{group}"]')).to_contain_text(
+                    f"стол {node}", timeout=10_000)
+            shot(page, "organiser-groups")
+            page.close()
+        finally:
+            service.terminate()
+            service.wait(timeout=10)
+            broker.terminate()
+            broker.wait(timeout=5)
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     only = set(sys.argv[1:])  # game names; none: every game
@@ -201,6 +244,8 @@ def main() -> int:
             for name, (part, play) in games.items():
                 if not only or name in only:
                     game(browser, broker, part, play)
+            if not only or "organiser" in only:
+                organiser(browser)
     finally:
         sim.stop()
     return 0
