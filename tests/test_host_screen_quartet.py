@@ -176,8 +176,8 @@ def play_an_open_theme(hall: Hall) -> None:
     host.select_option("#field-players-1", "Аня")
     ok(host)
     expect(host.locator("#refusal")).to_contain_text("«Расставить игроков» сейчас нельзя", timeout=WAIT_MS)
-    expect(host.locator("#refusal")).to_contain_text("Причина: раунд играют четыре разных игрока: "
-                                                     "один не играет две темы (3.4)")
+    expect(host.locator("#refusal")).to_contain_text("Причина: в раунде играют четыре разных игрока: "
+                                                     "один игрок не может играть две темы (3.4)")
     click(host, "assign")
     ok(host)  # Аня, Боря, Вика, Гоша
     expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Аня", timeout=WAIT_MS)

@@ -71,7 +71,7 @@ def test_the_open_round_names_four_themes_first_and_gives_a_minute_to_assign() -
     assert f.events("players_assigned")[-1]["late"] is True
     f.theme()
     refused = f.refusals(f.cmd("assign", team="t1", players=["Даша", "Аня", "Боря", "Вика"]))
-    assert refused and "в ходе раунда не меняется (3.6.1)" in refused[0]
+    assert refused and "в ходе раунда менять нельзя (3.6.1)" in refused[0]
 
 
 def test_the_minute_stops_once_every_team_has_assigned() -> None:
@@ -130,7 +130,7 @@ def test_the_half_dark_round_names_each_theme_and_gives_20_seconds() -> None:
     f.theme()
     f.cmd("name_theme", name="Горы")
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "уже играл тему этого раунда" in refused[0] and "(3.4)" in refused[0]
+    assert refused and "уже играл(а) в этом раунде" in refused[0] and "(3.4)" in refused[0]
 
 
 def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> None:
@@ -142,7 +142,7 @@ def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> 
     f.cmd("start_round")
     assert f.events("round_started")[-1]["assign_ends_ns"] == f.now + 60 * S
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
-    assert refused and "укажите игроков (players)" in refused[0]
+    assert refused and "укажите игрока на каждую тему" in refused[0]
     f.assign_all(None)
     refused = f.refusals(f.cmd("start_theme"))
     assert refused and "сначала ведущий называет тему" in refused[0]
@@ -221,7 +221,7 @@ def test_talking_to_the_team_a_warning_then_a_void_or_a_minus() -> None:
     f.cmd("start_round", themes=["А", "Б", "В", "Г"])
     f.assign_all(None)
     refused = f.refusals(f.cmd("penalty", team="t1", penalty="warning"))
-    assert refused and "пока играется тема" in refused[0]
+    assert refused and "пока идёт тема" in refused[0]
     f.cmd("start_theme")
     f.host(HostAction.NEXT)
     refused = f.refusals(f.cmd("penalty", team="t1", penalty="void"))
@@ -255,7 +255,7 @@ def test_a_tie_for_an_advancing_place_is_shot_out_on_a_half_dark_theme() -> None
     assert f.fight.phase is FightPhase.SHOOTOUT_DUE
     assert f.events("shootout_needed")[-1]["pending"] == [{"teams": ["t2", "t3"], "first": 2, "last": 3}]
     refused = f.refusals(f.cmd("start_round"))
-    assert refused and "перестрелки" in refused[0]
+    assert refused and "перестрелка" in refused[0]
     f.cmd("name_theme", name="Перестрелка")
     assert f.events("theme_named")[-1]["choose_ends_ns"] == f.now + 20 * S
     refused = f.refusals(f.cmd("assign", team="t1", player="Аня"))
@@ -318,7 +318,7 @@ def test_svoya_actions_between_themes_are_refused_and_presses_ignored() -> None:
     f = Fight()
     assert f.press("t1") == []
     refused = f.refusals(f.host(HostAction.NEXT))
-    assert refused and "тема не играется" in refused[0]
+    assert refused and "тема сейчас не идёт" in refused[0]
 
 
 def test_new_game_starts_the_fight_over() -> None:

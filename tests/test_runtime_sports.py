@@ -46,7 +46,7 @@ def test_another_games_input_is_refused_and_the_count_goes_on() -> None:
     console.on_command(b'{"action": "start"}')
     console.feed([Host(HostAction.READING_FINISHED, console.clock())])
     assert [e["type"] for e in events] == ["sports_timer_started", "error"]
-    assert "принимает только «Время!» и отмену от ведущего" in events[1]["message"]
+    assert "только «Время!» и «Снять отсчёт»" in events[1]["message"]
     assert console.state()["phase"] == "counting"
 
 

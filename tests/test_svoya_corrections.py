@@ -126,7 +126,7 @@ def test_004_4_3_an_appeal_decision_is_final_and_later_decisions_stand() -> None
     correct(t, Reverse(reason="первая апелляция", at=t.now))
     out = t.deliver(Reverse(reason="вторая", at=t.now))
     (refusal,) = [o for o in out if isinstance(o, CommandRefused)]
-    assert "окончательно (004 4.3)" in refusal.message
+    assert "не пересматриваются (004 4.3)" in refusal.message
     play_correct(t, "p3")  # the next question
     t.host(HostAction.NEXT)
     out = t.deliver(Reverse(reason="поздно", at=t.now))

@@ -139,7 +139,7 @@ def test_refused_before_any_round_and_for_the_side_that_has_the_point() -> None:
     t = Table()
     assert "не сыграно ни одного раунда" in refusal(t)
     t.play(1, False)
-    assert "и так у клуба" in refusal(t, to=Side.CLUB)  # a repeated command is harmless
+    assert "и так у стороны «Ведущий»" in refusal(t, to=Side.CLUB)  # a repeated command is harmless
     assert t.score == (0, 1)
 
 

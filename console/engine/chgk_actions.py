@@ -85,9 +85,10 @@ def check_fortochka(game: TableGame) -> tuple[RoundInPlay, bool, int | None, lis
         raise NotAllowed("форточка выпадает раз за игру и уже выпала (000 4.2 д)")
     hidden = game.table.fortochka()
     if hidden is not None:
-        raise NotAllowed(f"форточка лежит в секторе {hidden}", host_only=True)
+        raise NotAllowed(f"место форточки задано заранее (сектор {hidden})", host_only=True)
     if game.phase is not Phase.ASKED or r.part != 1 or r.kind is not SectorKind.QUESTION:
-        raise NotAllowed("форточкой может быть только что вскрытый конверт с номером (000 4.2 д)")
+        raise NotAllowed("форточкой может оказаться только что вскрытый конверт номерного сектора "
+                         "(000 4.2 д)")
     final = game.final_round()
     # In the final round the next sector clockwise is played instead (000 4.2 д); this
     # one, revealed, stays spent. The search starts on it, so it is among the skipped.

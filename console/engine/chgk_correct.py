@@ -31,7 +31,7 @@ from console.engine import chgk_views
 from console.engine.chgk_events import RoundCorrected, RoundRecord, TableGameOver
 from console.engine.chgk_game import TableGame
 from console.engine.chgk_round import ONE_MINUTE_KINDS, NotAllowed, Phase
-from console.engine.chgk_rules import SIDE_RU, EarlyAnswer, SectorKind, Side
+from console.engine.chgk_rules import EarlyAnswer, SectorKind, Side
 from console.engine.model import Output
 
 VERDICTS = ("correct", "wrong")  # the reasons of a round the host's verdict ended
@@ -49,16 +49,18 @@ def check(game: TableGame, to: Side | None, reason: str | None) -> tuple[RoundRe
     if reason is None or not reason.strip():
         raise NotAllowed("для исправления нужна причина")
     if game.round is not None:
-        raise NotAllowed(f"идёт раунд {game.round.number}: результат исправляют до того, "
-                         f"как выбран следующий сектор")
+        raise NotAllowed(f"идёт раунд {game.round.number}: исправляют итог уже оценённого раунда, "
+                         f"и только до выбора следующего сектора")
     if not game.rounds:
         raise NotAllowed("в этой игре не сыграно ни одного раунда")
     last = game.rounds[-1]
     if last.reason not in VERDICTS:
-        why = {"fortochka": "по правилам его очко следует за предыдущим раундом (000 4.2 д)",
-               "hint": "подсказка из зала по правилам проигрывает раунд (000 6.4)",
+        why = {"fortochka": "это форточка: её очко по правилам следует за ответом в предыдущем раунде "
+                            "(000 4.2 д)",
+               "hint": "после подсказки из зала раунд по правилам проигран (000 6.4)",
                }.get(last.reason, last.reason)
-        raise NotAllowed(f"раунд {last.round} окончен не оценкой ответа: {why}", round=last.round)
+        raise NotAllowed(f"итог раунда {last.round} задан правилами, а не оценкой ответа: {why}",
+                         round=last.round)
     if not game.correctable:
         since = "после него взят решающий раунд (003 6.4)" if game.decisive and last.value == 1 \
             else "после него уже выбран сектор"
@@ -66,11 +68,12 @@ def check(game: TableGame, to: Side | None, reason: str | None) -> tuple[RoundRe
     assert last.result is not None  # a verdict always gives the point to a side
     side = to if to is not None else (Side.CLUB if last.result is Side.TEAM else Side.TEAM)
     if side is last.result:
-        raise NotAllowed(f"очко раунда {last.round} и так у {SIDE_RU[side]}", round=last.round)
+        side_text = "знатоков" if side is Side.TEAM else f"стороны «{game.rules.opponent}»"
+        raise NotAllowed(f"очко раунда {last.round} и так у {side_text}", round=last.round)
     parts = _parts(game, last)
     if side is Side.TEAM and len(last.parts) < parts:
         raise NotAllowed(f"раунд {last.round} остановлен на вопросе {len(last.parts)} из {parts}: "
-                         f"остальные не задавались", round=last.round)
+                         f"остальные вопросы не задавались, очко знатокам отдать нельзя", round=last.round)
     return last, side
 
 

@@ -24,11 +24,12 @@ def check_refill(game: TableGame, sector: int | None) -> int:
     game.require_ready()
     played = len(game.rounds)
     if not 1 <= played <= game.rules.refill_until_round:
-        raise NotAllowed(f"сектора заполняют после раундов 1..{game.rules.refill_until_round} (000 3.8.1); "
+        raise NotAllowed(f"конверты докладывают после раундов с 1-го по {game.rules.refill_until_round}-й "
+                         f"(000 3.8.1); "
                          f"сыграно раундов: {played}", rounds_played=played)
     number = game.sector_arg(sector, "sector")
     if not game.table[number].played:
-        raise NotAllowed(f"в секторе {number} ещё лежит конверт", sector=number)
+        raise NotAllowed(f"на секторе {number} ещё лежит конверт", sector=number)
     return number
 
 
@@ -67,16 +68,16 @@ def check_decisive(game: TableGame) -> None:
         raise NotAllowed("решающий раунд уже взят")
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if team != at:
-        raise NotAllowed(f"знатоки берут его при счёте {at} очков (003 6.4); у них {team}",
+        raise NotAllowed(f"решающий раунд берут, набрав {at} очков (003 6.4); у знатоков {team}",
                          score=game.score_json())
     left = game.table.unplayed()
     if game.final_round() and game.table.fortochka() is not None:
         left -= 1  # the fortochka is passed over in a round that may be the last (000 4.2 д)
     if left == 0:
-        raise NotAllowed("на столе не осталось сектора, чтобы его сыграть", score=game.score_json())
+        raise NotAllowed("на столе не осталось сектора, который можно сыграть", score=game.score_json())
     if team + left > club:
-        raise NotAllowed(f"только когда знатокам без него не обойти соперников (003 6.4): "
-                         f"при {team}:{club} и {left} оставшихся секторах ещё можно",
+        raise NotAllowed(f"решающий раунд берут, только когда без него знатокам не обойти соперников "
+                         f"(003 6.4): при счёте {team}:{club} и оставшихся секторах ({left}) ещё можно",
                          score=game.score_json())
 
 

@@ -86,15 +86,15 @@ class TableGame:
 
     def require_ready(self) -> None:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("игра окончена (следующую начинает «Новая игра»)")
+            raise NotAllowed("игра окончена: следующую начните кнопкой «Новая игра»")
         r = self.round
         if r is not None:
             raise NotAllowed(f"идёт раунд {r.number} в секторе {r.sector} "
-                             "(сначала завершите или отмените его)")
+                             "(сначала доиграйте или снимите его)")
 
     def require_round(self) -> RoundInPlay:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("игра окончена (следующую начинает «Новая игра»)")
+            raise NotAllowed("игра окончена: следующую начните кнопкой «Новая игра»")
         if self.round is None:
             raise NotAllowed("раунд не идёт (сначала выбирают сектор)")
         return self.round

@@ -24,10 +24,11 @@ def check_help(game: TableGame, kind: HelpKind) -> None:
     if kind not in rules.helps:
         raise NotAllowed(f"«{HELP_TITLES[kind]}» за этим столом нет")
     if kind in game.helps_used:
-        raise NotAllowed(f"«{HELP_TITLES[kind]}»: раз за игру, и это уже было (000 6.1-6.2)")
+        raise NotAllowed(f"«{HELP_TITLES[kind]}»: эта помощь даётся раз за игру и уже использована "
+                         "(000 6.1-6.2)")
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if kind in rules.help_only_when_behind and team >= club:
-        raise NotAllowed(f"эту помощь просит только проигрывающая команда (000 6.1-6.2, 003 6.3.3); "
+        raise NotAllowed(f"эту помощь берут только при отставании в счёте (000 6.1-6.2, 003 6.3.3); "
                          f"счёт {team}:{club}", score=game.score_json())
 
 
@@ -79,13 +80,13 @@ def check_move(game: TableGame, sector: int | None, to_sector: int | None) -> tu
     """Refuse BINGO's move of the envelope on `sector` to `to_sector` unless allowed now (003 6.3.1)."""
     game.require_ready()
     if game.final_round():
-        raise NotAllowed("не перед раундом, который может стать последним (003 6.3.1)")
+        raise NotAllowed("вопрос не переносят перед раундом, который может оказаться последним (003 6.3.1)")
     check_help(game, HelpKind.MOVE_QUESTION)
     a, b = game.sector_arg(sector, "sector"), game.sector_arg(to_sector, "to_sector")
     if a == b:
-        raise NotAllowed("конверт переносят в другой сектор")
+        raise NotAllowed("конверт переносят на другой сектор, а выбран тот же")
     if game.table[a].played:
-        raise NotAllowed(f"сектор {a} сыгран: конверта в нём нет", sector=a)
+        raise NotAllowed(f"сектор {a} уже сыгран: конверта на нём нет", sector=a)
     return a, b
 
 

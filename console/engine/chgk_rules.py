@@ -87,10 +87,6 @@ class Side(StrEnum):
     CLUB = "club"  # the opponent: the host (000) or «Зрители» (003)
 
 
-# As a refusal says them: «очко и так у знатоков», «сейчас — полуфинал».
-SIDE_RU = {Side.TEAM: "знатоков", Side.CLUB: "клуба"}
-
-
 class PickSource(StrEnum):
     TOP = "top"  # the spinning top's arrow (003 6.1.1; 000 2.1 1)
     LOTOTRON = "lototron"  # a draw from the box (000 2.1 2)

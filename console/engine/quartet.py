@@ -242,8 +242,8 @@ class QuartetFight:
                     self._appeal_out(last, last_ref.handle_all([h], now), now, out)
                 elif isinstance(h, Host | AdjustScore | Reverse):
                     action = h.action.value if isinstance(h, Host) else h.ACTION.value
-                    out.append(refusal(now, action, "тема не играется (сначала «Начать тему»)",
-                                       self._phase.value))
+                    out.append(refusal(now, action, "тема сейчас не идёт "
+                                       "(сначала «Игроки за столом: начать тему»)", self._phase.value))
             return
         # A seat whose team plays no player in this theme (3.8) is not at the table.
         inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
@@ -395,12 +395,12 @@ class QuartetFight:
             return problem
         rnd = self._round
         if self._phase is not FightPhase.BETWEEN_THEMES or rnd is None:
-            return "игроков назначают между темами раунда"
+            return "игроков расставляют между темами раунда"
         present = self._present_in(team)
         if rnd.type is RoundType.HALF_DARK:
             if cmd.players is not None or cmd.player is None:
-                return ("в полутёмном раунде команда выбирает игрока на названную тему (3.6.2): "
-                        "укажите игрока (player)")
+                return ("в полутёмном раунде команда выбирает одного игрока на названную тему (3.6.2): "
+                        "укажите игрока")
             if self._next_name is None:
                 return "сначала ведущий называет тему, потом у команды 20 секунд на выбор (3.6.2)"
             player = cmd.player or None
@@ -412,9 +412,9 @@ class QuartetFight:
         else:
             if cmd.players is None or cmd.player is not None:
                 return f"в {ROUND_RU[rnd.type]} раунде команда называет порядок игроков на весь раунд " \
-                       f"({rnd.clause}): укажите игроков (players)"
+                       f"({rnd.clause}): укажите игрока на каждую тему"
             if self._theme_index > 0:
-                return f"порядок игроков в ходе раунда не меняется ({rnd.clause})"
+                return f"порядок выхода игроков в ходе раунда менять нельзя ({rnd.clause})"
             problem = check_order(team, present, rnd.plays[team.id], cmd.players, rnd.clause)
             if problem:
                 return problem
@@ -429,7 +429,7 @@ class QuartetFight:
         if self._next_name is None:
             return "сначала ведущий называет тему перестрелки, потом 20 секунд на выбор игрока (3.10)"
         if not cmd.player:
-            return "в перестрелке от команды играет один игрок: укажите его (player) (3.10)"
+            return "в перестрелке от команды играет один игрок: укажите его (3.10)"
         if cmd.player not in team.players:
             return f"{cmd.player!r} не игрок команды {team.id!r}"
         if cmd.player not in self._present[team.id]:
@@ -483,22 +483,22 @@ class QuartetFight:
     def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         theme = self._theme
         if self._phase is not FightPhase.THEME or theme is None:
-            return "штраф дают, пока играется тема (3.5)"
+            return "наказание назначают, пока идёт тема (3.5)"
         team = cmd.team or ""
         if team not in theme.seats:
             return f"у команды {team!r} нет игрока за столом в этой теме (3.5)"
         if cmd.penalty is None:
-            return "укажите штраф: предупреждение, аннулирование или минус (3.5)"
+            return "выберите наказание: предупреждение, ответ не засчитан или минус стоимость вопроса (3.5)"
         question = value = None
         if cmd.penalty is Penalty.WARNING:
             self._warnings[team] += 1
         else:
             if not self._warnings[team] and not cmd.gross:
-                return ("за первое нарушение — предупреждение; аннулирование или минус — за повторное "
-                        "или грубое (3.5): отметьте грубое (gross)")
+                return ("за первое нарушение — предупреждение; незачёт ответа или минус — за повторное "
+                        "или грубое (3.5): для грубого отметьте «Грубое нарушение»")
             if self._question is None:
-                return ("в этой теме ещё не задано ни одного вопроса (3.5: штраф — ответ или "
-                        "стоимость текущего вопроса)")
+                return ("в этой теме ещё не задан ни один вопрос, а наказание — незачёт ответа или "
+                        "минус стоимость текущего вопроса (3.5)")
             question, value = self._question
             if cmd.penalty is Penalty.VOID:
                 theme.voided.add((team, question))
@@ -517,7 +517,7 @@ class QuartetFight:
             return f"{cmd.player!r} не игрок команды {team.id!r}"
         present = cmd.action is QuartetAction.PRESENT
         if (cmd.player in self._present[team.id]) == present:
-            return f"{cmd.player} уже {'на месте' if present else 'отсутствует'}"
+            return f"{cmd.player} уже {'в списке присутствующих' if present else 'в списке отсутствующих'}"
         (self._present[team.id].add if present else self._present[team.id].discard)(cmd.player)
         out.append(PresenceChanged(t_ns=now, team=team.id, player=cmd.player, present=present))
         return None
@@ -629,9 +629,9 @@ class QuartetFight:
 
     def _not_between_rounds(self) -> str:
         if self._phase is FightPhase.OVER:
-            return "бой окончен (следующий начинает «Новый бой»)"
+            return "бой окончен: следующий начните кнопкой «Новый бой»"
         if self._phase is FightPhase.SHOOTOUT_DUE:
-            return "места ждут перестрелки (3.10)"
+            return "сначала нужна перестрелка за место (3.10)"
         return "раунд ещё не окончен"
 
     # ------------------------------------------------------------------ views

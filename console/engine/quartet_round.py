@@ -51,7 +51,7 @@ def check_order(team: QuartetTeam, present: Collection[str], plays: int,
         if problem:
             return problem
     if len(set(players)) != len(players):
-        return "раунд играют четыре разных игрока: один не играет две темы (3.4)"
+        return "в раунде играют четыре разных игрока: один игрок не может играть две темы (3.4)"
     if len(players) != plays:
         return (f"команда {team.id!r} играет в этом раунде тем: {plays}, по числу игроков на месте "
                 f"(3.4, 3.8); в порядке названо игроков: {len(players)}")
@@ -65,16 +65,16 @@ def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: 
     to_play = plays - len(used)
     if player is None:
         if to_play >= left:
-            return (f"команда {team.id!r} должна играть эту тему: ещё не играли игроков на месте — "
-                    f"{to_play}, тем осталось — {left} (3.4, 3.8)")
+            return (f"команда {team.id!r} должна играть эту тему: игроков на месте, ещё не игравших "
+                    f"в раунде, — {to_play}, тем осталось — {left} (3.4, 3.8)")
         return None
     problem = _player_problem(team, present, player)
     if problem:
         return problem
     if player in used:
-        return f"{player} уже играл тему этого раунда: играют четыре разных игрока (3.4)"
+        return f"{player} уже играл(а) в этом раунде: в раунде играют четыре разных игрока (3.4)"
     if to_play <= 0:
-        return f"команда {team.id!r} сыграла свои темы этого раунда ({plays}) (3.8) и пропускает эту"
+        return f"команда {team.id!r} уже сыграла все свои темы в этом раунде ({plays}) и пропускает эту (3.8)"
     return None
 
 

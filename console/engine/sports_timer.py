@@ -93,8 +93,8 @@ class SportsTimer:
         """Take one host action at `now`; due marks fire first."""
         out = self.on_timer(now)
         if not isinstance(inp, SportsHost):  # another game's input (a button, a pedal): refused
-            out.append(_error(now, type(inp).__name__, "спортивный таймер принимает только «Время!» "
-                                                      "и отмену от ведущего", self.phase))
+            out.append(_error(now, type(inp).__name__, "спортивный секундомер принимает от ведущего "
+                                                      "только «Время!» и «Снять отсчёт»", self.phase))
         elif inp.action is SportsAction.START:
             self._start(inp.at, now, out)
         elif inp.action is SportsAction.CANCEL:

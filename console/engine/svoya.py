@@ -220,7 +220,7 @@ class SvoyaReferee:
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         player = self.rules.pads.get(press.pad)
         if not self._arbiter.knows(press.source) or player is None:
-            message = f"нажатие с неизвестной кнопки {press.pad!r}: на ней нет игрока"
+            message = f"нажата кнопка {press.pad!r}, за которой не закреплён игрок"
             out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
@@ -335,9 +335,9 @@ class SvoyaReferee:
         match action:
             case HostAction.NEXT:
                 if phase is Phase.GAME_OVER:
-                    return "бой окончен (следующий начинает «Новая игра»)"
+                    return "бой окончен: следующий начните кнопкой «Новая игра»"
                 if phase is not Phase.IDLE:
-                    return "идёт вопрос (сначала завершите или отмените его)"
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
             case HostAction.READING_FINISHED:
                 if phase is not Phase.READING or q is None:
                     return "сейчас не читается ни один вопрос"
@@ -345,14 +345,15 @@ class SvoyaReferee:
                 if not answering or q is None:
                     return "никто не отвечает"
                 if self.rules.answer_clock is AnswerClock.LAMP:
-                    return "3 секунды на ответ уже пошли, когда загорелась лампа"
+                    return ("3 секунды на ответ идут с момента, когда загорелась лампа: "
+                            "отвечающего называть не нужно")
                 if q.answer_deadline is not None:
                     return "отвечающий уже назван"
             case HostAction.SHORT_FORM:
                 if not answering or q is None:
                     return "никто не отвечает"
                 if not q.reading_stopped:
-                    return "вопрос дочитан до конца: краткой формы нет (прил. 6)"
+                    return "вопрос дочитан до конца: краткая форма не нужна (прил. 6)"
                 if q.answer_started:
                     return "ответ уже начат"
             case HostAction.ANSWER_STARTED:
@@ -369,7 +370,7 @@ class SvoyaReferee:
                     return "3 секунды уже истекли"
             case HostAction.RESET:
                 if phase is not Phase.AWAIT_RESET or q is None:
-                    return "нет неверного ответа, после которого сбрасывают сигналы"
+                    return "сброс нужен только после неверного ответа (прил. 9)"
             case HostAction.CANCEL:
                 if q is None or phase in (Phase.IDLE, Phase.GAME_OVER):
                     return "вопрос не идёт"
@@ -486,11 +487,12 @@ class SvoyaReferee:
         if q is None or q.ended_at is None:
             return "с начала игры не сыграно ни одного вопроса"
         if q.end_reason is EndReason.CANCELLED:
-            return "сыгранный вопрос снят (счёт меняют «Исправить счёт»)"
+            return "последний вопрос снят (счёт правят кнопкой «Поправить счёт»)"
         if q.last_judgement is None:
             return "на сыгранный вопрос никто не отвечал"
         if q.reversed:
-            return "решение уже изменено, а решение по апелляции окончательно (004 4.3)"
+            return ("решение по этому вопросу уже пересмотрено, а решения по апелляциям "
+                    "не пересматриваются (004 4.3)")
         return None
 
     def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
