@@ -275,7 +275,7 @@ def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(sit
         expect(host.locator("#field-team")).to_have_value("t2")
         host.select_option("#field-player", "")
         ok(host)
-        expect(host.locator("#refusal")).to_contain_text("команда 't2' должна играть эту тему",
+        expect(host.locator("#refusal")).to_contain_text("команда «t2» должна играть эту тему",
                                                          timeout=WAIT_MS)
         click(host, "assign")
         host.select_option("#field-player", "Зоя")

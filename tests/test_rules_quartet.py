@@ -91,7 +91,7 @@ def test_a_round_needs_four_different_players() -> None:
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Ель", "Зоя", "Ира"]))
     assert refused and "четыре разных игрока" in refused[0] and "(3.4)" in refused[0]
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", "Чужой"]))
-    assert refused and "'Чужой' не игрок команды 't2'" in refused[0]
+    assert refused and "«Чужой» не игрок команды «t2»" in refused[0]
     refused = f.refusals(f.cmd("assign", team="t2", players=["Ель", "Жора", "Зоя", None]))
     assert refused and "играет в этом раунде тем: 4" in refused[0]
     assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"])) == []

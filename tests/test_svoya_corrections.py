@@ -63,7 +63,7 @@ def test_004_4_2_the_host_changes_a_score_with_a_reason_at_any_time() -> None:
 @pytest.mark.parametrize(
     ("cmd", "why"),
     [
-        (AdjustScore(player="p9", delta=10, reason="x", at=0), "нет игрока 'p9'"),
+        (AdjustScore(player="p9", delta=10, reason="x", at=0), "нет игрока «p9»"),
         (AdjustScore(player="p1", delta=10, reason="  ", at=0), "нужна причина"),
         (AdjustScore(player="p1", delta=0, reason="x", at=0), "не ноль"),
         (AdjustScore(player="p1", delta=10**9, reason="x", at=0), "не ноль"),

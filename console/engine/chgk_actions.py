@@ -29,7 +29,7 @@ def check_draw(game: TableGame, box: Sequence[str]) -> None:
     if game.rounds or game.round is not None or game.phase is Phase.GAME_OVER:
         raise NotAllowed("команду вытягивают в начале игры, до её первого раунда (000 2.1)")
     if game.team is not None:
-        raise NotAllowed(f"команда {game.team!r} уже за столом", team=game.team)
+        raise NotAllowed(f"команда «{game.team}» уже за столом", team=game.team)
     if not box:
         raise NotAllowed("все команды уже вытянуты")
 

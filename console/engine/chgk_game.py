@@ -109,7 +109,7 @@ class TableGame:
 
     def team_named(self, team: str) -> None:
         if team not in {t.id for t in self.rules.teams}:
-            raise NotAllowed(f"нет команды {team!r}", team=team)
+            raise NotAllowed(f"нет команды «{team}»", team=team)
 
     def team_view(self) -> TeamView | None:
         if self.team is None:

@@ -26,7 +26,7 @@ def hall_target(game: TableGame, team: str | None, round: int | None,
         raise NotAllowed("укажите команду зала")
     game.team_named(team)
     if team == game.team:
-        raise NotAllowed(f"{team!r} играет за столом, а не в зале", team=team)
+        raise NotAllowed(f"«{team}» играет за столом, а не в зале", team=team)
     current = game.round
     last = current.number if current else len(game.rounds)
     number = round if round is not None else last
@@ -41,7 +41,7 @@ def hall_target(game: TableGame, team: str | None, round: int | None,
     if kind is SectorKind.FORTOCHKA or not 1 <= part <= asked:
         raise NotAllowed(f"в раунде {number} нет вопроса {part}", round=number, part=part)
     if team in game.hall.get((number, part), []):
-        raise NotAllowed(f"{team!r}: этот ответ уже засчитан", round=number, part=part)
+        raise NotAllowed(f"«{team}»: этот ответ уже засчитан", round=number, part=part)
     return team, number, part
 
 

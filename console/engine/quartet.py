@@ -362,7 +362,7 @@ class QuartetFight:
             if rnd.type is RoundType.OPEN:
                 return "темы открытого раунда названы до его начала (3.6.1)"
         if self._next_name is not None:
-            return f"следующая тема уже названа ({self._next_name!r})"
+            return f"следующая тема уже названа («{self._next_name}»)"
         self._next_name = name
         choose = shootout or (rnd is not None and rnd.type is RoundType.HALF_DARK)
         if choose:
@@ -386,7 +386,7 @@ class QuartetFight:
     def _assign(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды {cmd.team!r} ({', '.join(self._teams)})"
+            return f"в этом бою нет команды «{cmd.team}» ({', '.join(self._teams)})"
         late = self._deadline_passed
         if self._phase is FightPhase.SHOOTOUT_DUE:
             problem = self._assign_shootout(team, cmd)
@@ -425,13 +425,13 @@ class QuartetFight:
     def _assign_shootout(self, team: QuartetTeam, cmd: QuartetHost) -> str | None:
         pending = self._pending_teams()
         if team.id not in pending:
-            return f"команда {team.id!r} не участвует в перестрелке ({', '.join(pending)})"
+            return f"команда «{team.id}» не участвует в перестрелке ({', '.join(pending)})"
         if self._next_name is None:
             return "сначала ведущий называет тему перестрелки, потом 20 секунд на выбор игрока (3.10)"
         if not cmd.player:
             return "в перестрелке от команды играет один игрок: укажите его (3.10)"
         if cmd.player not in team.players:
-            return f"{cmd.player!r} не игрок команды {team.id!r}"
+            return f"«{cmd.player}» не игрок команды «{team.id}»"
         if cmd.player not in self._present[team.id]:
             return f"{cmd.player} отсутствует (3.8)"
         self._shootout_seats[team.id] = cmd.player
@@ -486,7 +486,7 @@ class QuartetFight:
             return "наказание назначают, пока идёт тема (3.5)"
         team = cmd.team or ""
         if team not in theme.seats:
-            return f"у команды {team!r} нет игрока за столом в этой теме (3.5)"
+            return f"у команды «{team}» нет игрока за столом в этой теме (3.5)"
         if cmd.penalty is None:
             return "выберите наказание: предупреждение, ответ не засчитан или минус стоимость вопроса (3.5)"
         question = value = None
@@ -512,9 +512,9 @@ class QuartetFight:
     def _presence(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды {cmd.team!r}"
+            return f"в этом бою нет команды «{cmd.team}»"
         if cmd.player not in team.players:
-            return f"{cmd.player!r} не игрок команды {team.id!r}"
+            return f"«{cmd.player}» не игрок команды «{team.id}»"
         present = cmd.action is QuartetAction.PRESENT
         if (cmd.player in self._present[team.id]) == present:
             return f"{cmd.player} уже {'в списке присутствующих' if present else 'в списке отсутствующих'}"

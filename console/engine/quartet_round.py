@@ -53,7 +53,7 @@ def check_order(team: QuartetTeam, present: Collection[str], plays: int,
     if len(set(players)) != len(players):
         return "в раунде играют четыре разных игрока: один игрок не может играть две темы (3.4)"
     if len(players) != plays:
-        return (f"команда {team.id!r} играет в этом раунде тем: {plays}, по числу игроков на месте "
+        return (f"команда «{team.id}» играет в этом раунде тем: {plays}, по числу игроков на месте "
                 f"(3.4, 3.8); в порядке названо игроков: {len(players)}")
     return None
 
@@ -65,7 +65,7 @@ def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: 
     to_play = plays - len(used)
     if player is None:
         if to_play >= left:
-            return (f"команда {team.id!r} должна играть эту тему: игроков на месте, ещё не игравших "
+            return (f"команда «{team.id}» должна играть эту тему: игроков на месте, ещё не игравших "
                     f"в раунде, — {to_play}, тем осталось — {left} (3.4, 3.8)")
         return None
     problem = _player_problem(team, present, player)
@@ -74,13 +74,13 @@ def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: 
     if player in used:
         return f"{player} уже играл(а) в этом раунде: в раунде играют четыре разных игрока (3.4)"
     if to_play <= 0:
-        return f"команда {team.id!r} уже сыграла все свои темы в этом раунде ({plays}) и пропускает эту (3.8)"
+        return f"команда «{team.id}» уже сыграла все свои темы в этом раунде ({plays}) и пропускает эту (3.8)"
     return None
 
 
 def _player_problem(team: QuartetTeam, present: Collection[str], player: str) -> str | None:
     if player not in team.players:
-        return f"{player!r} не игрок команды {team.id!r} ({', '.join(team.players) or 'игроков нет'})"
+        return f"«{player}» не игрок команды «{team.id}» ({', '.join(team.players) or 'игроков нет'})"
     if player not in present:
         return f"{player} отсутствует (3.8)"
     return None

@@ -220,7 +220,7 @@ class SvoyaReferee:
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         player = self.rules.pads.get(press.pad)
         if not self._arbiter.knows(press.source) or player is None:
-            message = f"нажата кнопка {press.pad!r}, за которой не закреплён игрок"
+            message = f"нажата кнопка «{press.pad}», за которой не закреплён игрок"
             out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
@@ -468,7 +468,7 @@ class SvoyaReferee:
     def _adjust_score(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
         """A score changed by hand, for a reason, at any time; nothing else changes."""
         if cmd.player not in self._scores:
-            return f"нет игрока {cmd.player!r} (игроки: {', '.join(self._scores)})"
+            return f"нет игрока «{cmd.player}» (игроки: {', '.join(self._scores)})"
         if not cmd.reason.strip():
             return "нужна причина"
         if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
