@@ -122,6 +122,8 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             verdict = "верно" if correct else "неверно"
             return (f"Решение изменено: ответ {who(player)} — {verdict}, {delta:+d} → {score} "
                     f"(причина: {reason})")
+        case CommandRefused(details={"action": str(action), "reason": str(reason)}):
+            return f"Нельзя: «{ACTIONS.get(action, action)}» — {reason}"
         case CommandRefused(message=message) | ConsoleError(message=message):
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):

@@ -10,6 +10,8 @@ import io
 import json
 import re
 
+from console.engine.events import CommandRefused, refusal
+from console.texts import describe
 from console.tools.replay import replay_lines
 from tests.differential.golden import EXAMPLES
 from tests.differential.scenarios import KINDS, scenario
@@ -41,3 +43,14 @@ def test_every_refusal_gives_its_reason_in_russian() -> None:
         reason, action = str(details["reason"]), str(details["action"])
         assert CYRILLIC.search(reason) and not ENGLISH.search(reason), e
         assert e["message"] == f"«{action}» сейчас нельзя: {reason}", e
+
+
+def test_the_terminal_says_a_refusal_with_the_actions_russian_name() -> None:
+    """The demo's screen (console/texts.py): the action by its name on the keys' list, then the
+    engine's reason; an error without an action (a press from a pad nobody is on) as it is."""
+    refused = refusal(1, "next", "идёт вопрос (сначала доиграйте или снимите его)", "reading")
+    assert describe(refused, {}) == ("Нельзя: «объявить стоимость (следующий вопрос)» — "
+                                     "идёт вопрос (сначала доиграйте или снимите его)")
+    unknown = CommandRefused(t_ns=1, message="нажата кнопка «mcu:7», за которой не закреплён игрок",
+                             details={"source": "mcu", "pad": "mcu:7", "at_ns": 1})
+    assert describe(unknown, {}) == "Ошибка: нажата кнопка «mcu:7», за которой не закреплён игрок"
