@@ -62,8 +62,13 @@ def open_port(path: str, baudrate: int) -> serial.Serial:
     port = serial.Serial(path, baudrate, timeout=0, exclusive=True)
     try:
         port.set_low_latency_mode(True)
-    except (ValueError, OSError) as exc:  # pyserial reports a refused ioctl as ValueError
-        log.debug("%s: no low-latency mode (%s); used as it is", path, exc)
+    except (ValueError, OSError, NotImplementedError) as exc:  # a refused ioctl is ValueError
+        # A pty (the simulated box) never has it; a real port that lacks it is worth a line.
+        level = logging.DEBUG if os.path.realpath(path).startswith("/dev/pts/") else logging.INFO
+        log.log(level, "%s: no low-latency mode (%s); used as it is", path, exc)
+    except BaseException:
+        port.close()
+        raise
     return port
 
 

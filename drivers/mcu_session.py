@@ -110,7 +110,7 @@ _PROBE_TIMEOUT_NS = 300_000_000
 _PONG_TOL_NS = 2_000_000
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=64, typed=True)  # typed: a bool or float mask is refused, never served
 def _lamps_frame(on: int, blink: int) -> bytes:
     """The LAMPS frame for these masks. A game uses a handful of lamp states over and over;
     building the frame again (record checks, CRC, COBS) cost the press's lamp tens of µs."""
@@ -741,7 +741,7 @@ class McuSession:
                 f"timer resolution {hello.timer_resolution_us} µs).",
             )
         if self._lamps is not None:  # a new or restarted device has its lamps off
-            self._out.writes.append(encode(Lamps(*self._lamps)))
+            self._out.writes.append(_lamps_frame(*self._lamps))
         if self._reseeding:
             self._reseeding = False
             self._set_status("connected", f"The clock of the MCU on {self._port} is re-seeded.")

@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
 from console.engine.model import HostAction
@@ -23,7 +24,7 @@ from console.shell.runtime import Console
 from console.sources.gpio import add_buttons
 from console.sources.mcu import add_mcu
 from console.texts import describe
-from drivers.mcu_inputs import HeldPads
+from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_serial import McuLink
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import until
@@ -132,6 +133,27 @@ def test_the_console_reports_a_held_pad_on_its_timer_and_its_release_by_heartbea
     console.mcu_held("mcu", HeldPads((), clock.now + S))  # its RELEASE was lost: the mask says up
     assert [(e.state, e.held_ms) for e in seen[1:]] == [("released", 8000)]
     assert describe(seen[1], {}).startswith("Кнопка mcu:1 (игрока p2) отпущена")
+
+
+def test_the_held_view_takes_a_scans_edges_even_when_the_referee_fails_on_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view stands beside the referee: its edges are taken after the decision, and a
+    referee that raises on the scan (logged by the link) leaves none of them waiting."""
+    clock = Clock()
+    console = Console(config(held_button_s=2.0), clock=clock)
+    seen: list[ButtonHeld] = []
+    console.watchers.append(lambda e: seen.append(e) if isinstance(e, ButtonHeld) else None)
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("a referee bug")
+
+    monkeypatch.setattr(console.referee, "handle_all", broken)
+    console.mcu_edge("mcu", PadEdge((1,), True, clock.now, clock.now // 1000, 0))
+    with pytest.raises(RuntimeError):
+        console.mcu_watermark("mcu", clock.now)
+    clock.now += 2 * S
+    console.on_held_timer()
+    assert [(e.pad, e.state) for e in seen] == [("mcu:1", "held")]
 
 
 def test_held_button_s_0_turns_it_off() -> None:

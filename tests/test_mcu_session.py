@@ -493,6 +493,11 @@ def test_lamps_are_written_when_connected_and_remembered_otherwise(h: Harness) -
     with pytest.raises(ValueError):
         h.session.lamps(1 << 16, 0)
     assert decode_one(h.session.lamps(0, 0) or b"") == Lamps(0, 0)
+    # The frames are built once per lamp state, but a mask that is no int is refused every
+    # time, even when an equal int's frame is at hand (True == 1).
+    assert h.session.lamps(1, 0) is not None
+    with pytest.raises(TypeError):
+        h.session.lamps(True, 0)
 
 
 # -- protocol problems ------------------------------------------------------------------------------------

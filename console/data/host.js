@@ -250,7 +250,7 @@ function noticeText(e) {
   const lost = e.inputs_lost && e.inputs_lost.length
     ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
   switch (e.type) {
-    case "error": return `${PROBLEMS[e.source] || `Неполадка устройства «${e.source}»`}. `
+    case "error": return `${Object.hasOwn(PROBLEMS, e.source) ? PROBLEMS[e.source] : `Неполадка устройства «${e.source}»`}. `
       + `Подробности (для техника): ${e.message}`;
     case "source_status": return `Устройство ${e.source}: ${SOURCE_STATES[e.state] || e.state}`;
     case "button_held": {

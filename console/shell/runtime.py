@@ -270,14 +270,23 @@ class Console:
         """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
         scan, self._scan = self._scan, []
         lost = self._lost_from.pop(source, None)
-        if scan or lost is not None or self.coalescer is None or self.referee.next_deadline() is not None:
-            self.feed([*scan, Watermark(source, up_to, lost)])
-        # else nothing waits on this source's word (a flood's coalesced scans): not journalled
-        if self._held_edges:  # after the lamps and the event: the press path's feedback first
-            edges, self._held_edges = self._held_edges, []
-            for edge_source, edge in edges:
-                for pad in edge.pads:
+        try:
+            if scan or lost is not None or self.coalescer is None or self.referee.next_deadline() is not None:
+                self.feed([*scan, Watermark(source, up_to, lost)])
+            # else nothing waits on this source's word (a flood's coalesced scans): not journalled
+        finally:  # the held-button view keeps up whatever the referee did with the scan
+            self._take_held_edges()
+
+    def _take_held_edges(self) -> None:
+        """The held-button view takes the scan's edges: after the lamps and the event, the
+        press path's feedback first; one that fails is logged and the others still count."""
+        edges, self._held_edges = self._held_edges, []
+        for edge_source, edge in edges:
+            for pad in edge.pads:
+                try:
                     self.button_edge(edge_source, f"{edge_source}:{pad}", edge.pressed, edge.at_ns)
+                except Exception:
+                    log.exception("the held-button view failed on %s:%s", edge_source, pad)
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source
