@@ -300,3 +300,37 @@ def test_a_page_that_loses_the_broker_says_so_and_recovers(hall: Hall) -> None:
     expect(board.locator(card(board, "p1"))).to_have_class("player in_play", timeout=WAIT_MS)
     click(host, "cancel")
     confirm(host)
+
+
+def test_a_decision_whose_presses_may_be_lost_is_put_to_the_host(hall: Hall) -> None:
+    """A frame lost for good before a press (issue 10): the decision carries `inputs_lost`, and
+    the screen asks the host to keep it or withdraw the question, which then plays again."""
+    host, board, sim = hall.host, hall.board, hall.sim
+    new_game(hall)
+    click(host, "next")
+    click(host, "reading_finished")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    sim.skip_seq(1)  # a frame the box cannot send again
+    sim.press(1)
+    sim.release(1)
+    dialog = host.locator("#dialog")
+    expect(dialog).to_be_visible(timeout=WAIT_MS)
+    expect(host.locator("#dialog-title")).to_have_text("Решение под сомнением")
+    expect(host.locator("#dialog-text")).to_contain_text("Первым засчитан сигнал: Боря. Но нажатия с mcu")
+    expect(host.locator("#dialog-cancel")).to_have_text("Оставить решение")
+    expect(host.locator("#dialog-ok")).to_have_text("Снять вопрос")
+    confirm(host)
+    expect(host.locator('#actions button[data-action="next"]')).to_be_enabled(timeout=WAIT_MS)
+    expect(host.locator("#situation")).to_contain_text("вопрос 1 за 10")  # it comes again
+    assert score(board, "p2") == "0"
+    # An ordinary decision asks nothing, and the usual dialogs keep their own buttons.
+    click(host, "next")
+    click(host, "reading_finished")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    sim.press(0)
+    sim.release(0)
+    expect(host.locator(f"{card(host, 'p1')}")).to_have_class("player answering", timeout=WAIT_MS)
+    assert dialog.is_hidden()
+    click(host, "cancel")
+    expect(host.locator("#dialog-ok")).to_have_text("Подтвердить")
+    host.click("#dialog-cancel")

@@ -230,7 +230,10 @@ function onMessage(kind, payload, packet) {
   } else if (kind === "events" || kind === "host/events") {
     if (live && typeof payload.t_ns === "number") clockOffset = received - payload.t_ns / 1e6;
     if (payload.type === "error" && payload.details && payload.details.action) showRefusal(payload);
-    else if (live) notice(payload);
+    else if (live) {
+      notice(payload);
+      if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
+    }
   }
 }
 
@@ -266,6 +269,20 @@ function noticeText(e) {
     case "question_ended": return lost ? `Никто не ответил: ${lost}` : "";
     default: return "";
   }
+}
+
+// A decision over a span where a source may have lost a press (frames lost for good, a clock
+// that could not be trusted) is put to the host as a question, not only listed: keep it, or
+// withdraw the question and play it again. Never over a dialog the host has open.
+function askAboutLost(e) {
+  if (pending || !(state && (state.host_actions || []).includes("cancel"))) return;
+  const spec = specOf("cancel");
+  if (!spec) return;
+  openDialog({ ...spec, label: "Решение под сомнением",
+               confirm: `Первым засчитан сигнал: ${nameOf(e.player)}. Но нажатия с `
+                 + `${e.inputs_lost.join(", ")} могли потеряться (связь с кнопками или их часы): `
+                 + "кто-то мог нажать раньше.",
+               ok: "Снять вопрос", keep: "Оставить решение" }, []);
 }
 
 function notice(e) {
@@ -353,6 +370,8 @@ function openDialog(spec, fields) {
   if (team) $(fieldId(team)).addEventListener("change", () => refillMembers(fields));
   refillMembers(fields);
   $("dialog-ok").className = spec.look === "good" ? "good" : spec.look === "correction" ? "correction" : "danger";
+  $("dialog-ok").textContent = spec.ok || "Подтвердить";
+  $("dialog-cancel").textContent = spec.keep || "Отмена";
   $("dialog").hidden = false;
 }
 
