@@ -80,9 +80,10 @@ async def test_blinking_lamps_blink_in_phase_at_250_ms(factory: MockFactory) -> 
         a, b = toggles(factory, LAMPS[0]), toggles(factory, LAMPS[1])
         assert len(b) >= 4
         assert all(0.15 < t2 - t1 < 0.4 for t1, t2 in itertools.pairwise(b))
-        # In phase: lamp 0's toggles since lamp 1 started line up with lamp 1's.
-        a = [t for t in a if t >= b[0] - 0.01]
-        assert all(abs(ta - tb) < 0.04 for ta, tb in zip(a, b, strict=False))
+        # In phase: each of lamp 1's toggles after its start has one of lamp 0's beside it. (At
+        # the restart itself lamp 0 may already be lit and not toggle; out of phase, its toggles
+        # would fall 100-150 ms away: it had blinked for 0.4 s before lamp 1 began.)
+        assert all(min(abs(ta - tb) for ta in a) < 0.05 for tb in b[1:]), (a, b)
         assert factory.pin(LAMPS[2]).state  # steady on meanwhile
         lamps.set_lamps(0, 0)
         assert lit(factory) == [False, False, False]
