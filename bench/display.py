@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.latency import cpu_times, free_port, machine, summary, wait_port, write_line
-from bench.report import missing_tools, print_result
+from bench.report import missing_tools, print_result, stop_processes
 from drivers.sim_mcu import SimulatedMcu
 
 NODE = "bench"
@@ -114,13 +114,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
             finally:
                 browser.close()
     finally:
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         sim.stop()
     if not seen_ms["host"]:
         raise RuntimeError("no sample completed; see the daemon's log")

@@ -47,7 +47,7 @@ import tty
 from pathlib import Path
 from typing import Any
 
-from bench.report import missing_tools, print_result
+from bench.report import missing_tools, print_result, stop_processes
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import Lamps, encode
 
@@ -232,13 +232,7 @@ def _run(tmp: Path, samples: int, journal: bool) -> dict[str, Any]:
     finally:
         if serial_floor is not None:
             serial_floor.close()  # its echo sees the end of file and stops
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         sim.stop()
     if not press_ms:
         raise RuntimeError("no sample completed; see the daemon's log")

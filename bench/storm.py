@@ -44,7 +44,7 @@ from bench.latency import (
     wait_port,
     write_line,
 )
-from bench.report import missing_tools, print_result
+from bench.report import missing_tools, print_result, stop_processes
 from drivers.sim_mcu import SimulatedMcu
 
 __all__ = ["main", "run"]
@@ -155,13 +155,7 @@ def run(tmp: Path, seconds: float) -> dict[str, Any]:
         _drain(lines, received, published)
     finally:
         stop.set()
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         sim.stop()
     delays = [(at - event["press_at_ns"]) / 1e6 for at, event in received.values()
               if event["type"] == "signal_accepted"]

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.latency import Lines, free_port, percentile, wait_port, write_line
+from bench.report import stop_processes
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop, SpinTruth
 
@@ -154,13 +155,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         _collect(lines, events, commands, time.monotonic_ns() + NS_PER_S // 5)  # a late last event
     finally:
         feed.stop()
-        for proc in reversed(procs):
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_processes(procs)
         sim.stop()
 
     sent = sum(1 for read_at, _, _ in feed.sent if start_ns <= read_at < end_ns)
