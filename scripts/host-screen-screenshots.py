@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import Browser, Page, expect  # noqa: E402
+from playwright.sync_api import Browser, Page, ViewportSize, expect  # noqa: E402
 
 from console.tournament.draw import draw_groups  # noqa: E402
 from drivers.sim_mcu import SimulatedMcu  # noqa: E402
@@ -30,6 +30,7 @@ from tests.host_screen_pages import (  # noqa: E402
     LINK_UP,
     Lockdown,
     chromium,
+    click,
     console_toml,
     lockdown,
     log_in_as_host,
@@ -39,8 +40,8 @@ from tests.host_screen_pages import (  # noqa: E402
 from tests.test_tournament_service import SEED, TEAMS  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
-PHONE = {"width": 412, "height": 915}
-TV = {"width": 1280, "height": 720}
+PHONE: ViewportSize = {"width": 412, "height": 915}
+TV: ViewportSize = {"width": 1280, "height": 720}
 PACK = ROOT / "examples" / "packs" / "club-evening.toml"
 QUESTIONS = ROOT / "console" / "data" / "questions-demo.txt"
 SVOYA = ('[game]\nkind = "svoya"\nthemes = 0\n'
@@ -62,12 +63,6 @@ QUARTET = ('[game]\nkind = "quartet"\n'
                      for i, (t, (name, _)) in enumerate(QUARTET_TEAMS.items()))
            + "".join(f'[[quartet.teams]]\nid = "{t}"\nplayers = {list(players)}\n'.replace("'", '"')
                      for t, (_, players) in QUARTET_TEAMS.items()))
-
-
-def click(page: Page, action: str) -> None:
-    button = page.locator(f'#actions button[data-action="{action}"]')
-    expect(button).to_be_enabled(timeout=10_000)
-    button.click()
 
 
 def shot(page: Page, name: str) -> None:

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from console.shell.runtime import Console
+from console.sources.mcu import add_mcu
+from drivers.mcu_serial import McuLink
+from drivers.sim_mcu import SimulatedMcu
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -114,6 +121,23 @@ async def until(condition: Callable[[], object], within: float = 5.0) -> None:
     async with asyncio.timeout(within):
         while not condition():  # noqa: ASYNC110 - the state has no event to wait on
             await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def linked(console: Console, sim: SimulatedMcu) -> AsyncIterator[tuple[McuLink, list[dict[str, Any]]]]:
+    """`console`'s MCU link (source "mcu") to `sim`, running, connected and its clock synchronised;
+    the wire events the console would publish are collected. No broker."""
+    events: list[dict[str, Any]] = []
+    console.wire_watchers.append(events.append)
+    link = add_mcu(console, "mcu", sim.port, 115200)
+    task = asyncio.create_task(link.run())
+    try:
+        await until(lambda: link.connected and link.clock.ready)
+        yield link, events
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def daemon_config(tmp_path: Path, mqtt: str) -> Path:

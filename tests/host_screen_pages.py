@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.conftest import free_port
 from tests.daemon_process import daemon_process
@@ -33,6 +33,7 @@ CHROMIUM = "/usr/bin/chromium"
 NODE = "t1"
 BASE = f"chgk/{NODE}"
 LINK_UP = "document.getElementById('link').textContent === 'на связи'"
+WAIT_MS = 10_000  # for what a page shows after the console decided: generous on a loaded machine
 
 
 @dataclass
@@ -174,3 +175,16 @@ def timer_seconds(page: Page) -> float:
     label are drawn a frame before the count on a loaded machine."""
     page.wait_for_function("/^\\d/.test(document.getElementById('timer').textContent)", timeout=10_000)
     return float(page.locator("#timer").inner_text())
+
+
+def click(page: Page, action: str) -> None:
+    """The host's button, once the engine lists its action."""
+    button = page.locator(f'#actions button[data-action="{action}"]')
+    expect(button).to_be_enabled(timeout=WAIT_MS)
+    button.click()
+
+
+def confirm(page: Page) -> None:
+    """The dialog's OK (a destructive action's question, or the arguments asked for)."""
+    page.click("#dialog-ok")
+    expect(page.locator("#dialog")).to_be_hidden()

@@ -22,12 +22,11 @@ from console.shell.held_buttons import HeldButtons
 from console.shell.notices import ButtonHeld
 from console.shell.runtime import Console
 from console.sources.gpio import add_buttons
-from console.sources.mcu import add_mcu
 from console.texts import describe
 from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_serial import McuLink
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import until
+from tests.conftest import linked, until
 from tests.test_gpio_buttons import HeldPin
 from tests.test_mcu_session import Harness
 
@@ -167,17 +166,8 @@ async def svoya_console(
     sim: SimulatedMcu, hold_s: float,
 ) -> AsyncIterator[tuple[Console, McuLink, list[dict[str, Any]]]]:
     console = Console(config(held_button_s=hold_s))
-    events: list[dict[str, Any]] = []
-    console.wire_watchers.append(events.append)
-    link = add_mcu(console, "mcu", sim.port, 115200)
-    task = asyncio.create_task(link.run())
-    try:
-        await until(lambda: link.connected and link.clock.ready)
+    async with linked(console, sim) as (link, events):
         yield console, link, events
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 def of(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:

@@ -38,8 +38,10 @@ from tests.fake_keyboard import FakeKeyboard
 from tests.host_screen_pages import (
     BASE,
     LINK_UP,
+    WAIT_MS,
     Lockdown,
     chromium,
+    click,
     console_toml,
     lockdown,
     log_in_as_host,
@@ -47,7 +49,6 @@ from tests.host_screen_pages import (
     wait_serving,
 )
 
-WAIT_MS = 10_000
 KEYBOARD = "usb-Presenter_Clicker-event-kbd"  # the by-id-like link the config names
 
 # The pack, in the documented TOML format (docs/packs.md): two themes of two questions.
@@ -156,13 +157,6 @@ def evening_console(evening: Evening, name: str, game: str, source: str, keys: d
     finally:
         context.close()
         keyboard.close()
-
-
-def click(page: Page, action: str) -> None:
-    """The host's button, once the engine lists its action."""
-    button = page.locator(f'#actions button[data-action="{action}"]')
-    expect(button).to_be_enabled(timeout=WAIT_MS)
-    button.click()
 
 
 def enabled_actions(page: Page) -> set[str]:

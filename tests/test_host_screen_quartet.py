@@ -27,8 +27,11 @@ from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port
 from tests.host_screen_pages import (
     LINK_UP,
+    WAIT_MS,
     Lockdown,
     chromium,
+    click,
+    confirm,
     console_toml,
     lockdown,
     log_in_as_host,
@@ -44,7 +47,6 @@ GAME = ('[game]\nkind = "quartet"\nvalues = [10, 20]\nanswer_window_s = 10.0\n'
         '[[quartet.teams]]\nid = "t1"\nplayers = ["Аня", "Боря", "Вика", "Гоша", "Даша"]\n'
         '[[quartet.teams]]\nid = "t2"\nplayers = ["Ель", "Жора", "Зоя", "Ира"]\n')
 THEMES = ("Реки", "Города", "Поэты", "Кино")
-WAIT_MS = 10_000
 
 
 @dataclass
@@ -99,17 +101,6 @@ def fight(site: Site, rounds: str) -> Iterator[Hall]:
         context.close()
 
 
-def click(page: Page, action: str) -> None:
-    button = page.locator(f'#actions button[data-action="{action}"]')
-    expect(button).to_be_enabled(timeout=WAIT_MS)
-    button.click()
-
-
-def ok(page: Page) -> None:
-    page.click("#dialog-ok")
-    expect(page.locator("#dialog")).to_be_hidden()
-
-
 def team(page: Page, team_id: str) -> str:
     return f'.player[data-player="{team_id}"]'
 
@@ -150,7 +141,7 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#field-player option")).to_have_count(4)
     host.select_option("#field-team", "t1")
     host.select_option("#field-player", "Даша")
-    ok(host)
+    confirm(host)
     expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("нет: Даша", timeout=WAIT_MS)
 
     # The open round: the host names its four themes (3.6.1); the minute to assign counts down.
@@ -158,7 +149,7 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#dialog-text")).to_contain_text("Открытый раунд")
     for i, name in enumerate(THEMES):
         host.fill(f"#field-themes-{i}", name)
-    ok(host)
+    confirm(host)
     expect(host.locator("#situation")).to_have_text("Раунд 1 (открытый) · дальше тема 1 «Реки»",
                                                     timeout=WAIT_MS)
     expect(host.locator("#timer-kind")).to_have_text("минута на расстановку")
@@ -174,18 +165,18 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#field-players-3")).to_have_value("Гоша")  # preset: the players in turn
     expect(host.locator("#field-players-0 option", has_text="Даша")).to_have_count(0)  # absent
     host.select_option("#field-players-1", "Аня")
-    ok(host)
+    confirm(host)
     expect(host.locator("#refusal")).to_contain_text("«Расставить игроков» сейчас нельзя", timeout=WAIT_MS)
     expect(host.locator("#refusal")).to_contain_text("Причина: в раунде играют четыре разных игрока: "
                                                      "один игрок не может играть две темы (3.4)")
     click(host, "assign")
-    ok(host)  # Аня, Боря, Вика, Гоша
+    confirm(host)  # Аня, Боря, Вика, Гоша
     expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Аня", timeout=WAIT_MS)
     click(host, "assign")
     expect(host.locator("#field-team")).to_have_value("t2")
     host.select_option("#field-players-0", "Зоя")
     host.select_option("#field-players-2", "Ель")
-    ok(host)
+    confirm(host)
     expect(host.locator(f"{team(host, 't2')} .seat")).to_have_text("кнопка 2: Зоя", timeout=WAIT_MS)
     expect(host.locator(f"{team(host, 't2')} .status")).to_contain_text("порядок: Зоя, Жора, Ель, Ира")
     expect(host.locator("#clock")).to_be_hidden()  # everyone is in: the minute has done its work
@@ -210,7 +201,7 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#field-team option")).to_have_count(2)
     host.select_option("#field-team", "t2")
     host.select_option("#field-penalty", "warning")
-    ok(host)
+    confirm(host)
     expect(host.locator(f"{team(host, 't2')} .status")).to_contain_text("предупреждений: 1",
                                                                         timeout=WAIT_MS)
 
@@ -241,7 +232,7 @@ def play_an_open_theme(hall: Hall) -> None:
     # An appeal right after the theme (4.1): Совы's last «Верно» turns over, on both pages.
     click(host, "reverse")
     host.fill("#field-reason", "ответ неточный")
-    ok(host)
+    confirm(host)
     totals(hall, t1=-10, t2=-20)
     expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("по темам: -10")
 
@@ -259,7 +250,7 @@ def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(sit
         click(host, "name_theme")
         expect(host.locator("#dialog-text")).to_contain_text("20 секунд на выбор игрока")
         host.fill("#field-name", "Реки")
-        ok(host)
+        confirm(host)
         expect(host.locator("#timer-kind")).to_have_text("20 секунд на выбор игрока", timeout=WAIT_MS)
         assert 0 < timer_seconds(host) <= 20.0
 
@@ -268,18 +259,18 @@ def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(sit
         expect(host.locator("label[for=field-player]")).to_have_text("Игрок на тему «Реки»")
         expect(host.locator("#field-player")).to_have_value("Аня")  # a player preset, not the skip
         host.select_option("#field-player", "Боря")
-        ok(host)
+        confirm(host)
         expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Боря", timeout=WAIT_MS)
         # Ежи have four players for four themes: they may not sit this one out (3.4, 3.8).
         click(host, "assign")
         expect(host.locator("#field-team")).to_have_value("t2")
         host.select_option("#field-player", "")
-        ok(host)
+        confirm(host)
         expect(host.locator("#refusal")).to_contain_text("команда «t2» должна играть эту тему",
                                                          timeout=WAIT_MS)
         click(host, "assign")
         host.select_option("#field-player", "Зоя")
-        ok(host)
+        confirm(host)
         expect(host.locator(f"{team(host, 't2')} .seat")).to_have_text("кнопка 2: Зоя", timeout=WAIT_MS)
         expect(host.locator("#clock")).to_be_hidden()
         click(host, "start_theme")

@@ -24,8 +24,11 @@ from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port
 from tests.host_screen_pages import (
     LINK_UP,
+    WAIT_MS,
     Lockdown,
     chromium,
+    click,
+    confirm,
     console_toml,
     lockdown,
     log_in_as_host,
@@ -38,7 +41,6 @@ GAME = ('[game]\nkind = "svoya"\nthemes = 0\nanswer_window_s = 10.0\n'
         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
         '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n'
         '[[players]]\nid = "p3"\nname = "Вера"\npad = "mcu:2"\n')
-WAIT_MS = 10_000
 
 
 @dataclass
@@ -77,18 +79,6 @@ def hall(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hall]:
                 context.close()
     finally:
         sim.stop()
-
-
-def click(page: Page, action: str) -> None:
-    """Press the host's button once it is enabled (the engine lists the action)."""
-    button = page.locator(f'#actions button[data-action="{action}"]')
-    expect(button).to_be_enabled(timeout=WAIT_MS)
-    button.click()
-
-
-def confirm(page: Page) -> None:
-    page.click("#dialog-ok")
-    expect(page.locator("#dialog")).to_be_hidden()
 
 
 def card(page: Page, player: str) -> str:

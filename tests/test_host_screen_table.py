@@ -18,8 +18,10 @@ from playwright.sync_api import Page, expect
 from tests.conftest import free_port
 from tests.host_screen_pages import (
     LINK_UP,
+    WAIT_MS,
     Lockdown,
     chromium,
+    click,
     console_toml,
     lockdown,
     log_in_as_host,
@@ -33,7 +35,6 @@ QUESTIONS = ROOT / "console" / "data" / "questions-demo.txt"
 GAME = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "simulated_mcu"\npads = 1\n'
         '[[teams]]\nid = "t1"\nname = "Совы"\n[[teams]]\nid = "t2"\nname = "Ежи"\n'
         f'[table]\nteam = "t1"\nfortochka = 5\nsector12 = [8]\nquestion_file = "{QUESTIONS}"\n')
-WAIT_MS = 10_000
 
 
 @dataclass
@@ -59,12 +60,6 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
             host.goto(f"{url}/host")
             log_in_as_host(host, broker.passwords["host"])
             yield Table(broker, host, board)
-
-
-def click(page: Page, action: str) -> None:
-    button = page.locator(f'#actions button[data-action="{action}"]')
-    expect(button).to_be_enabled(timeout=WAIT_MS)
-    button.click()
 
 
 def pick(page: Page, sector: int) -> None:

@@ -22,11 +22,10 @@ import pytest
 from console.engine.model import HostAction
 from console.games import config_from_dict
 from console.shell.runtime import Console
-from console.sources.mcu import add_mcu
 from drivers.mcu_serial import McuLink
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import FrameDecoder, Heartbeat, Hello, Message, ProtocolError, Resend, encode_delimited
-from tests.conftest import until
+from tests.conftest import linked, until
 from tests.test_firmware_sim import Chip, built, chip
 from tests.test_firmware_sim import pytestmark as needs_firmware_sim
 
@@ -44,17 +43,8 @@ async def svoya_console(sim: SimulatedMcu) -> AsyncIterator[tuple[Console, McuLi
         "sound": {"enabled": False},
     }, "test")
     console = Console(config)
-    events: list[dict[str, Any]] = []
-    console.wire_watchers.append(events.append)
-    link = add_mcu(console, "mcu", sim.port, 115200)
-    task = asyncio.create_task(link.run())
-    try:
-        await until(lambda: link.connected and link.clock.ready)
+    async with linked(console, sim) as (link, events):
         yield console, link, events
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 def _kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
