@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from console.engine.model import HostAction
-from console.engine.rules import AnswerClock, FalseStartPolicy, TiePolicy
+from console.engine.svoya.rules import AnswerClock, FalseStartPolicy, TiePolicy
 from console.shell import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
@@ -187,7 +187,7 @@ class TableSection:
 
 @dataclass(frozen=True)
 class SpinSection:
-    """The top's stop detector (see console/engine/spin.py for what each does)."""
+    """The top's stop detector (see console/engine/spin/detector.py for what each does)."""
 
     min_rotation_deg: float = 360.0
     start_speed_dps: float = 90.0

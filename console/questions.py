@@ -5,7 +5,7 @@ import format of `chgk/chgkdb-parser`) and returns its questions as frozen `Ques
 raises `QuestionFileError` whose message names the file, the line and the problem.
 `question_pool(config_source, name)` reads the table's question file once, at the engine's
 construction, into the pure `QuestionPool` the table engine draws from (the draw itself is a
-rules decision, in console/engine/question_draw.py, seeded with the game's seed so a replay of
+rules decision, in console/engine/chgk/question_draw.py, seeded with the game's seed so a replay of
 the journal draws the same questions). `Question` lives there too and is re-exported here.
 
 The format, as read here:
@@ -64,7 +64,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.engine.question_draw import Question, QuestionPool
+from console.engine.chgk.question_draw import Question, QuestionPool
 
 __all__ = ["Question", "QuestionFileError", "load_questions", "parse_package", "question_file_path",
            "question_pool"]

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.config import finite_number
-from console.engine.chgk_rules import ChgkHost, SectorPicked
+from console.engine.chgk.rules import ChgkHost, SectorPicked
 from console.engine.model import NS_PER_MS, Press, Watermark
-from console.engine.quartet_rules import QuartetHost
-from console.engine.spin import AngleSample
-from console.engine.svoya_corrections import AdjustScore, Reverse
+from console.engine.quartet.rules import QuartetHost
+from console.engine.spin.detector import AngleSample
+from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.games.kind import GameInput, GameKind
 
 AnyInput = GameInput

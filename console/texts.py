@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import CommandRefused, Event
-from console.engine.svoya_events import (
+from console.engine.svoya.events import (
     AnswerClockStarted,
     AnswerJudged,
     AnswerStarted,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import Event
-from console.engine.quartet_events import (
+from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
     FightStarted,

@@ -4,7 +4,7 @@ Contract: `describe_table(event, opponent)` gives one Russian line for any event
 console publishes (the top's watcher, the table engine, the referee, the runtime), typed or as
 its published JSON; every type is in `DESCRIBED`, and an unknown type comes back as its bare
 name rather than raising, so a newer engine never breaks an older screen. The engines' events
-(`console.engine.chgk_events`, `console.engine.spin_events`) are told apart by class (`match`);
+(`console.engine.chgk.events`, `console.engine.spin.events`) are told apart by class (`match`);
 published JSON of them is read back into its class first (`read_table_event`); only the
 runtime's own events are described from their JSON. `opponent` names the side that scores on a wrong
 answer («Ведущий» or «Зрители»). A refusal shows the engine's own reason (Russian); the
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from console.engine.chgk_events import (
+from console.engine.chgk.events import (
     TABLE_EVENTS,
     AnswerJudged,
     DecisiveRoundTaken,
@@ -52,9 +52,9 @@ from console.engine.chgk_events import (
     TimeUp,
     event_from_json,
 )
-from console.engine.chgk_rules import HELP_TITLES, ChgkAction, Side
+from console.engine.chgk.rules import HELP_TITLES, ChgkAction, Side
 from console.engine.events import Event
-from console.engine.spin_events import (
+from console.engine.spin.events import (
     TOP_EVENTS,
     Direction,
     SectorUnsure,
@@ -67,7 +67,7 @@ from console.engine.spin_events import (
     SpinStarted,
     SpinStopped,
 )
-from console.engine.spin_events import event_from_json as top_event_from_json
+from console.engine.spin.events import event_from_json as top_event_from_json
 from console.shell.notices import (
     NOTICES,
     ButtonHeld,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from console.engine.chgk import ChgkReferee
-from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked, Team
+from console.engine.chgk.referee import ChgkReferee
+from console.engine.chgk.rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked, Team
 from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Output, PlayCue
-from console.engine.sports_timer import SportsAction, SportsHost, SportsRules, SportsTimer
+from console.engine.sports.timer import SportsAction, SportsHost, SportsRules, SportsTimer
 from console.wire import events_json
 
 MS = NS_PER_MS

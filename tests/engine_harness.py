@@ -19,8 +19,8 @@ from console.engine.model import (
     SetLamps,
     Watermark,
 )
-from console.engine.rules import Player, SvoyaRules
-from console.engine.svoya import SvoyaReferee
+from console.engine.svoya.referee import SvoyaReferee
+from console.engine.svoya.rules import Player, SvoyaRules
 from console.tools.replay import VirtualTable
 from console.wire import events_json
 

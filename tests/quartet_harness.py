@@ -7,8 +7,8 @@ from typing import Any
 
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Output, Press, Watermark
-from console.engine.quartet import QuartetFight
-from console.engine.quartet_rules import (
+from console.engine.quartet.fight import QuartetFight
+from console.engine.quartet.rules import (
     Penalty,
     QuartetAction,
     QuartetHost,
@@ -17,7 +17,7 @@ from console.engine.quartet_rules import (
     RoundType,
     Stage,
 )
-from console.engine.rules import Player, SvoyaRules
+from console.engine.svoya.rules import Player, SvoyaRules
 from console.tools.replay import VirtualTable
 from console.wire import events_json
 

@@ -18,7 +18,7 @@ import pytest
 
 from console.config import ConfigError
 from console.engine.events import Event
-from console.engine.svoya_events import SignalAccepted
+from console.engine.svoya.events import SignalAccepted
 from console.games import config_from_dict
 from console.shell.notices import SourceStatus
 from console.shell.runtime import Console

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from console.engine.sectors import Calibration
+from console.engine.spin.sectors import Calibration
 from console.games import load_config
 from console.tools.calibrate import (
     CLOCKWISE_WORDS,

@@ -11,7 +11,7 @@ import pytest
 
 from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
-from console.engine.rules import AnswerClock
+from console.engine.svoya.rules import AnswerClock
 from console.games import config_from_dict, load_config
 from console.games.svoya import svoya_rules
 
@@ -159,7 +159,7 @@ def test_sources_and_the_pedal_must_fit_the_game(data: dict[str, Any], key: str,
 def test_the_sports_timer_takes_its_rules_from_the_config(tmp_path: Path) -> None:
     """[sports] reaches the timer: a 45-s count with the warning at 35 s (003 5.3 in a hall
     that plays shorter questions)."""
-    from console.engine.sports_timer import SportsAction, SportsHost
+    from console.engine.sports.timer import SportsAction, SportsHost
     from console.games import game
 
     config = config_from_dict({"game": {"kind": "sports"}, "sports": {"count_s": 45, "warning_at_s": 35,

@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from console.config import Config
-from console.engine.chgk_events import TABLE_EVENTS
-from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
-from console.engine.sectors import SectorMap
-from console.engine.spin_events import TOP_EVENTS
+from console.engine.chgk.events import TABLE_EVENTS
+from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.spin.events import TOP_EVENTS
+from console.engine.spin.sectors import SectorMap
 from console.games import load_config
 from console.shell.notices import NOTICES
 from console.shell.runtime import Console

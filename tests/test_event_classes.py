@@ -37,15 +37,15 @@ def schemas_of(cls: type[Event]) -> tuple[str, ...]:
     module = cls.__module__
     if module in ("console.engine.events", "console.shell.notices"):
         return ("event", "table_event")  # shared: every game's refusals, the console's own notices
-    if module.startswith("console.engine.svoya"):
+    if module.startswith("console.engine.svoya."):
         return ("event",)
-    if module.startswith("console.engine.quartet"):
+    if module.startswith("console.engine.quartet."):
         return ("quartet_event",)  # the «Эрудит-квартет» fight (docs/mqtt-quartet.md)
     return ("table_event",)  # the table's games: ChGK, spin, sectors, the sports timer
 
 
 def event_classes() -> list[type[Event]]:
-    for info in pkgutil.iter_modules(console.engine.__path__, "console.engine."):
+    for info in pkgutil.walk_packages(console.engine.__path__, "console.engine."):
         importlib.import_module(info.name)
     importlib.import_module("console.shell.notices")
     found: list[type[Event]] = []

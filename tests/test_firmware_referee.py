@@ -21,8 +21,8 @@ import pytest
 
 from console.engine.events import Event
 from console.engine.model import HostAction
-from console.engine.rules import TiePolicy
-from console.engine.svoya_events import IgnoreReason, PressIgnored, QuestionEnded, SignalAccepted
+from console.engine.svoya.events import IgnoreReason, PressIgnored, QuestionEnded, SignalAccepted
+from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.sources.mcu import add_mcu

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from console.engine.spin import AngleSample
+from console.engine.spin.detector import AngleSample
 from drivers.gpio_buttons import GpioError
 from drivers.gpio_encoder import EncoderAngle, EncoderReading, GpioEncoder, Quadrature
 from drivers.gpio_pins import ticks_to_ns

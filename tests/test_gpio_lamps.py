@@ -16,7 +16,7 @@ from gpiozero.pins.mock import MockFactory
 from console.config import ConfigError
 from console.engine.events import Event
 from console.engine.model import HostAction
-from console.engine.svoya_events import QuestionEnded, SignalAccepted
+from console.engine.svoya.events import QuestionEnded, SignalAccepted
 from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.sources import source_kind

@@ -20,7 +20,7 @@ from typing import Any
 
 import aiomqtt
 
-from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.model import NS_PER_S
 from console.games import load_config
 from console.shell.display_server import DisplayServer

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 
 from console.engine.model import HostAction, Watermark
-from console.engine.svoya_events import QuestionEnded
+from console.engine.svoya.events import QuestionEnded
 from console.scenario import step_to_json
 from console.texts import describe
 from drivers.mcu_session import PadEdge

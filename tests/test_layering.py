@@ -27,27 +27,27 @@ def top(names: set[str]) -> set[str]:
 
 def test_the_rules_engine_and_the_protocol_do_no_io() -> None:
     for package in ("console/engine", "firmware_proto"):
-        for path in (ROOT / package).glob("*.py"):
+        for path in (ROOT / package).rglob("*.py"):
             bad = top(imports(path)) & IMPURE
             assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
 
 def test_the_engine_imports_nothing_of_the_console_outside_the_engine() -> None:
-    for path in (ROOT / "console" / "engine").glob("*.py"):
+    for path in (ROOT / "console" / "engine").rglob("*.py"):
         outside = {n for n in imports(path) if n.startswith("console.") and
                    not n.startswith("console.engine")}
         assert not outside, f"{path.relative_to(ROOT)} imports {sorted(outside)}"
 
 
 def test_drivers_never_import_the_console() -> None:
-    for path in (ROOT / "drivers").glob("*.py"):
+    for path in (ROOT / "drivers").rglob("*.py"):
         assert "console" not in top(imports(path)), f"{path.relative_to(ROOT)} imports console"
 
 
 def test_firmware_proto_uses_only_the_standard_library() -> None:
     import sys
 
-    for path in (ROOT / "firmware_proto").glob("*.py"):
+    for path in (ROOT / "firmware_proto").rglob("*.py"):
         third_party = {n for n in top(imports(path))
                        if n not in sys.stdlib_module_names and n not in ("firmware_proto", "__future__")}
         assert not third_party, f"{path.relative_to(ROOT)} imports {sorted(third_party)}"
@@ -141,7 +141,7 @@ def test_no_module_imports_private_names_of_another() -> None:
 def test_the_engine_has_no_any_and_no_dict_events() -> None:
     """The rules engine's types say what everything is (issue 6): no `typing.Any`, and its
     events are classes (console/engine/events.py), never dicts."""
-    for path in (ROOT / "console" / "engine").glob("*.py"):
+    for path in (ROOT / "console" / "engine").rglob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         names = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
         names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}

@@ -91,7 +91,7 @@ def test_a_broken_pack_is_reported_once_and_the_console_starts_without_it(tmp_pa
 
 
 def test_the_pack_problem_is_an_error_event_naming_the_file(tmp_path: Path) -> None:
-    from console.engine.svoya import SvoyaReferee
+    from console.engine.svoya.referee import SvoyaReferee
     from console.games.svoya import referee
 
     config = config_from_dict({**game("svoya").scenario_defaults, "game": {"pack": "missing.toml"}},

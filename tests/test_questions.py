@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from console.engine.question_draw import NO_QUESTION_FILE, QuestionDeck, QuestionPool
+from console.engine.chgk.question_draw import NO_QUESTION_FILE, QuestionDeck, QuestionPool
 from console.questions import Question, QuestionFileError, load_questions, parse_package, question_pool
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -352,7 +352,7 @@ def test_a_binary_file_is_rejected(tmp_path: Path) -> None:
         load_questions(path)
 
 
-# --- the draw (console/engine/question_draw.py) and the pool -------------------------------
+# --- the draw (console/engine/chgk/question_draw.py) and the pool -------------------------------
 
 
 def deck(questions: list[Question], seed: int) -> QuestionDeck:

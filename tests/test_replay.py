@@ -187,7 +187,7 @@ def test_the_12th_sectors_question_draw_replays_from_the_journal(tmp_path: Path)
     """000 4.2 г: the 12th sector's random question is drawn by the engine with the game's seed,
     so the journal's replay asks the same questions as the live game (the journal's header
     names the question file by its full path, wherever the journal is read)."""
-    from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+    from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
     from console.games import load_config
 
     data = Path(__file__).resolve().parent.parent / "console" / "data"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.model import Host, HostAction, Press, Watermark
-from console.engine.spin import AngleSample
-from console.engine.sports_timer import SportsAction, SportsHost
+from console.engine.spin.detector import AngleSample
+from console.engine.sports.timer import SportsAction, SportsHost
 from console.games import config_from_dict
 from console.games.kind import GameInput
 from console.shell import resume

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from console.engine.chgk import ChgkReferee
-from console.engine.chgk_events import TimerWarning
-from console.engine.chgk_rules import (
+from console.engine.chgk.events import TimerWarning
+from console.engine.chgk.referee import ChgkReferee
+from console.engine.chgk.rules import (
     ChgkAction,
     ChgkHost,
     ChgkRules,
@@ -25,7 +25,7 @@ from console.engine.chgk_rules import (
     Team,
 )
 from console.engine.model import Cue, Output
-from console.engine.sports_timer import SportsAction, SportsRules
+from console.engine.sports.timer import SportsAction, SportsRules
 from console.wire import events_json
 from tests.chgk_harness import MS, TEAMS, A, S, SportsClock, Table, make_rules
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from console.engine.model import Cue, HostAction, PlayCue
-from console.engine.quartet import FightPhase
-from console.engine.quartet_rules import QuartetRules, QuartetTeam
-from console.engine.rules import HostCard, PackTheme
-from console.engine.svoya_corrections import AdjustScore, Reverse
+from console.engine.quartet.fight import FightPhase
+from console.engine.quartet.rules import QuartetRules, QuartetTeam
+from console.engine.svoya.corrections import AdjustScore, Reverse
+from console.engine.svoya.rules import HostCard, PackTheme
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
 
 

@@ -4,7 +4,7 @@ screen enables them); once the next theme has started they are not."""
 
 from __future__ import annotations
 
-from console.engine.svoya_corrections import Reverse
+from console.engine.svoya.corrections import Reverse
 from tests.quartet_harness import Fight
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from console.engine.quartet_places import PendingShootout, Shootout, Tally, rank
-from console.engine.quartet_rules import Stage
+from console.engine.quartet.places import PendingShootout, Shootout, Tally, rank
+from console.engine.quartet.rules import Stage
 
 VALUES = (10, 20, 30, 40, 50)
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from console.engine.model import Output
-from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
+from console.engine.quartet.rules import QuartetTeam, RoundType, Stage
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
 from tests.quartet_harness import ROSTERS, Fight, make_rules

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from console.engine.model import Cue, Host, HostAction, LampMode, Output, Press, Watermark
-from console.engine.rules import AnswerClock, FalseStartPolicy, Player, TiePolicy
+from console.engine.svoya.rules import AnswerClock, FalseStartPolicy, Player, TiePolicy
 from tests.engine_harness import GPIO, MCU, MS, PLAYERS, S, Table, make_rules
 
 A = HostAction

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.games import load_config
 from console.shell.runtime import Console
 
@@ -68,8 +68,8 @@ def test_the_table_journal_replays_to_the_same_decisions(tmp_path: Path) -> None
     """The journal of a table (angle samples, host actions) judged again by replay."""
     import io
 
-    from console.engine.sectors import SectorMap
-    from console.engine.spin import AngleSample
+    from console.engine.spin.detector import AngleSample
+    from console.engine.spin.sectors import SectorMap
     from console.tools.replay import replay_lines
 
     config = load_config(table(tmp_path)[0].config.source)

@@ -31,10 +31,10 @@ import console.schemas as schemas
 from console import texts
 from console.config import Config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
-from console.engine.rules import TiePolicy
-from console.engine.svoya import Phase
-from console.engine.svoya_corrections import CorrectionAction
-from console.engine.svoya_events import EndReason
+from console.engine.svoya.corrections import CorrectionAction
+from console.engine.svoya.events import EndReason
+from console.engine.svoya.referee import Phase
+from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict, game, load_config
 from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console

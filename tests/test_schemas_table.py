@@ -27,17 +27,17 @@ import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
 from console.config import Config
-from console.engine.chgk import Phase
-from console.engine.chgk_events import (
+from console.engine.chgk.events import (
     TABLE_EVENTS,
     HostCommandRefused,
     TableCommandRefused,
 )
-from console.engine.chgk_rules import ChgkAction, HelpKind, Stage
+from console.engine.chgk.referee import Phase
+from console.engine.chgk.rules import ChgkAction, HelpKind, Stage
 from console.engine.model import NS_PER_MS, NS_PER_S
-from console.engine.spin import AngleSample, SpinPhase, fault_flags
-from console.engine.spin_events import TOP_EVENTS
-from console.engine.sports_timer import SportsAction, SportsHost, SportsPhase, SportsTimer
+from console.engine.spin.detector import AngleSample, SpinPhase, fault_flags
+from console.engine.spin.events import TOP_EVENTS
+from console.engine.sports.timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.games import load_config
 from console.games.chgk import PICK_SECTOR
 from console.games.chgk import parse_command as parse_chgk_command

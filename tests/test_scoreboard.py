@@ -89,7 +89,7 @@ def table_config(tmp_path: Path, port: int) -> Path:
 
 async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_path: Path) -> None:
     """The ChGK board: the sectors drawn, the score, the round and its countdown."""
-    from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+    from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
     from console.games import load_config
     from console.shell.runtime import Console
 

@@ -1,4 +1,4 @@
-"""Sectors of the game table and the calibration of the top's sensor (console.engine.sectors).
+"""Sectors of the game table and the calibration of the top's sensor (console.engine.spin.sectors).
 
 Sector counts: 12 (seed 000, 3.8.1 «На игровом столе располагается 12 секторов») and 13
 (seed 003, 6.2 «Игровой стол разделён на 13 секторов»).  Neither seed says the sectors are
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from console.engine.sectors import (
+from console.engine.spin.sectors import (
     RAW_PER_TURN,
     Calibration,
     CalibrationError,

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from console.engine.spin import AngleSample, SpinDetector
+from console.engine.spin.detector import AngleSample, SpinDetector
 from console.wire import events_json
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 from drivers.sim_mcu import SimulatedMcu

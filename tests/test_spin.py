@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from console.engine.sectors import SectorMap
-from console.engine.spin import AngleSample, SpinConfig, SpinDetector, SpinPhase, fault_flags
-from console.engine.spin_events import SensorFlag, SpinResult
+from console.engine.spin.detector import AngleSample, SpinConfig, SpinDetector, SpinPhase, fault_flags
+from console.engine.spin.events import SensorFlag, SpinResult
+from console.engine.spin.sectors import SectorMap
 from console.wire import events_json, to_json
 from drivers.sim_top import SimTop, SpinTruth
 

@@ -17,8 +17,8 @@ import pytest
 
 from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction
-from console.engine.svoya_corrections import AdjustScore, Correction, CorrectionAction, Reverse
-from console.engine.svoya_events import JudgementReversed, ScoreAdjusted
+from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse
+from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
 from tests.engine_harness import MS, S, Table, make_rules

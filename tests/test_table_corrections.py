@@ -3,7 +3,7 @@
 Every point of the table is a round's outcome (003 6.1.3-6.1.4: the experts score on a correct
 answer, «Зрители»/the host on a wrong one); a verdict keyed wrongly is put right before the next
 sector is picked, with a reason, as seed 004 4.1-4.3 puts a «Своя игра» appeal right after the
-theme. The rules are in console/engine/chgk_correct.py; here each one is shown, and a journal
+theme. The rules are in console/engine/chgk/corrections.py; here each one is shown, and a journal
 with a correction replays to the same decisions.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from console.config import Config
-from console.engine.chgk_rules import ChgkRules, SectorKind, Side, Stage
+from console.engine.chgk.rules import ChgkRules, SectorKind, Side, Stage
 from console.games import config_from_dict
 from console.games.chgk import parse_command
 from console.scenario import step_to_json
@@ -310,7 +310,7 @@ def test_a_correction_is_journaled_and_replays_to_the_same_decisions() -> None:
 
 def test_the_journal_line_of_a_correction_parses_back() -> None:
     """The scenario step written for the journal is the same input when read back."""
-    from console.engine.chgk_rules import ChgkHost
+    from console.engine.chgk.rules import ChgkHost
     from console.games import game
     from console.scenario import parse_step
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from console.engine.chgk_rules import (
+from console.engine.chgk.rules import (
     ChgkAction,
     ChgkHost,
     ChgkRules,
@@ -14,10 +14,10 @@ from console.engine.chgk_rules import (
     SectorPicked,
     Team,
 )
+from console.engine.chgk.table import TableGame, TableInput, TableSetup
 from console.engine.model import NS_PER_MS, NS_PER_S, Output
-from console.engine.sectors import SectorMap
-from console.engine.spin import AngleSample
-from console.engine.table import TableGame, TableInput, TableSetup
+from console.engine.spin.detector import AngleSample
+from console.engine.spin.sectors import SectorMap
 from console.wire import events_json
 from drivers.sim_top import SimTop
 

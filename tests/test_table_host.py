@@ -19,9 +19,10 @@ from typing import Any
 
 import pytest
 
-from console.engine.chgk import ChgkReferee
-from console.engine.chgk_events import TableCommandRefused
-from console.engine.chgk_rules import (
+from console.engine.chgk.events import TableCommandRefused
+from console.engine.chgk.question_draw import Question, QuestionPool
+from console.engine.chgk.referee import ChgkReferee
+from console.engine.chgk.rules import (
     ChgkAction,
     ChgkHost,
     ChgkRules,
@@ -31,10 +32,9 @@ from console.engine.chgk_rules import (
     Side,
     Stage,
 )
+from console.engine.chgk.table import TableGame, TableSetup
 from console.engine.model import Output
-from console.engine.question_draw import Question, QuestionPool
-from console.engine.sports_timer import SportsAction, SportsHost
-from console.engine.table import TableGame, TableSetup
+from console.engine.sports.timer import SportsAction, SportsHost
 from console.schemas import validate
 from console.wire import events_json
 from tests.chgk_harness import MS, TEAMS, S, SportsClock, Table, make_rules

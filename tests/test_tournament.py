@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
+from console.engine.quartet.rules import QuartetTeam, RoundType, Stage
 from console.tournament.draw import draw_groups
 from console.tournament.export import CSV_HEADER, standings_csv, tournament_from_json, tournament_json
 from console.tournament.grid import DEFAULT_SCHEME, FINAL, FightResult, Line, Tournament

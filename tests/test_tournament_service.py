@@ -22,7 +22,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from console.engine.quartet_rules import QuartetTeam, RoundType, Stage
+from console.engine.quartet.rules import QuartetTeam, RoundType, Stage
 from console.schemas import validate
 from console.tournament.config import TournamentConfig, load_tournament_config
 from console.tournament.draw import draw_groups

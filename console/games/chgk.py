@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
-from console.engine.chgk_rules import (
+from console.engine.chgk.rules import (
     ChgkAction,
     ChgkHost,
     ChgkRules,
@@ -27,10 +27,10 @@ from console.engine.chgk_rules import (
     Stage,
     Team,
 )
+from console.engine.chgk.table import TableGame, TableSetup
 from console.engine.model import NS_PER_MS
-from console.engine.sectors import SectorMap
-from console.engine.spin import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
-from console.engine.table import TableGame, TableSetup
+from console.engine.spin.detector import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
+from console.engine.spin.sectors import SectorMap
 from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
 from console.questions import question_file_path, question_pool
 from console.sources import source_kind

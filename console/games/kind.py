@@ -15,13 +15,13 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from console.engine.chgk_rules import ChgkHost, SectorPicked
+from console.engine.chgk.rules import ChgkHost, SectorPicked
 from console.engine.game import Game
 from console.engine.model import Input
-from console.engine.quartet_rules import QuartetHost
-from console.engine.spin import AngleSample
-from console.engine.sports_timer import SportsHost
-from console.engine.svoya_corrections import Correction
+from console.engine.quartet.rules import QuartetHost
+from console.engine.spin.detector import AngleSample
+from console.engine.sports.timer import SportsHost
+from console.engine.svoya.corrections import Correction
 from console.sources import ANGLE, BUTTONS
 
 __all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "only_keys"]

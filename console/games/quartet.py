@@ -20,8 +20,8 @@ from typing import Any
 
 from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S, HostAction
-from console.engine.quartet import QuartetFight
-from console.engine.quartet_rules import (
+from console.engine.quartet.fight import QuartetFight
+from console.engine.quartet.rules import (
     Penalty,
     QuartetAction,
     QuartetHost,
@@ -30,7 +30,7 @@ from console.engine.quartet_rules import (
     RoundType,
     Stage,
 )
-from console.engine.svoya_corrections import CorrectionAction
+from console.engine.svoya.corrections import CorrectionAction
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.svoya import journal_header as svoya_header
 from console.games.svoya import pack_themes, svoya_rules

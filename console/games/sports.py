@@ -12,7 +12,7 @@ from typing import Any
 
 from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
-from console.engine.sports_timer import SportsAction, SportsHost, SportsRules, SportsTimer
+from console.engine.sports.timer import SportsAction, SportsHost, SportsRules, SportsTimer
 from console.games.kind import GameInput, GameKind, JsonObject, only_keys
 
 

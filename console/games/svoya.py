@@ -16,7 +16,9 @@ from typing import Any
 from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction
-from console.engine.rules import (
+from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.engine.svoya.referee import SvoyaReferee
+from console.engine.svoya.rules import (
     AnswerClock,
     FalseStartPolicy,
     HostCard,
@@ -25,8 +27,6 @@ from console.engine.rules import (
     SvoyaRules,
     TiePolicy,
 )
-from console.engine.svoya import SvoyaReferee
-from console.engine.svoya_corrections import AdjustScore, CorrectionAction, Reverse
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.packs import PackError, load_pack
 from console.scenario import press_step, watermark_step

@@ -40,7 +40,7 @@ from typing import Any, TextIO
 
 from console.engine.events import Event
 from console.engine.model import NS_PER_MS, Output
-from console.engine.spin_events import SpinAngle
+from console.engine.spin.events import SpinAngle
 
 __all__ = ["Journal", "clock_line", "decides"]
 

@@ -17,9 +17,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from console.engine.chgk_events import GameRecord
+from console.engine.chgk.events import GameRecord
 from console.engine.events import Event
-from console.engine.spin_events import SpinAngle
+from console.engine.spin.events import SpinAngle
 from console.shell.mqtt_link import MqttLink, Topics
 from console.wire import event_json
 

@@ -47,15 +47,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from console.config import Config
-from console.engine.chgk_round import Phase as TablePhase
-from console.engine.chgk_rules import ChgkAction, ChgkHost
+from console.engine.chgk.round import Phase as TablePhase
+from console.engine.chgk.rules import ChgkAction, ChgkHost
+from console.engine.chgk.table import TableGame
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Host, HostAction, Json, Output
-from console.engine.quartet import QuartetFight
-from console.engine.sports_timer import SportsAction, SportsHost, SportsTimer
-from console.engine.svoya import SvoyaReferee
-from console.engine.svoya_question import Phase as SvoyaPhase
-from console.engine.table import TableGame
+from console.engine.quartet.fight import QuartetFight
+from console.engine.sports.timer import SportsAction, SportsHost, SportsTimer
+from console.engine.svoya.question import Phase as SvoyaPhase
+from console.engine.svoya.referee import SvoyaReferee
 from console.games import game
 from console.games.kind import GameInput
 from console.shell.notices import FightResumed

@@ -19,18 +19,18 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TextIO
 
 from console.config import Config
-from console.engine.chgk_events import (
+from console.engine.chgk.events import (
     GameRecord,
     TableGameStarted,
 )
+from console.engine.chgk.table import TableGame
 from console.engine.events import Event
 from console.engine.game import Game
 from console.engine.model import Host, HostAction, LampMode, Output, PlayCue, Press, SetLamps, Watermark
-from console.engine.quartet import QuartetFight
-from console.engine.spin import AngleSample
-from console.engine.spin_events import SpinAngle
-from console.engine.svoya import SvoyaReferee
-from console.engine.table import TableGame
+from console.engine.quartet.fight import QuartetFight
+from console.engine.spin.detector import AngleSample
+from console.engine.spin.events import SpinAngle
+from console.engine.svoya.referee import SvoyaReferee
 from console.games import game
 from console.games.kind import GameKind
 from console.scenario import AnyInput, step_to_json

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from console.engine.model import HostAction, Press
-from console.engine.spin import AngleSample
+from console.engine.spin.detector import AngleSample
 from console.sources import SourceSettings, Stop
 from drivers.gpio_buttons import GpioButtons, GpioPress
 from drivers.gpio_encoder import EncoderReading, GpioEncoder

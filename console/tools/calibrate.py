@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from console.config import Config, ConfigError, SourceSection
-from console.engine.sectors import (
+from console.engine.spin.sectors import (
     MIN_DIRECTION_TURN_DEG,
     RAW_PER_TURN,
     Calibration,

@@ -37,7 +37,7 @@ import tomlkit.exceptions
 from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
 
 from console.config import ConfigError
-from console.engine.sectors import Calibration
+from console.engine.spin.sectors import Calibration
 from console.games import load_config
 
 __all__ = [

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from console.config import Config
 from console.engine.events import Event
-from console.engine.quartet_rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
+from console.engine.quartet.rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
 from console.shell.runtime import Console
 from console.texts import ACTIONS
 from console.texts import describe as describe_svoya

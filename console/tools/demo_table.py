@@ -27,11 +27,11 @@ from collections import deque
 from typing import Any, TextIO
 
 from console.config import Config
-from console.engine.chgk_events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
-from console.engine.chgk_rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.chgk.events import QuestionDrawn, RoundCancelled, RoundEnded, TableGameStarted
+from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
+from console.engine.chgk.table import TableGame
 from console.engine.events import Event
-from console.engine.spin_events import SpinAngle, SpinStarted
-from console.engine.table import TableGame
+from console.engine.spin.events import SpinAngle, SpinStarted
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
@@ -54,7 +54,7 @@ from drivers.sim_top import LiveTopFeed, SimTop
 log = logging.getLogger("chgk.demo")
 
 # SimTop samples at 1 kHz by default; the demo streams 200 Hz. The stop detector is tuned for
-# 100 Hz-1 kHz (console/engine/spin.py: 12 samples still fill its 60-ms speed window, and the
+# 100 Hz-1 kHz (console/engine/spin/detector.py: 12 samples still fill its 60-ms speed window, and the
 # stop is reported well within the 300-ms budget), while every sample costs a frame over the
 # pty, a decode, a clock mapping and a pass through the engine on the event loop: a fifth of
 # that keeps the demo light on a laptop or a Raspberry Pi and changes nothing on screen.

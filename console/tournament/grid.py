@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from console.engine.quartet_places import Places, Shootout, Tally, rank
-from console.engine.quartet_rules import Stage
+from console.engine.quartet.places import Places, Shootout, Tally, rank
+from console.engine.quartet.rules import Stage
 from console.tournament.draw import GROUP_NAMES, GROUP_SIZE, Draw
 
 VALUES = (10, 20, 30, 40, 50)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from console.engine.chgk_events import SectorView
-from console.engine.chgk_rules import TITLES, ChgkRules, SectorKind
+from console.engine.chgk.events import SectorView
+from console.engine.chgk.rules import TITLES, ChgkRules, SectorKind
 
 
 @dataclass

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from console.engine.model import Json, Press, ns_to_ms
-from console.engine.rules import Player
-from console.engine.svoya_events import EndReason
+from console.engine.svoya.events import EndReason
+from console.engine.svoya.rules import Player
 
 
 class Phase(StrEnum):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from console.engine.model import NS_PER_S
-from console.engine.rules import PackTheme, SvoyaRules
+from console.engine.svoya.rules import PackTheme, SvoyaRules
 
 
 class RoundType(StrEnum):

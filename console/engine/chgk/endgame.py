@@ -4,19 +4,19 @@ Contract: `refill` puts a new envelope on a freed sector in the final, after rou
 `rules.refill_until_round` (000 3.8.1); `take_decisive_round` resets the score for the one
 round that decides the game (003 6.4; the reading is in its docstring). Each raises
 `NotAllowed` with nothing changed when its clause does not allow it now, and otherwise changes
-the `TableGame` and appends its event to `out`.
+the `Ledger` and appends its event to `out`.
 """
 
 from __future__ import annotations
 
-from console.engine.chgk_events import DecisiveRoundTaken, SectorRefilled
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed
-from console.engine.chgk_rules import STAGE_RU, ChgkHost, Side, Stage
+from console.engine.chgk.events import DecisiveRoundTaken, SectorRefilled
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.round import NotAllowed
+from console.engine.chgk.rules import STAGE_RU, ChgkHost, Side, Stage
 from console.engine.model import Output
 
 
-def check_refill(game: TableGame, sector: int | None) -> int:
+def check_refill(game: Ledger, sector: int | None) -> int:
     """Refuse a new envelope on `sector` unless 000 3.8.1 allows it now; the sector."""
     if game.rules.stage is not Stage.FINAL:
         raise NotAllowed(f"освободившиеся сектора заполняют только в финале (000 3.8.1); сейчас — "
@@ -33,7 +33,7 @@ def check_refill(game: TableGame, sector: int | None) -> int:
     return number
 
 
-def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+def refill(game: Ledger, cmd: ChgkHost, now: int, out: list[Output]) -> None:
     """In the final, new envelopes go on freed sectors up to round 4 inclusive (000 3.8.1)."""
     number = check_refill(game, cmd.sector)
     played = len(game.rounds)
@@ -41,7 +41,7 @@ def refill(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
     out.append(SectorRefilled(t_ns=now, sector=number, envelope=envelope, after_round=played))
 
 
-def check_decisive(game: TableGame) -> None:
+def check_decisive(game: Ledger) -> None:
     """003 6.4: the score resets, one player stays, one round for 6 points decides the game.
 
     «Если набрали 5 очков и не могут без решающего раунда обойти соперников», read on
@@ -81,7 +81,7 @@ def check_decisive(game: TableGame) -> None:
                          score=game.score_json())
 
 
-def take_decisive_round(game: TableGame, now: int, out: list[Output]) -> None:
+def take_decisive_round(game: Ledger, now: int, out: list[Output]) -> None:
     """The score resets for the one round that decides the game (003 6.4, `check_decisive`)."""
     check_decisive(game)
     before = game.score_record()

@@ -16,9 +16,9 @@ import random
 
 from console.engine.arbiter import Arbiter
 from console.engine.model import Output, Press, ns_to_ms
-from console.engine.rules import FalseStartPolicy, Player, SvoyaRules, TiePolicy
-from console.engine.svoya_events import IgnoreReason, PressIgnored, PressRecord, SignalAccepted
-from console.engine.svoya_question import Phase, Question
+from console.engine.svoya.events import IgnoreReason, PressIgnored, PressRecord, SignalAccepted
+from console.engine.svoya.question import Phase, Question
+from console.engine.svoya.rules import FalseStartPolicy, Player, SvoyaRules, TiePolicy
 
 
 class PressJudge:

@@ -5,20 +5,20 @@ displays: the fortochka looks like an ordinary sector until it falls. `host_snap
 where it lies, the host actions accepted now, the 12th sector's question and the correction.
 `game_record(game, now)` is the game for the tournament tables (000 1.6.1,
 1.7): score, rounds, the tie-break indicators and the consolation standings.
-All are read from the `TableGame`; nothing here changes it.
+All are read from the `Ledger`; nothing here changes it.
 """
 
 from __future__ import annotations
 
-from console.engine.chgk_events import GameRecord, Indicators
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_hall import consolation
-from console.engine.chgk_rules import SectorKind, Side
+from console.engine.chgk.events import GameRecord, Indicators
+from console.engine.chgk.hall import consolation
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.question_draw import Question
+from console.engine.chgk.rules import SectorKind, Side
 from console.engine.model import Json
-from console.engine.question_draw import Question
 
 
-def snapshot(game: TableGame, now: int) -> dict[str, Json]:
+def snapshot(game: Ledger, now: int) -> dict[str, Json]:
     """The public state (no fortochka place)."""
     rules, r = game.rules, game.round
     team = game.team_view()
@@ -45,7 +45,7 @@ def snapshot(game: TableGame, now: int) -> dict[str, Json]:
     }
 
 
-def host_snapshot(game: TableGame, now: int, actions: list[str]) -> dict[str, Json]:
+def host_snapshot(game: Ledger, now: int, actions: list[str]) -> dict[str, Json]:
     """`snapshot` plus what only the host may see: where the fortochka lies, `actions` (the
     host actions the referee would accept now), the 12th sector's question drawn for the round
     in play or the last one (until the next pick, so the host can read out the answer and the
@@ -71,7 +71,7 @@ def host_question(q: Question | None) -> Json:
             "accepted": q.accepted, "handout": q.handout, "source": q.source_line()}
 
 
-def game_record(game: TableGame, now: int) -> GameRecord:
+def game_record(game: Ledger, now: int) -> GameRecord:
     """The game for the tournament tables: score, rounds, 000 1.6.1 and 1.7 figures."""
     rules = game.rules
     won = {row.kind for row in game.rounds if row.result is Side.TEAM}

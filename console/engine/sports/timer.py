@@ -19,7 +19,7 @@ from enum import StrEnum
 
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue
-from console.engine.sports_events import (
+from console.engine.sports.events import (
     AnswersClosed,
     SportsTimerCancelled,
     SportsTimerStarted,

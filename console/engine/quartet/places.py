@@ -24,7 +24,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from console.engine.quartet_rules import ADVANCING, Stage
+from console.engine.quartet.rules import ADVANCING, Stage
 
 
 @dataclass(frozen=True, slots=True)

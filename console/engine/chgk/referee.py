@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import random
 
-from console.engine import chgk_actions, chgk_correct, chgk_endgame, chgk_hall, chgk_help, chgk_views
-from console.engine.chgk_events import (
+from console.engine.chgk import actions, corrections, endgame, hall, help, views
+from console.engine.chgk.events import (
     AnswerJudged,
     EarlyAnswerDeclared,
     FortochkaPlaced,
@@ -57,9 +57,10 @@ from console.engine.chgk_events import (
     TimerWarning,
     TimeUp,
 )
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed, Phase, RoundInPlay
-from console.engine.chgk_rules import (
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.question_draw import QuestionDeck, QuestionPool
+from console.engine.chgk.round import NotAllowed, Phase, RoundInPlay
+from console.engine.chgk.rules import (
     TITLES,
     ChgkAction,
     ChgkHost,
@@ -73,7 +74,6 @@ from console.engine.chgk_rules import (
 )
 from console.engine.events import refusal_message
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
-from console.engine.question_draw import QuestionDeck, QuestionPool
 
 __all__ = ["ChgkReferee", "Phase"]
 
@@ -91,10 +91,10 @@ class ChgkReferee:
         self._draws = 0
         self._game = self._new_game(rules.table_team)
 
-    def _new_game(self, team: str | None) -> TableGame:
+    def _new_game(self, team: str | None) -> Ledger:
         if team is not None and team in self._box:
             self._box.remove(team)  # a seated team has its game; the box keeps the others
-        return TableGame.new(self.rules, team)
+        return Ledger.new(self.rules, team)
 
     # ------------------------------------------------------------------ public API
 
@@ -146,7 +146,7 @@ class ChgkReferee:
 
     def snapshot(self, now: int) -> dict[str, Json]:
         """The public state, for the retained MQTT topic and the displays (no fortochka place)."""
-        return chgk_views.snapshot(self._game, now)
+        return views.snapshot(self._game, now)
 
     def running_timer(self) -> tuple[str, int] | None:
         """The discussion count a display shows: ("discussion", its deadline), or None."""
@@ -158,13 +158,13 @@ class ChgkReferee:
     def host_snapshot(self, now: int) -> dict[str, Json]:
         """`snapshot` plus what only the host may see: where the fortochka lies, the host
         actions the referee would accept now, the 12th sector's question (`chgk_views`)."""
-        return chgk_views.host_snapshot(self._game, now, chgk_actions.host_actions(self._game, self._box))
+        return views.host_snapshot(self._game, now, actions.host_actions(self._game, self._box))
 
     # ------------------------------------------------------------------ choosing a sector
 
     def _on_pick(self, pick: SectorPicked, now: int, out: list[Output]) -> None:
         game = self._game
-        chgk_actions.check_pick(game)
+        actions.check_pick(game)
         if pick.sector not in game.table:
             raise NotAllowed(f"на столе из {self.rules.sectors} секторов нет сектора {pick.sector}",
                              sector=pick.sector)
@@ -287,7 +287,7 @@ class ChgkReferee:
     def _host_draw(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """Draw the team that plays now, uniformly from the box (000 2.1)."""
         game = self._game
-        chgk_actions.check_draw(game, self._box)
+        actions.check_draw(game, self._box)
         index = self._rng.randrange(len(self._box))
         team = self._box.pop(index)
         self._draws += 1
@@ -299,20 +299,20 @@ class ChgkReferee:
 
     def _host_start_timer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         game = self._game
-        r = chgk_actions.check_start_timer(game)
+        r = actions.check_start_timer(game)
         length = r.part_ns(self.rules) + r.extra_ns
         r.extra_ns = 0
         game.start_count(r, cmd.at, length, now, out)
 
     def _host_early_answer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        r = chgk_actions.check_early_answer(self._game)
+        r = actions.check_early_answer(self._game)
         r.declared_early = True
         self._game.phase = Phase.ANSWER
         out.append(EarlyAnswerDeclared(t_ns=now, round=r.number, part=r.part,
                                        saves_minute=r.early_saves_minute(self.rules)))
 
     def _host_player_leaves(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        r = chgk_actions.check_player_leaves(self._game)
+        r = actions.check_player_leaves(self._game)
         r.at_table -= 1
         out.append(PlayerLeft(t_ns=now, round=r.number, players_at_table=r.at_table,
                               seconds=r.part_ns(self.rules) / NS_PER_S))
@@ -325,7 +325,7 @@ class ChgkReferee:
 
     def _judge(self, correct: bool, now: int, out: list[Output]) -> None:
         game = self._game
-        r = chgk_actions.check_judge(game)
+        r = actions.check_judge(game)
         # Judging while the count runs is the captain answering before the time is up.
         r.count = None
         r.results.append(correct)
@@ -350,7 +350,7 @@ class ChgkReferee:
     def _host_fortochka(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """The host opened the envelope and it is the fortochka (when its place is not configured)."""
         game = self._game
-        r, final, chosen, skipped = chgk_actions.check_fortochka(game)
+        r, final, chosen, skipped = actions.check_fortochka(game)
         game.table[r.sector].kind = SectorKind.FORTOCHKA
         game.drop_hall(r.number)
         if not final:
@@ -366,16 +366,16 @@ class ChgkReferee:
     # ------------------------------------------------------------------ help, BINGO, the hall, the late game
 
     def _host_extra_time(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_help.time_help(self._game, HelpKind.EXTRA_TIME, self.rules.extra_time_ns, cmd.at, now, out)
+        help.time_help(self._game, HelpKind.EXTRA_TIME, self.rules.extra_time_ns, cmd.at, now, out)
 
     def _host_club_help(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_help.time_help(self._game, HelpKind.CLUB_HELP, self.rules.club_help_ns, cmd.at, now, out)
+        help.time_help(self._game, HelpKind.CLUB_HELP, self.rules.club_help_ns, cmd.at, now, out)
 
     def _host_saved_minute(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_help.use_saved_minute(self._game, cmd.at, now, out)
+        help.use_saved_minute(self._game, cmd.at, now, out)
 
     def _host_move_question(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_help.move_question(self._game, cmd, now, out)
+        help.move_question(self._game, cmd, now, out)
 
     def _host_hint(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """A hint from the hall: the round is lost and a player leaves for the game (000 6.4)."""
@@ -387,15 +387,15 @@ class ChgkReferee:
         self._end_round(Side.CLUB, "hint", now, out)
 
     def _host_hall_correct(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_hall.record_hall_answer(self._game, cmd, now, out)
+        hall.record_hall_answer(self._game, cmd, now, out)
         if self._game.phase is Phase.GAME_OVER:
-            out.append(chgk_views.game_record(self._game, now))  # the latest record wins
+            out.append(views.game_record(self._game, now))  # the latest record wins
 
     def _host_refill(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_endgame.refill(self._game, cmd, now, out)
+        endgame.refill(self._game, cmd, now, out)
 
     def _host_decisive(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
-        chgk_endgame.take_decisive_round(self._game, now, out)
+        endgame.take_decisive_round(self._game, now, out)
 
     def _host_cancel(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """Withdraw the round in play (a misread top): no score, the envelope is back on its sector."""
@@ -409,7 +409,7 @@ class ChgkReferee:
 
     def _host_correct_round(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         """The last round's verdict was keyed wrongly: its point goes to the other side."""
-        chgk_correct.apply(self._game, cmd.to, cmd.reason, now, out)
+        corrections.apply(self._game, cmd.to, cmd.reason, now, out)
 
     # ------------------------------------------------------------------ rounds and the game
 
@@ -423,7 +423,7 @@ class ChgkReferee:
             game.answer_points += r.value
         record = r.record(winner, reason, game.score_record())
         game.rounds.append(record)
-        game.correctable = reason in chgk_correct.VERDICTS
+        game.correctable = reason in corrections.VERDICTS
         game.round, game.phase = None, Phase.READY
         out.append(RoundEnded.of(record, now))
         top = max(game.score.values())
@@ -433,7 +433,7 @@ class ChgkReferee:
             game.phase = Phase.GAME_OVER
             out.append(TableGameOver(t_ns=now, winner=game.winner, score=game.score_record(),
                                      rounds=len(game.rounds)))
-            out.append(chgk_views.game_record(game, now))
+            out.append(views.game_record(game, now))
 
     # ------------------------------------------------------------------ timers
 

@@ -2,23 +2,23 @@
 
 Contract: each function checks its clause against the game (000 6.1-6.2; 003 6.1.5, 6.3.1,
 6.3.3), raises `NotAllowed` with nothing changed when the help is not allowed now, and
-otherwise applies it to the `TableGame` and appends its events to `out`. Help time asked for
+otherwise applies it to the `Ledger` and appends its events to `out`. Help time asked for
 before the count is added to the coming count; during the count it extends it; after the time
 is up it is a new count from the host's key.
 """
 
 from __future__ import annotations
 
-from console.engine.chgk_events import FortochkaMoved, HelpUsed, QuestionMoved, TimerExtended
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed, Phase, RoundInPlay
-from console.engine.chgk_rules import HELP_TITLES, ChgkHost, HelpKind, SectorKind, Side
+from console.engine.chgk.events import FortochkaMoved, HelpUsed, QuestionMoved, TimerExtended
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.round import NotAllowed, Phase, RoundInPlay
+from console.engine.chgk.rules import HELP_TITLES, ChgkHost, HelpKind, SectorKind, Side
 from console.engine.model import NS_PER_S, Output
 
 HOW_APPLIED = {Phase.ASKED: "added_to_count", Phase.DISCUSSION: "extended", Phase.ANSWER: "new_count"}
 
 
-def check_help(game: TableGame, kind: HelpKind) -> None:
+def check_help(game: Ledger, kind: HelpKind) -> None:
     """Refuse `kind` unless the table offers it, it is unused and the score allows it."""
     rules = game.rules
     if kind not in rules.helps:
@@ -32,12 +32,12 @@ def check_help(game: TableGame, kind: HelpKind) -> None:
                          f"счёт {team}:{club}", score=game.score_json())
 
 
-def use_saved_minute(game: TableGame, at: int, now: int, out: list[Output]) -> None:
+def use_saved_minute(game: Ledger, at: int, now: int, out: list[Output]) -> None:
     """A minute saved by an early answer, spent as extra time (003 6.1.5)."""
     time_help(game, None, game.rules.saved_minute_ns, at, now, out)
 
 
-def check_time_help(game: TableGame, kind: HelpKind | None) -> RoundInPlay:
+def check_time_help(game: Ledger, kind: HelpKind | None) -> RoundInPlay:
     """Refuse extra discussion time (`kind` None: a saved minute) unless it can be given now."""
     if kind is None and game.saved_minutes < 1:
         raise NotAllowed("досрочным ответом не сэкономлено ни минуты (003 6.1.5)")
@@ -51,7 +51,7 @@ def check_time_help(game: TableGame, kind: HelpKind | None) -> RoundInPlay:
     return r
 
 
-def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now: int,
+def time_help(game: Ledger, kind: HelpKind | None, length: int, at: int, now: int,
               out: list[Output]) -> None:
     """Extra discussion time (`kind` None: a saved minute): added to the coming count, to the
     running one, or a new count."""
@@ -76,7 +76,7 @@ def time_help(game: TableGame, kind: HelpKind | None, length: int, at: int, now:
         game.start_count(r, at, length, now, out)
 
 
-def check_move(game: TableGame, sector: int | None, to_sector: int | None) -> tuple[int, int]:
+def check_move(game: Ledger, sector: int | None, to_sector: int | None) -> tuple[int, int]:
     """Refuse BINGO's move of the envelope on `sector` to `to_sector` unless allowed now (003 6.3.1)."""
     game.require_ready()
     if game.final_round():
@@ -90,7 +90,7 @@ def check_move(game: TableGame, sector: int | None, to_sector: int | None) -> tu
     return a, b
 
 
-def move_question(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+def move_question(game: Ledger, cmd: ChgkHost, now: int, out: list[Output]) -> None:
     """BINGO: one envelope moves on the table before a round (003 6.3.1)."""
     a, b = check_move(game, cmd.sector, cmd.to_sector)
     game.helps_used.add(HelpKind.MOVE_QUESTION)

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from console.engine.chgk import ChgkReferee
-from console.engine.chgk_rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked
+from console.engine.chgk.question_draw import QuestionPool
+from console.engine.chgk.referee import ChgkReferee
+from console.engine.chgk.rules import ChgkAction, ChgkHost, ChgkRules, PickSource, SectorPicked
 from console.engine.model import Json, Output
-from console.engine.question_draw import QuestionPool
-from console.engine.sectors import SectorMap
-from console.engine.spin import AngleSample, SpinConfig, SpinDetector
-from console.engine.spin_events import SectorUnsure, SpinStopped
+from console.engine.spin.detector import AngleSample, SpinConfig, SpinDetector
+from console.engine.spin.events import SectorUnsure, SpinStopped
+from console.engine.spin.sectors import SectorMap
 
 TableInput = AngleSample | SectorPicked | ChgkHost
 

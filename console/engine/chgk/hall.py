@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from console.engine.chgk_events import ConsolationRow, HallAnswerRecorded
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed
-from console.engine.chgk_rules import ChgkHost, SectorKind, Team
+from console.engine.chgk.events import ConsolationRow, HallAnswerRecorded
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.round import NotAllowed
+from console.engine.chgk.rules import ChgkHost, SectorKind, Team
 from console.engine.model import Output
 
 
-def hall_target(game: TableGame, team: str | None, round: int | None,
+def hall_target(game: Ledger, team: str | None, round: int | None,
                 part: int | None) -> tuple[str, int, int]:
     """Refuse a hall answer of `team` to question `round`/`part` unless it can be counted now
     (see the module docstring); the team, round and part it counts for (the defaults filled)."""
@@ -45,7 +45,7 @@ def hall_target(game: TableGame, team: str | None, round: int | None,
     return team, number, part
 
 
-def record_hall_answer(game: TableGame, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+def record_hall_answer(game: Ledger, cmd: ChgkHost, now: int, out: list[Output]) -> None:
     """A hall team's written answer was right (000 3.6-3.7); allowed after the game too."""
     team, number, part = hall_target(game, cmd.team, cmd.round, cmd.part)
     game.hall.setdefault((number, part), []).append(team)

@@ -1,6 +1,6 @@
 """Which host actions the «Что? Где? Когда?» table would take now: the checks, and their list.
 
-Contract: each ``check_*`` function is the precondition of one host action on the `TableGame`
+Contract: each ``check_*`` function is the precondition of one host action on the `Ledger`
 (the referee's handler calls it before it changes anything), raising `NotAllowed` with the
 reason; it changes nothing. `host_actions(game, lototron_box)` lists, in `ChgkAction` order
 with ``pick_sector`` first, exactly the actions the referee would accept now, an action
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from console.engine import chgk_correct, chgk_endgame, chgk_hall, chgk_help
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import NotAllowed, Phase, RoundInPlay
-from console.engine.chgk_rules import ChgkAction, HelpKind, SectorKind
+from console.engine.chgk import corrections, endgame, hall, help
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.round import NotAllowed, Phase, RoundInPlay
+from console.engine.chgk.rules import ChgkAction, HelpKind, SectorKind
 
 PICK_SECTOR = "pick_sector"  # the host's pick: a `SectorPicked`, not a `ChgkAction`
 
 
-def check_draw(game: TableGame, box: Sequence[str]) -> None:
+def check_draw(game: Ledger, box: Sequence[str]) -> None:
     """The lototron draws the team at the start of a game (000 2.1)."""
     if not game.rules.teams:
         raise NotAllowed("для лототрона не заданы команды")
@@ -34,14 +34,14 @@ def check_draw(game: TableGame, box: Sequence[str]) -> None:
         raise NotAllowed("все команды уже вытянуты")
 
 
-def check_pick(game: TableGame) -> None:
+def check_pick(game: Ledger) -> None:
     """A sector can be picked: between rounds, with some sector left to play."""
     game.require_ready()
     if game.table.resolve(1, game.final_round())[0] is None:
         raise NotAllowed("на столе не осталось сектора, который можно сыграть")
 
 
-def check_start_timer(game: TableGame) -> RoundInPlay:
+def check_start_timer(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.DISCUSSION:
         raise NotAllowed("отсчёт уже идёт")
@@ -51,14 +51,14 @@ def check_start_timer(game: TableGame) -> RoundInPlay:
     return r
 
 
-def check_early_answer(game: TableGame) -> RoundInPlay:
+def check_early_answer(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is not Phase.ASKED:
         raise NotAllowed("капитан объявляет досрочный ответ до начала отсчёта (003 6.1.5)")
     return r
 
 
-def check_player_leaves(game: TableGame) -> RoundInPlay:
+def check_player_leaves(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if r.played_as is not SectorKind.ZEITNOT:
         raise NotAllowed("игроки выходят из-за стола ради времени только на «цейтноте» (000 4.2 в)")
@@ -69,7 +69,7 @@ def check_player_leaves(game: TableGame) -> RoundInPlay:
     return r
 
 
-def check_judge(game: TableGame) -> RoundInPlay:
+def check_judge(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.ASKED:
         raise NotAllowed("обсуждение не началось: сначала «Время!» "
@@ -77,7 +77,7 @@ def check_judge(game: TableGame) -> RoundInPlay:
     return r
 
 
-def check_fortochka(game: TableGame) -> tuple[RoundInPlay, bool, int | None, list[int]]:
+def check_fortochka(game: Ledger) -> tuple[RoundInPlay, bool, int | None, list[int]]:
     """The envelope just opened is the fortochka (its place not configured): (round, final
     round, the sector played instead in a final round, the sectors skipped on the way)."""
     r = game.require_round()
@@ -110,7 +110,7 @@ def _any(check: Callable[[int], object], candidates: range) -> None:
     raise first or NotAllowed("выбирать не из чего")
 
 
-def _hall_open(game: TableGame) -> None:
+def _hall_open(game: Ledger) -> None:
     """Some hall team has a right answer still to be counted (000 3.6-3.7)."""
     last = game.round.number if game.round else len(game.rounds)
     parts = max(game.rules.blitz_parts, game.rules.duplet_parts, 1)
@@ -118,14 +118,14 @@ def _hall_open(game: TableGame) -> None:
         for number in range(1, last + 1):
             for part in range(1, parts + 1):
                 try:
-                    chgk_hall.hall_target(game, team.id, number, part)
+                    hall.hall_target(game, team.id, number, part)
                     return
                 except NotAllowed:
                     continue
     raise NotAllowed("не осталось ответа зала, который можно засчитать")
 
 
-def host_actions(game: TableGame, box: Sequence[str]) -> list[str]:
+def host_actions(game: Ledger, box: Sequence[str]) -> list[str]:
     """The host actions the referee would accept now (see the module docstring)."""
     a = ChgkAction
     sectors = range(1, game.table.size + 1)
@@ -139,17 +139,17 @@ def host_actions(game: TableGame, box: Sequence[str]) -> list[str]:
         a.ANSWER_CORRECT: lambda: check_judge(game),
         a.ANSWER_WRONG: lambda: check_judge(game),
         a.FORTOCHKA: lambda: check_fortochka(game),
-        a.EXTRA_TIME: lambda: chgk_help.check_time_help(game, HelpKind.EXTRA_TIME),
-        a.CLUB_HELP: lambda: chgk_help.check_time_help(game, HelpKind.CLUB_HELP),
-        a.MOVE_QUESTION: lambda: _any(lambda s: chgk_help.check_move(game, s, s % game.table.size + 1),
+        a.EXTRA_TIME: lambda: help.check_time_help(game, HelpKind.EXTRA_TIME),
+        a.CLUB_HELP: lambda: help.check_time_help(game, HelpKind.CLUB_HELP),
+        a.MOVE_QUESTION: lambda: _any(lambda s: help.check_move(game, s, s % game.table.size + 1),
                                       sectors),
-        a.USE_SAVED_MINUTE: lambda: chgk_help.check_time_help(game, None),
+        a.USE_SAVED_MINUTE: lambda: help.check_time_help(game, None),
         a.HINT_FROM_HALL: lambda: game.require_round(),
         a.HALL_CORRECT: lambda: _hall_open(game),
-        a.REFILL: lambda: _any(lambda s: chgk_endgame.check_refill(game, s), sectors),
-        a.DECISIVE_ROUND: lambda: chgk_endgame.check_decisive(game),
+        a.REFILL: lambda: _any(lambda s: endgame.check_refill(game, s), sectors),
+        a.DECISIVE_ROUND: lambda: endgame.check_decisive(game),
         a.CANCEL_ROUND: lambda: game.require_round(),
-        a.CORRECT_ROUND: lambda: chgk_correct.check(game, None, "?"),
+        a.CORRECT_ROUND: lambda: corrections.check(game, None, "?"),
     }
     allowed: list[str] = []
     for action, check in checks.items():

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from console.engine.chgk_events import RoundRecord, Score
-from console.engine.chgk_rules import TITLES, ChgkRules, EarlyAnswer, SectorKind, Side
+from console.engine.chgk.events import RoundRecord, Score
+from console.engine.chgk.rules import TITLES, ChgkRules, EarlyAnswer, SectorKind, Side
 from console.engine.model import NS_PER_S, Json
 
 

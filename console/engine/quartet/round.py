@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from console.engine.quartet_rules import THEMES_PER_ROUND, QuartetTeam, RoundType
+from console.engine.quartet.rules import THEMES_PER_ROUND, QuartetTeam, RoundType
 
 _CLAUSE = {RoundType.OPEN: "3.6.1", RoundType.HALF_DARK: "3.6.2", RoundType.DARK: "3.6.3"}
 

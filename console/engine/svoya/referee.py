@@ -50,9 +50,8 @@ from console.engine.model import (
     SetLamps,
     Watermark,
 )
-from console.engine.rules import AnswerClock, Player, SvoyaRules
-from console.engine.svoya_corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse
-from console.engine.svoya_events import (
+from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse
+from console.engine.svoya.events import (
     AnswerClockStarted,
     AnswerJudged,
     AnswerStarted,
@@ -70,8 +69,9 @@ from console.engine.svoya_events import (
     end_view,
     reversal_view,
 )
-from console.engine.svoya_presses import PressJudge, ignored
-from console.engine.svoya_question import Phase, Question
+from console.engine.svoya.presses import PressJudge, ignored
+from console.engine.svoya.question import Phase, Question
+from console.engine.svoya.rules import AnswerClock, Player, SvoyaRules
 
 __all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
 

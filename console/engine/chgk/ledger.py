@@ -1,10 +1,10 @@
 """One game at the «Что? Где? Когда?» table: the referee's bookkeeping between inputs.
 
-Contract: `TableGame` holds what one game has decided so far (the team at the table, the
+Contract: `Ledger` holds what one game has decided so far (the team at the table, the
 sectors, the score, the round in play and the finished rounds, help used, saved minutes, the
 hall's answers, the winner) and the checks every action starts with (`require_ready`,
 `require_round`, `sector_arg`, `team_named`), which raise `NotAllowed` and change nothing.
-`start_count` starts a discussion count and says so. A new game is a new `TableGame`; the
+`start_count` starts a discussion count and says so. A new game is a new `Ledger`; the
 lototron's box, which outlives games, stays with the referee.
 """
 
@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from console.engine.chgk_events import RoundRecord, Score, TeamView, TimerStarted
-from console.engine.chgk_round import Count, NotAllowed, Phase, RoundInPlay
-from console.engine.chgk_rules import ChgkRules, HelpKind, Side
-from console.engine.chgk_table import SectorTable
+from console.engine.chgk.board import SectorTable
+from console.engine.chgk.events import RoundRecord, Score, TeamView, TimerStarted
+from console.engine.chgk.question_draw import Question
+from console.engine.chgk.round import Count, NotAllowed, Phase, RoundInPlay
+from console.engine.chgk.rules import ChgkRules, HelpKind, Side
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
-from console.engine.question_draw import Question
 
 
 @dataclass
-class TableGame:
+class Ledger:
     rules: ChgkRules
     team: str | None
     table: SectorTable
@@ -42,7 +42,7 @@ class TableGame:
     question: Question | None = None  # the 12th sector's question drawn for the last round picked
 
     @classmethod
-    def new(cls, rules: ChgkRules, team: str | None) -> TableGame:
+    def new(cls, rules: ChgkRules, team: str | None) -> Ledger:
         return cls(rules=rules, team=team, table=SectorTable(rules), players=rules.table_players)
 
     # ------------------------------------------------------------------ the score

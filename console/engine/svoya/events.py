@@ -16,7 +16,7 @@ from typing import ClassVar, Literal
 
 from console.engine.events import Event, omitted_if_none
 from console.engine.model import Json
-from console.engine.rules import TiePolicy
+from console.engine.svoya.rules import TiePolicy
 
 
 class EndReason(StrEnum):

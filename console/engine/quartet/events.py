@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from console.engine.events import Event
-from console.engine.quartet_places import Lot, PendingShootout
-from console.engine.quartet_rules import Penalty, RoundType, Stage
+from console.engine.quartet.places import Lot, PendingShootout
+from console.engine.quartet.rules import Penalty, RoundType, Stage
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

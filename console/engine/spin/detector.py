@@ -45,8 +45,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from console.engine.model import NS_PER_MS, NS_PER_S, Output
-from console.engine.sectors import SectorMap, raw_to_deg
-from console.engine.spin_events import (
+from console.engine.spin.events import (
     Direction,
     InvalidReason,
     SensorFault,
@@ -59,7 +58,8 @@ from console.engine.spin_events import (
     SpinStarted,
     SpinStopped,
 )
-from console.engine.spin_signal import (
+from console.engine.spin.sectors import SectorMap, raw_to_deg
+from console.engine.spin.signal import (
     COUNTS_PER_DEG,
     REST_TOLERANCE_COUNTS,
     SMOOTH_NS,
@@ -155,7 +155,7 @@ class SpinDetector:
     starts the silence watchdog before the first sample (a sensor that never speaks is
     then reported); without it the watchdog starts with the first sample.
 
-    Events (typed, from `console.engine.spin_events`; ``t_ns`` is the ``now`` of the call):
+    Events (typed, from `console.engine.spin.events`; ``t_ns`` is the ``now`` of the call):
 
     * `SpinStarted`: ``started_at_ns`` (first sample over the start speed), ``direction``
       (cw/ccw as seen from above; cw means "raw increasing" without ``sectors``),

@@ -27,24 +27,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from console.engine import chgk_views
-from console.engine.chgk_events import RoundCorrected, RoundRecord, TableGameOver
-from console.engine.chgk_game import TableGame
-from console.engine.chgk_round import ONE_MINUTE_KINDS, NotAllowed, Phase
-from console.engine.chgk_rules import EarlyAnswer, SectorKind, Side
+from console.engine.chgk import views
+from console.engine.chgk.events import RoundCorrected, RoundRecord, TableGameOver
+from console.engine.chgk.ledger import Ledger
+from console.engine.chgk.round import ONE_MINUTE_KINDS, NotAllowed, Phase
+from console.engine.chgk.rules import EarlyAnswer, SectorKind, Side
 from console.engine.model import Output
 
 VERDICTS = ("correct", "wrong")  # the reasons of a round the host's verdict ended
 
 
-def _parts(game: TableGame, record: RoundRecord) -> int:
+def _parts(game: Ledger, record: RoundRecord) -> int:
     """How many questions the round had (blitz, superblitz and duplet have several)."""
     rules = game.rules
     return {SectorKind.BLITZ: rules.blitz_parts, SectorKind.SUPERBLITZ: rules.blitz_parts,
             SectorKind.DUPLET: rules.duplet_parts}.get(record.played_as, 1)
 
 
-def check(game: TableGame, to: Side | None, reason: str | None) -> tuple[RoundRecord, Side]:
+def check(game: Ledger, to: Side | None, reason: str | None) -> tuple[RoundRecord, Side]:
     """Refuse unless the last round's result can be corrected now (see the module docstring)."""
     if reason is None or not reason.strip():
         raise NotAllowed("для исправления нужна причина")
@@ -77,7 +77,7 @@ def check(game: TableGame, to: Side | None, reason: str | None) -> tuple[RoundRe
     return last, side
 
 
-def apply(game: TableGame, to: Side | None, reason: str | None, now: int, out: list[Output]) -> None:
+def apply(game: Ledger, to: Side | None, reason: str | None, now: int, out: list[Output]) -> None:
     """Move the last round's point (after `check`) and say so."""
     last, side = check(game, to, reason)
     assert reason is not None and last.result is not None
@@ -108,4 +108,4 @@ def apply(game: TableGame, to: Side | None, reason: str | None, now: int, out: l
     if game.winner is not None and game.winner is not was:
         out.append(TableGameOver(t_ns=now, winner=game.winner, score=game.score_record(),
                                  rounds=len(game.rounds)))
-        out.append(chgk_views.game_record(game, now))
+        out.append(views.game_record(game, now))

@@ -12,7 +12,7 @@ degree), with no knowledge of spins:
 * `StillRun` is the longest recent run of samples all within a window of each other (peak to
   peak), and finds where in it the arrow came to rest (`came_to_rest`).
 
-See console/engine/spin.py for how the detector uses them and why the figures are what they are.
+See console/engine/spin/detector.py for how the detector uses them and why the figures are what they are.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from console.engine.model import NS_PER_MS, NS_PER_S
-from console.engine.spin_events import SensorFlag
+from console.engine.spin.events import SensorFlag
 from firmware_proto import ANGLE_STATUS_MASK, RAW_PER_TURN, AngleStatus
 
 # Bits of the sensor status, as on the wire (AS5600 STATUS): the protocol owns them; plain ints

@@ -25,7 +25,7 @@ from enum import StrEnum
 
 from console.engine.events import refusal
 from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
-from console.engine.quartet_events import (
+from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
     FightStarted,
@@ -41,9 +41,9 @@ from console.engine.quartet_events import (
     ThemeNamed,
     ThemeStarted,
 )
-from console.engine.quartet_places import Places, Shootout, Tally, rank
-from console.engine.quartet_round import RoundState, check_choice, check_order
-from console.engine.quartet_rules import (
+from console.engine.quartet.places import Places, Shootout, Tally, rank
+from console.engine.quartet.round import RoundState, check_choice, check_order
+from console.engine.quartet.rules import (
     PLAYERS_PER_ROUND,
     ROUND_RU,
     THEMES_PER_ROUND,
@@ -54,16 +54,16 @@ from console.engine.quartet_rules import (
     QuartetTeam,
     RoundType,
 )
-from console.engine.rules import PackTheme, Player
-from console.engine.svoya import SvoyaReferee
-from console.engine.svoya_corrections import AdjustScore, Correction, Reverse
-from console.engine.svoya_events import (
+from console.engine.svoya.corrections import AdjustScore, Correction, Reverse
+from console.engine.svoya.events import (
     AnswerJudged,
     GameOver,
     JudgementReversed,
     QuestionStarted,
     ScoreAdjusted,
 )
+from console.engine.svoya.referee import SvoyaReferee
+from console.engine.svoya.rules import PackTheme, Player
 
 __all__ = ["FightPhase", "QuartetFight", "QuartetInput"]
 

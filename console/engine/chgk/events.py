@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from console.engine.chgk_rules import PickSource, SectorKind, Side, Stage
+from console.engine.chgk.rules import PickSource, SectorKind, Side, Stage
 from console.engine.event_read import read_event
 from console.engine.events import Event
 from console.engine.model import Json

@@ -1,0 +1,1 @@
+"""The «Эрудит-квартет» fight (seed 004 §III): its rounds, places, rules and events."""
