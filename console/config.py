@@ -463,7 +463,7 @@ def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
 
 
 def _quartet_section(raw: object, source: str) -> QuartetSection:
-    """[quartet] with its [[quartet.teams]] (the game checks the rest: console/games/quartet.py)."""
+    """[quartet] with its [[quartet.teams]] (the game checks the rest: console/games/quartet/kind.py)."""
     if not isinstance(raw, dict):
         raise ConfigError(source, "quartet", "must be a table")
     teams_raw = raw.get("teams", [])

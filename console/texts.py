@@ -1,9 +1,9 @@
-"""User-facing Russian text for events and states (terminal, host screen, displays).
+"""User-facing Russian text the games share: the console's own notices (terminal, host screen).
 
-Contract: `describe` gives one Russian line for an event of the «Своя игра» referee (and the
-shared `CommandRefused`), chosen by the event's class; the tables below name every phase,
-status, end reason, ignored-press reason and host action in Russian (the schema tests check
-that each has its text).
+Contract: `describe_notice(event, names, actions)` gives one Russian line for an event every
+game can publish (a refused command, the console's own errors, a source's state, a held
+button, a resumed fight), or None for a game's own event; each game's `texts` module
+describes its own events and falls back to this. `SOURCE_STATES` names every source state.
 """
 
 from __future__ import annotations
@@ -11,119 +11,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import CommandRefused, Event
-from console.engine.svoya.events import (
-    AnswerClockStarted,
-    AnswerJudged,
-    AnswerStarted,
-    GameOver,
-    GameStarted,
-    JudgementReversed,
-    PressIgnored,
-    QuestionEnded,
-    QuestionStarted,
-    ReadingFinished,
-    ScoreAdjusted,
-    SignalAccepted,
-    SignalsReset,
-)
 from console.shell.notices import ButtonHeld, ConsoleError, FightResumed, SourceStatus
 
-PHASES = {
-    "idle": "ожидание вопроса",
-    "reading": "чтение вопроса",
-    "open": "приём сигналов",
-    "answering": "ответ",
-    "await_reset": "неверно, ждём сброса",
-    "game_over": "бой окончен",
-}
-STATUS = {"idle": "", "in_play": "в игре", "answering": "ОТВЕЧАЕТ", "out": "выбыл из вопроса"}
-END_REASONS = {
-    "correct": "правильный ответ",
-    "all_wrong": "все ответили неверно",
-    "no_signal": "время вышло, сигналов нет",
-    "cancelled": "вопрос снят",
-}
-IGNORED = {
-    "false_start": "фальстарт (до объявления стоимости)",
-    "false_start_lockout": "блокировка после фальстарта",
-    "before_reset": "до сброса системы",
-    "out_of_question": "уже ответил неверно на этот вопрос",
-    "late": "позже 7 секунд",
-    "answerer_chosen": "отвечающий уже определён",
-    "delivered_too_late": "нажатие дошло позже заявленной задержки источника; решение уже принято",
-    "window_closed": "нажатие в срок дошло после закрытия окна (позже заявленной задержки источника)",
-    "question_cancelled": "вопрос снят ведущим",
-}
 SOURCE_STATES = {
     "connected": "подключено",
     "disconnected": "отключено",
     "incompatible": "несовместимая прошивка",
     "resyncing": "часы устройства сбились, пересинхронизация (проверьте решения)",
 }
-ACTIONS = {
-    "next": "объявить стоимость (следующий вопрос)",
-    "reading_finished": "вопрос дочитан",
-    "name": "назвать отвечающего (пошли 3 с)",
-    "short_form": "краткая форма дана",
-    "answer_started": "игрок начал отвечать",
-    "correct": "верно",
-    "wrong": "неверно",
-    "reset": "сброс системы",
-    "cancel": "снять вопрос",
-    "new_game": "новая игра",
-    "adjust_score": "изменить счёт (с причиной)",
-    "reverse": "изменить решение по вопросу (апелляция)",
-}
 
-
-def describe(event: Event, names: Mapping[str, str]) -> str:
-    """One Russian line for an event, naming players by their names (`names`: id -> name)."""
-
-    def who(player: str | None) -> str:
-        return names.get(str(player), str(player))
-
+def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str, str]) -> str | None:
+    """One Russian line for a shared event (`actions`: the game's host actions by name); None
+    for any other."""
     match event:
-        case QuestionStarted(theme=theme, value=value, theme_name=str(name)):
-            return f"Тема «{name}», вопрос за {value}: сигналы принимаются"
-        case QuestionStarted(theme=theme, value=value):
-            return f"Тема {theme}, вопрос за {value}: сигналы принимаются"
-        case ReadingFinished():
-            return "Вопрос дочитан: 7 секунд на сигнал"
-        case SignalAccepted():
-            return _signal_accepted(event, names)
-        case AnswerClockStarted(player=player):
-            return f"{who(player)}: 3 секунды, чтобы начать ответ"
-        case AnswerStarted(player=player):
-            return f"{who(player)} отвечает"
-        case AnswerJudged(player=player, correct=correct, by=by, delta=delta, score=score):
-            verdict = "верно" if correct else "неверно"
-            if by == "timeout":
-                verdict = "не начал ответ за 3 секунды — неверно"
-            return f"{who(player)}: {verdict}, {delta:+d} → {score}"
-        case SignalsReset(window_ends_ns=None):
-            return "Сброс: сигналы снова принимаются; если сигнала нет — продолжайте чтение"
-        case SignalsReset():
-            return "Сброс: сигналы снова принимаются"
-        case QuestionEnded(reason=reason, winner=winner, inputs_lost=lost):
-            text = f"Вопрос окончен: {END_REASONS[reason]}" + (f" ({who(winner)})" if winner else "")
-            if lost:
-                text += (f"; внимание: нажатия с {', '.join(lost)} могли потеряться — проверьте "
-                         "решение (можно отменить вопрос)")
-            return text
-        case PressIgnored(player=player, reason=reason):
-            return f"Сигнал {who(player)} не засчитан: {IGNORED[reason]}"
-        case GameOver(scores=scores, ranking=ranking):
-            return "Бой окончен: " + ", ".join(f"{who(p)} {scores[p]}" for p in ranking)
-        case GameStarted():
-            return "Новая игра: счёт обнулён"
-        case ScoreAdjusted(player=player, delta=delta, score=score, reason=reason):
-            return f"Счёт исправлен: {who(player)} {delta:+d} → {score} (причина: {reason})"
-        case JudgementReversed(player=player, correct=correct, delta=delta, score=score, reason=reason):
-            verdict = "верно" if correct else "неверно"
-            return (f"Решение изменено: ответ {who(player)} — {verdict}, {delta:+d} → {score} "
-                    f"(причина: {reason})")
         case CommandRefused(details={"action": str(action), "reason": str(reason)}):
-            return f"Нельзя: «{ACTIONS.get(action, action)}» — {reason}"
+            return f"Нельзя: «{actions.get(action, action)}» — {reason}"
         case CommandRefused(message=message) | ConsoleError(message=message):
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):
@@ -133,7 +35,7 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
         case FightResumed(voided=voided):
             return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
                                                     if voided else "")
-    return event.TYPE
+    return None
 
 
 def source_status_text(source: str, state: str) -> str:
@@ -150,20 +52,3 @@ def button_held_text(event: ButtonHeld, names: Mapping[str, str]) -> str:
         return (f"{button} зажата уже {seconds} с: залипла или её держат; "
                 "остальные кнопки работают, её нажатие засчитано один раз")
     return f"{button} отпущена (была нажата {seconds} с)"
-
-
-def _signal_accepted(event: SignalAccepted, names: Mapping[str, str]) -> str:
-    text = f"Первый сигнал: {names.get(event.player, event.player)}"
-    if event.stop_reading:
-        text += " — остановите чтение (можно дать краткую форму)"
-    others = event.presses[1:]
-    if others:
-        text += "; следом " + ", ".join(
-            f"{names.get(p.player, p.player)} +{p.behind_ms:.3f} мс" for p in others)
-    if event.tie and event.tie_policy is not None:
-        text += f" (ничья, решено: {event.tie_policy.value})"
-    if event.inputs_lost:
-        text += (f"; внимание: нажатия с {', '.join(event.inputs_lost)} могли потеряться "
-                 "или прийти без точного времени — проверьте решение")
-    return text
-

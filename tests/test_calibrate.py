@@ -316,7 +316,7 @@ SERIAL = '[sources.{name}]\nkind = "serial_mcu"\nport = "/dev/null-{name}"\n'
     [
         # Buttons on GPIO are no source at the table: the config itself is refused.
         (GPIO, "", "sources.pads.kind", "a gpio source does not play in game.kind = 'chgk'"),
-        # The config itself names the problem (console/games/chgk.py angle_source).
+        # The config itself names the problem (console/games/chgk/kind.py angle_source).
         (SERIAL.format(name="a") + SERIAL.format(name="b"), "", "table.angle_source",
          "sources a, b can all read the top"),
         (SERIAL.format(name="a"), "b", "table.angle_source", "'b' is not a source that reads the top"),

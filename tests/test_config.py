@@ -13,7 +13,7 @@ from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.svoya.rules import AnswerClock
 from console.games import config_from_dict, load_config
-from console.games.svoya import svoya_rules
+from console.games.svoya.kind import svoya_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = """

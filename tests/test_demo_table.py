@@ -23,9 +23,9 @@ from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPi
 from console.engine.spin.events import TOP_EVENTS
 from console.engine.spin.sectors import SectorMap
 from console.games import load_config
+from console.games.chgk.texts import DESCRIBED, describe_table
 from console.shell.notices import NOTICES
 from console.shell.runtime import Console
-from console.texts_table import DESCRIBED, describe_table
 from console.tools.demo import free_port
 from console.tools.demo_table import SPIN_SECONDS, TableView, run_table_demo
 from drivers.sim_top import SimTop

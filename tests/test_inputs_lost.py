@@ -14,8 +14,8 @@ import asyncio
 
 from console.engine.model import HostAction, Watermark
 from console.engine.svoya.events import QuestionEnded
+from console.games.svoya.texts import describe
 from console.scenario import step_to_json
-from console.texts import describe
 from drivers.mcu_session import PadEdge
 from drivers.mcu_session import Watermark as McuWatermark
 from drivers.sim_mcu import SimulatedMcu

@@ -92,7 +92,7 @@ def test_a_broken_pack_is_reported_once_and_the_console_starts_without_it(tmp_pa
 
 def test_the_pack_problem_is_an_error_event_naming_the_file(tmp_path: Path) -> None:
     from console.engine.svoya.referee import SvoyaReferee
-    from console.games.svoya import referee
+    from console.games.svoya.kind import referee
 
     config = config_from_dict({**game("svoya").scenario_defaults, "game": {"pack": "missing.toml"}},
                               str(tmp_path / "console.toml"))
@@ -111,7 +111,7 @@ def test_the_pack_problem_is_an_error_event_naming_the_file(tmp_path: Path) -> N
 
 
 def test_the_journal_header_names_the_pack_by_its_full_path(tmp_path: Path) -> None:
-    from console.games.svoya import journal_header
+    from console.games.svoya.kind import journal_header
 
     (tmp_path / "packs").mkdir()
     config = config_from_dict({**game("svoya").scenario_defaults, "game": {"pack": "packs/p.toml"}},

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from console.engine.chgk.question_draw import NO_QUESTION_FILE, QuestionDeck, QuestionPool
-from console.questions import Question, QuestionFileError, load_questions, parse_package, question_pool
+from console.games.chgk.questions import (
+    Question,
+    QuestionFileError,
+    load_questions,
+    parse_package,
+    question_pool,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "examples" / "questions" / "sample.txt"

@@ -11,7 +11,7 @@ import json
 import re
 
 from console.engine.events import CommandRefused, refusal
-from console.texts import describe
+from console.games.svoya.texts import describe
 from console.tools.replay import replay_lines
 from tests.differential.golden import EXAMPLES
 from tests.differential.scenarios import KINDS, scenario

@@ -14,7 +14,7 @@ from console.engine.model import Host, HostAction
 from console.engine.quartet.rules import Penalty, QuartetAction, QuartetHost, RoundType, Stage
 from console.engine.svoya.corrections import AdjustScore, Correction, Reverse
 from console.games import config_from_dict, game
-from console.games.quartet import quartet_rules
+from console.games.quartet.kind import quartet_rules
 from console.scenario import parse_step, step_to_json
 from console.tools.replay import replay_lines
 

@@ -12,8 +12,8 @@ from console.engine.events import Event
 from console.engine.quartet.fight import FightPhase
 from console.engine.quartet.rules import Penalty, RoundType, Stage
 from console.engine.svoya.corrections import AdjustScore
+from console.games.quartet.texts import BY, PENALTIES, PHASES, ROUND_TYPES, STAGES, by_text, describe
 from console.schemas import load_schema, validate
-from console.texts_quartet import BY, PENALTIES, PHASES, ROUND_TYPES, STAGES, by_text, describe
 from tests.quartet_harness import Fight, make_rules
 
 

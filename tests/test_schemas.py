@@ -28,7 +28,6 @@ import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
 import console.schemas as schemas
-from console import texts
 from console.config import Config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.engine.svoya.corrections import CorrectionAction
@@ -36,6 +35,7 @@ from console.engine.svoya.events import EndReason
 from console.engine.svoya.referee import Phase
 from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict, game, load_config
+from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
@@ -153,7 +153,7 @@ def test_schema_enums_match_the_code() -> None:
     assert enum_of(STATE_SCHEMA, "$defs", "end", "properties", "reason") == reasons
     assert enum_of(props("signal_accepted"), "tie_policy") == {t.value for t in TiePolicy}
     assert status["$defs"]["source_state"] == EVENT_DEFS["source_state"]
-    # The Russian names displays show exist for every value (console/texts.py).
+    # The Russian names displays show exist for every value (console/games/svoya/texts.py).
     assert set(texts.PHASES) == phases
     assert set(texts.ACTIONS) == actions
     assert set(texts.END_REASONS) == reasons

@@ -39,12 +39,12 @@ from console.engine.spin.detector import AngleSample, SpinPhase, fault_flags
 from console.engine.spin.events import TOP_EVENTS
 from console.engine.sports.timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.games import load_config
-from console.games.chgk import PICK_SECTOR
-from console.games.chgk import parse_command as parse_chgk_command
+from console.games.chgk.kind import PICK_SECTOR
+from console.games.chgk.kind import parse_command as parse_chgk_command
+from console.games.chgk.texts import DESCRIBED, describe_table, read_table_event
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
 from console.shell.mqtt_link import Topics
 from console.shell.runtime import Console
-from console.texts_table import DESCRIBED, describe_table, read_table_event
 from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
@@ -640,7 +640,7 @@ SPORTS_TYPES = {"sports_timer_started", "sports_timer_warning", "sports_time_up"
 
 
 def test_the_tables_screens_have_a_text_for_every_event_the_table_publishes() -> None:
-    """console/texts_table.py describes exactly the table console's events (the sports timer is
+    """console/games/chgk/texts.py describes exactly the table console's events (the sports timer is
     not run by the table console: its events are in the schema but not on a table's topics)."""
     assert set(EVENT_TYPES) - SPORTS_TYPES == DESCRIBED
 

@@ -18,7 +18,7 @@ import pytest
 from console.config import Config
 from console.engine.chgk.rules import ChgkRules, SectorKind, Side, Stage
 from console.games import config_from_dict
-from console.games.chgk import parse_command
+from console.games.chgk.kind import parse_command
 from console.scenario import step_to_json
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines

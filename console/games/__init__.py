@@ -20,10 +20,10 @@ from console.sources import source_kind
 
 # game.kind -> the module that defines its GAME record (imported lazily).
 _MODULES = {
-    "svoya": "console.games.svoya",
-    "chgk": "console.games.chgk",
-    "sports": "console.games.sports",
-    "quartet": "console.games.quartet",
+    "svoya": "console.games.svoya.kind",
+    "chgk": "console.games.chgk.kind",
+    "sports": "console.games.sports.kind",
+    "quartet": "console.games.quartet.kind",
 }
 _LOADED: dict[str, GameKind] = {}
 

@@ -27,12 +27,12 @@ from typing import Protocol, TextIO, TypeVar
 from console.config import Config
 from console.engine.events import Event
 from console.engine.model import HostAction
+from console.games.svoya.texts import ACTIONS, PHASES, STATUS, describe
 from console.shell.broker import EmbeddedBroker
 from console.shell.display_server import HOST_PAGE, DisplayServer
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
-from console.texts import ACTIONS, PHASES, STATUS, describe
 from drivers.sim_mcu import SimulatedMcu
 
 log = logging.getLogger("chgk.demo")

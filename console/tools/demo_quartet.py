@@ -18,11 +18,11 @@ from typing import Any, TextIO
 from console.config import Config
 from console.engine.events import Event
 from console.engine.quartet.rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
+from console.games.quartet.texts import PHASES, ROUND_TYPES
+from console.games.quartet.texts import describe as describe_fight
+from console.games.svoya.texts import ACTIONS
+from console.games.svoya.texts import describe as describe_svoya
 from console.shell.runtime import Console
-from console.texts import ACTIONS
-from console.texts import describe as describe_svoya
-from console.texts_quartet import PHASES, ROUND_TYPES
-from console.texts_quartet import describe as describe_fight
 from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, terminal_keys
 
 FIGHT_KEYS = {

@@ -32,10 +32,7 @@ from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPi
 from console.engine.chgk.table import TableGame
 from console.engine.events import Event
 from console.engine.spin.events import SpinAngle, SpinStarted
-from console.shell.runtime import Console
-from console.shell.sound import open_player
-from console.sources.mcu import add_mcu
-from console.texts_table import (
+from console.games.chgk.texts import (
     ACTIONS,
     HELPS,
     KINDS,
@@ -47,6 +44,9 @@ from console.texts_table import (
     players_text,
     seconds,
 )
+from console.shell.runtime import Console
+from console.shell.sound import open_player
+from console.sources.mcu import add_mcu
 from console.tools.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop

@@ -1,7 +1,7 @@
 """The 12th sector's question draw (000 4.2 г): a rules decision, taken in the engine.
 
 Contract: `Question` is one question of a package with where it comes from (read by
-console/questions.py). `QuestionPool` is what the table engine is built with: the loaded
+console/games/chgk/questions.py). `QuestionPool` is what the table engine is built with: the loaded
 questions, or the reason there are none. `QuestionDeck` hands them out at random without
 repeats: a shuffle seeded with the game's seed, fixed at construction, so the same questions
 with the same seed give the same sequence of draws, live and in a replay of the journal.

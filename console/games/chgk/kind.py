@@ -31,8 +31,8 @@ from console.engine.chgk.table import TableGame, TableSetup
 from console.engine.model import NS_PER_MS
 from console.engine.spin.detector import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
 from console.engine.spin.sectors import SectorMap
+from console.games.chgk.questions import question_file_path, question_pool
 from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
-from console.questions import question_file_path, question_pool
 from console.sources import source_kind
 
 PICK_SECTOR = "pick_sector"

@@ -32,9 +32,9 @@ from console.engine.quartet.rules import (
 )
 from console.engine.svoya.corrections import CorrectionAction
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
-from console.games.svoya import journal_header as svoya_header
-from console.games.svoya import pack_themes, svoya_rules
-from console.games.svoya import parse_command as svoya_command
+from console.games.svoya.kind import journal_header as svoya_header
+from console.games.svoya.kind import pack_themes, svoya_rules
+from console.games.svoya.kind import parse_command as svoya_command
 from console.scenario import press_step, watermark_step
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
