@@ -4,7 +4,7 @@ One process, no broker, no pseudo-terminal: an MCU session (drivers/mcu_session.
 to a device driven by hand (real protocol frames, stamps from a hand-stepped clock), and the
 «Своя игра» console (console/shell/runtime.py) fed what the serial link would hand it. For each
 sample the host's `next` opens a question, then one PRESS frame goes through
-`McuSession.receive` and `Console.mcu_edge`/`mcu_watermark`, up to the lamps and the event's
+`McuSession.receive` and `McuFeed.edge`/`watermark` (console/sources/mcu.py), up to the lamps and the event's
 JSON (what the MQTT link then hands to paho). Each stage is timed with `perf_counter_ns`:
 
 * ``decode``: the frame to the mapped, checked edge (the session);
@@ -30,6 +30,7 @@ from bench.report import print_result
 from console.engine.model import HostAction
 from console.games import config_from_dict
 from console.shell.runtime import Console
+from console.sources.mcu import McuFeed
 from drivers.mcu_session import McuSession, PadEdge, Watermark
 from firmware_proto import PROTOCOL_VERSION, FrameDecoder, Hello, Ping, Pong, Press, encode
 
@@ -69,6 +70,7 @@ class _Table:
         self.session = McuSession("bench")
         self.console = Console(config, clock=lambda: self.now)
         self.console.lamp_outputs["mcu"] = self  # set_lamps below
+        self.feed = McuFeed(self.console, "mcu")  # what the MCU link calls on the press path
         self.console.wire_watchers.append(self._published)
         self.stamps: dict[str, int] = {}
         self._connect()
@@ -103,9 +105,9 @@ class _Table:
         """What McuLink does with the session's inputs on the press path."""
         for item in inputs:
             if type(item) is PadEdge:
-                self.console.mcu_edge("mcu", item)
+                self.feed.edge(item)
             elif type(item) is Watermark:
-                self.console.mcu_watermark("mcu", item.ns)
+                self.feed.watermark(item)
 
     def question(self) -> dict[str, int]:
         """One question: `next`, a press 10 ms later (read 0.3 ms after it), `correct`."""

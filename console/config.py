@@ -16,13 +16,12 @@ from __future__ import annotations
 import difflib
 import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
 from console.engine.model import HostAction
-from console.engine.svoya.rules import AnswerClock, FalseStartPolicy, TiePolicy
 from console.shell import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
@@ -161,87 +160,6 @@ class MqttSection:
 
 
 @dataclass(frozen=True)
-class TableSection:
-    """The «Что? Где? Когда?» table (game.kind = "chgk")."""
-
-    rules: str = "tto"  # "tto" (seed 000: 12 sectors) or "belgorod" (seed 003: 13 sectors)
-    sectors: int = 0  # 0: as the rules say
-    widths_deg: tuple[float, ...] = ()  # one per sector, clockwise from sector 1; () = equal
-    zero_offset_deg: float = 0.0  # sensor angle at the boundary before sector 1 (calibrate)
-    clockwise_increases: bool = True  # the sensor's raw angle grows when the arrow turns clockwise
-    boundary_margin_deg: float = 2.0  # a stop this close to a boundary is confirmed by the host
-    stage: str = "qualifier"  # qualifier (to 6), semifinal (to 7), final (to 8)
-    blitz: tuple[int, ...] = ()  # special sectors, by number
-    superblitz: tuple[int, ...] = ()
-    duplet: tuple[int, ...] = ()
-    zeitnot: tuple[int, ...] = ()
-    sector13: tuple[int, ...] = ()
-    sector12: tuple[int, ...] = ()
-    fortochka: int = 0  # the hidden sector (0: none); published only on the host topic
-    team: str = ""  # the team at the table ("" = drawn by the lototron or set by the host)
-    question_file: str = ""  # the 12th sector's questions (db.chgk.info text format)
-    record_dir: str = ""  # where each game's record is kept ("" = not kept)
-    seed: int = 0  # lototron and question draws (0: fresh, logged)
-    angle_source: str = ""  # the [sources.NAME] that reads the top ("" = the only MCU source)
-
-
-@dataclass(frozen=True)
-class SpinSection:
-    """The top's stop detector (see console/engine/spin/detector.py for what each does)."""
-
-    min_rotation_deg: float = 360.0
-    start_speed_dps: float = 90.0
-    stop_speed_dps: float = 30.0
-    still_window_deg: float = 1.5
-    hold_ms: float = 200.0
-    live_rate_hz: float = 30.0
-    nudge_deg: float = 3.0
-    silence_ms: float = 500.0
-    # The detector needs no more: a faster stream (an AS5600 read at 1 kHz) is thinned to
-    # this, which keeps the daemon's CPU low on a Pi; 0 keeps every sample.
-    max_rate_hz: float = 250.0
-
-
-@dataclass(frozen=True)
-class SportsSection:
-    """The sports «Что? Где? Когда?» timer (game.kind = "sports"; seed 003 5.2-5.3)."""
-
-    count_s: float = 60.0  # the discussion after «Время!»
-    warning_at_s: float = 50.0  # «Осталось 10 секунд»
-    collection_s: float = 10.0  # handing in the answers after the count
-    tours: int = 3
-    questions_per_tour: int = 12
-
-
-@dataclass(frozen=True)
-class TeamSection:
-    id: str
-    name: str
-    main: bool = True  # in the main tournament (consolation standings, 000 1.7)
-
-
-@dataclass(frozen=True)
-class QuartetTeamSection:
-    """A team of an «Эрудит-квартет» fight (``[[quartet.teams]]``); its seat, the button its
-    player of the theme presses, is the ``[[players]]`` entry with the same id (name and pad)."""
-
-    id: str
-    players: tuple[str, ...] = ()  # the roster, by name (004 3.2: any of them may play)
-
-
-@dataclass(frozen=True)
-class QuartetSection:
-    """The «Эрудит-квартет» fight (game.kind = "quartet"; seed 004 §III)."""
-
-    rounds: tuple[str, ...] = ("open", "half_dark", "dark")  # the round types in order (3.3, 3.6)
-    stage: str = "group"  # group, semifinal, consolation, final: which places lead further (3.10)
-    assign_s: float = 60.0  # open and dark rounds: the minute to assign the players (3.6.1, 3.6.3)
-    choose_s: float = 20.0  # half-dark round and shoot-out: the time to choose a player (3.6.2)
-    seed: int = 0  # the lot for tied places (3.10); 0: a fresh one at start, logged
-    teams: tuple[QuartetTeamSection, ...] = ()  # [[quartet.teams]]: 2 to 4 (3.1)
-
-
-@dataclass(frozen=True)
 class DisplaySection:
     http_port: int = 8080  # the scoreboard page for the hall's screens (0 = off)
     bind: str = "0.0.0.0"  # where to serve it: all interfaces, so a TV on the LAN can open it
@@ -259,6 +177,29 @@ class SoundSection:
     volume: float = 0.8
 
 
+class Section(Protocol):
+    """A game's config section: a frozen dataclass whose every key has a default, named
+    ``[SECTION]`` in the TOML file (console/games/<game>/config.py)."""
+
+    SECTION: ClassVar[str]
+
+    def __init__(self) -> None: ...
+
+
+S = TypeVar("S", bound=Section)
+T = TypeVar("T")
+SectionParser = Callable[[Mapping[str, Any], str], object]  # (the whole config, its file) -> a section
+
+
+@dataclass(frozen=True)
+class GameSections:
+    """What the games add to a config: their sections' parsers by top-level key, and the
+    allowed values of their keys ("section.key" -> choices, [game]'s included)."""
+
+    parsers: Mapping[str, SectionParser] = field(default_factory=dict)
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class Config:
     source: str
@@ -270,35 +211,33 @@ class Config:
     mqtt: MqttSection = field(default_factory=MqttSection)
     sound: SoundSection = field(default_factory=SoundSection)
     display: DisplaySection = field(default_factory=DisplaySection)
-    table: TableSection = field(default_factory=TableSection)
-    spin: SpinSection = field(default_factory=SpinSection)
-    sports: SportsSection = field(default_factory=SportsSection)
-    teams: tuple[TeamSection, ...] = ()
-    quartet: QuartetSection = field(default_factory=QuartetSection)
+    # The games' own sections ([table], [quartet], ...) by their top-level key, parsed by the
+    # games (console.games: each game's config module); read them with `section`.
+    sections: Mapping[str, object] = field(default_factory=dict)
+
+    def section(self, cls: type[S]) -> S:
+        """A game's section of this config: its parsed record, or its defaults when this
+        config was built without it (a test's Config, a scenario of another game)."""
+        found = self.sections.get(cls.SECTION)
+        return found if isinstance(found, cls) else cls()
 
 
 _CHOICES: dict[str, tuple[str, ...]] = {
-    "table.rules": ("tto", "belgorod"),
-    "table.stage": ("qualifier", "semifinal", "final"),
-    "quartet.stage": ("group", "semifinal", "consolation", "final"),
-    "game.answer_clock": tuple(c.value for c in AnswerClock),
-    "game.false_start": tuple(c.value for c in FalseStartPolicy),
-    "game.tie_policy": tuple(c.value for c in TiePolicy),
     "sources.kind": source_kinds(),
     "console.log_level": ("debug", "info", "warning", "error"),
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
-_MAY_BE_NEGATIVE = {"pedal_pin", "zero_offset_deg"}  # pedal_pin -1 means "none"
+_MAY_BE_NEGATIVE = {"pedal_pin"}  # pedal_pin -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
-             "resolution_us", "port", "ws_port", "count_s", "warning_at_s", "collection_s", "tours",
-             "questions_per_tour", "assign_s", "choose_s"}
+             "resolution_us", "port", "ws_port"}
 # Upper bounds of numbers (a TCP port is 16 bits; the volume is a fraction of full scale).
 _AT_MOST = {"port": 65535, "ws_port": 65535, "http_port": 65535, "volume": 1.0}
 
 
-def read_config(path: str | Path) -> Config:
-    """Read a TOML config file and check it (see the module docstring)."""
+def read_config(path: str | Path, games: GameSections | None = None) -> Config:
+    """Read a TOML config file and check it (see the module docstring); `games` as in
+    `parse_config`."""
     source = str(path)
     try:
         with open(path, "rb") as f:
@@ -314,13 +253,15 @@ def read_config(path: str | Path) -> Config:
         raise ConfigError(source, "-", "not valid TOML (arrays or tables nested too deeply)") from exc
     except OSError as exc:  # a directory, no permission, an unreadable card
         raise ConfigError(source, "-", f"cannot read it ({exc.strerror or exc})") from exc
-    return parse_config(data, source)
+    return parse_config(data, source, games)
 
 
-def parse_config(data: Mapping[str, Any], source: str) -> Config:
-    """Check an already-parsed config (the TOML file's, or a replay scenario's header)."""
-    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", "table",
-             "spin", "sports", "teams", "quartet"}
+def parse_config(data: Mapping[str, Any], source: str, games: GameSections | None = None) -> Config:
+    """Check an already-parsed config (the TOML file's, or a replay scenario's header); the
+    games' sections and choices come from `games` (console.games passes every game's)."""
+    games = games or GameSections()
+    choices = {**_CHOICES, **games.choices}
+    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", *games.parsers}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -333,7 +274,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
     config = Config(
         source=source,
         console=_section(ConsoleSection, data.get("console", {}), "console", source),
-        game=_section(GameSection, data.get("game", {}), "game", source),
+        game=_section(GameSection, data.get("game", {}), "game", source, choices),
         players=tuple(_section(PlayerSection, p, f"players[{i}]", source)
                       for i, p in enumerate(players_raw)),
         sources={name: _section(SourceSection, _kind_defaults(s), f"sources.{name}", source)
@@ -342,12 +283,7 @@ def parse_config(data: Mapping[str, Any], source: str) -> Config:
         mqtt=_mqtt_section(data.get("mqtt", {}), source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
         display=_section(DisplaySection, data.get("display", {}), "display", source),
-        table=_section(TableSection, data.get("table", {}), "table", source),
-        spin=_section(SpinSection, data.get("spin", {}), "spin", source),
-        sports=_section(SportsSection, data.get("sports", {}), "sports", source),
-        teams=tuple(_section(TeamSection, t, f"teams[{i}]", source)
-                    for i, t in enumerate(_array(data, "teams", source))),
-        quartet=_quartet_section(data.get("quartet", {}), source),
+        sections={key: parse(data, source) for key, parse in games.parsers.items()},
     )
     _check_cross_references(config)
     return config
@@ -360,6 +296,20 @@ def _kind_defaults(raw: object) -> object:
     return raw
 
 
+def parse_section(cls: type[T], raw: object, where: str, source: str,
+                  choices: Mapping[str, tuple[str, ...]] | None = None) -> T:
+    """A game's section `cls` from its TOML table `raw` (``where``: its key in messages), each
+    key checked as the shared sections' are: its type, `choices` ("section.key" -> the allowed
+    values), and the section's own `POSITIVE` and `MAY_BE_NEGATIVE` keys."""
+    section: T = _section(cls, raw, where, source, {**_CHOICES, **(choices or {})})
+    return section
+
+
+def parse_array(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
+    """The array of tables ``[[key]]`` of `data` (empty when absent)."""
+    return _array(data, key, source)
+
+
 def _array(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
     raw = data.get(key, [])
     if not isinstance(raw, list):
@@ -367,10 +317,13 @@ def _array(data: Mapping[str, Any], key: str, source: str) -> list[Any]:
     return raw
 
 
-def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
+def _section(cls: type[Any], raw: object, where: str, source: str,
+             choices: Mapping[str, tuple[str, ...]] = _CHOICES) -> Any:
     if not isinstance(raw, dict):
         raise ConfigError(source, where, "must be a table")
     spec = {f.name: f for f in fields(cls)}
+    positive = _POSITIVE | getattr(cls, "POSITIVE", frozenset())  # a game's section adds its own
+    may_be_negative = _MAY_BE_NEGATIVE | getattr(cls, "MAY_BE_NEGATIVE", frozenset())
     values: dict[str, Any] = {}
     for key, value in raw.items():
         if key not in spec:
@@ -382,13 +335,13 @@ def _section(cls: type[Any], raw: object, where: str, source: str) -> Any:
             raise ConfigError(source, f"{where}.{name}", "is required")
     for key, value in values.items():
         choice_key = f"{where.split('.')[0].split('[')[0]}.{key}"
-        if choice_key in _CHOICES and value not in _CHOICES[choice_key]:
+        if choice_key in choices and value not in choices[choice_key]:
             raise ConfigError(source, f"{where}.{key}",
-                              f"{value!r} is not one of {', '.join(_CHOICES[choice_key])}")
-        if key in _POSITIVE and isinstance(value, int | float) and value <= 0:
+                              f"{value!r} is not one of {', '.join(choices[choice_key])}")
+        if key in positive and isinstance(value, int | float) and value <= 0:
             raise ConfigError(source, f"{where}.{key}", f"must be positive, got {value}")
         is_number = isinstance(value, int | float) and not isinstance(value, bool)
-        if is_number and value < 0 and key not in _MAY_BE_NEGATIVE:
+        if is_number and value < 0 and key not in may_be_negative:
             raise ConfigError(source, f"{where}.{key}", f"must not be negative, got {value}")
         if is_number and key in _AT_MOST and value > _AT_MOST[key]:
             raise ConfigError(source, f"{where}.{key}", f"must be at most {_AT_MOST[key]}, got {value}")
@@ -460,20 +413,6 @@ def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
     if not bindings:
         raise ConfigError(source, where, 'maps no key: add lines such as KEY_SPACE = "reading_finished"')
     return KeyDeviceSection(device, kind, tuple(bindings), where)
-
-
-def _quartet_section(raw: object, source: str) -> QuartetSection:
-    """[quartet] with its [[quartet.teams]] (the game checks the rest: console/games/quartet/kind.py)."""
-    if not isinstance(raw, dict):
-        raise ConfigError(source, "quartet", "must be a table")
-    teams_raw = raw.get("teams", [])
-    if not isinstance(teams_raw, list):
-        raise ConfigError(source, "quartet.teams", "must be an array of tables ([[quartet.teams]])")
-    section = _section(QuartetSection, {k: v for k, v in raw.items() if k != "teams"}, "quartet", source)
-    teams = tuple(_section(QuartetTeamSection, t, f"quartet.teams[{i}]", source)
-                  for i, t in enumerate(teams_raw))
-    return QuartetSection(**{f.name: getattr(section, f.name) for f in fields(QuartetSection)
-                             if f.name != "teams"}, teams=teams)
 
 
 def _coerce(value: object, type_name: str, key: str, source: str) -> object:

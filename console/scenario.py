@@ -28,14 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.config import finite_number
-from console.engine.chgk.rules import ChgkHost, SectorPicked
-from console.engine.model import NS_PER_MS, Press, Watermark
-from console.engine.quartet.rules import QuartetHost
-from console.engine.spin.detector import AngleSample
-from console.engine.svoya.corrections import AdjustScore, Reverse
+from console.engine.model import NS_PER_MS, Host, Press, Watermark
 from console.games.kind import GameInput, GameKind
 
 AnyInput = GameInput
+# The steps every game that takes buttons shares, parsed here alike (their extra keys):
+SHARED_STEPS: dict[str, tuple[str, ...]] = {"press": (), "watermark": ("lost_from_ms",)}
 
 
 class ScenarioError(ValueError):
@@ -48,8 +46,10 @@ class Step:
     arrive: int  # host ns when the console received it
 
 
-def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
-    """The scenario line for an input received at `arrive` (for the journal)."""
+def step_to_json(inp: AnyInput, arrive: int, game: GameKind) -> dict[str, Any]:
+    """The scenario line for an input of `game` received at `arrive` (for the journal): a
+    press, a watermark and a plain host action are written here, the game's own inputs by
+    its kind (`GameKind.input_line`)."""
     line: dict[str, Any]
     if isinstance(inp, Press):
         line, at = {"press": inp.pad}, inp.at
@@ -57,19 +57,13 @@ def step_to_json(inp: AnyInput, arrive: int) -> dict[str, Any]:
         line, at = {"watermark": inp.source}, inp.up_to
         if inp.lost_from is not None:
             line["lost_from_ms"] = inp.lost_from / NS_PER_MS
-    elif isinstance(inp, AngleSample):
-        line, at = {"angle": inp.raw, "status": inp.status}, inp.at_ns
-    elif isinstance(inp, SectorPicked):
-        line, at = {"pick": inp.sector, "source": inp.source.value}, inp.at
-    elif isinstance(inp, AdjustScore | Reverse | QuartetHost):  # «Своя игра»'s corrections and the
-        command = inp.command()  # «Эрудит-квартет» fight's commands, with their arguments
-        line, at = {"host": command.pop("action"), **command}, inp.at
-    elif isinstance(inp, ChgkHost):
-        line = {"host": inp.action.value}
-        line.update({k: getattr(inp, k) for k in _CHGK_ARGS if getattr(inp, k) is not None})
-        at = inp.at
-    else:
+    elif isinstance(inp, Host):
         line, at = {"host": inp.action.value}, inp.at
+    else:
+        own = game.input_line(inp)
+        if own is None:
+            raise TypeError(f"{type(inp).__name__} is not an input of {game.name}")
+        line, at = own
     line = {"at_ms": at / NS_PER_MS, **line}
     if arrive != at:
         line["arrive_ms"] = arrive / NS_PER_MS
@@ -94,13 +88,19 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
     kinds = [k for k in game.steps if k in obj]
     if len(kinds) != 1:
         raise ScenarioError(f"{where}: a step needs exactly one of {', '.join(game.steps)}")
-    allowed = {"at_ms", "arrive_ms", *kinds, *game.step_args.get(kinds[0], ())}
+    step = kinds[0]
+    args = SHARED_STEPS[step] if step in SHARED_STEPS else game.step_args.get(step, ())
+    allowed = {"at_ms", "arrive_ms", step, *args}
     unknown = set(obj) - allowed
     if unknown:
         names = ", ".join(sorted(unknown))
         raise ScenarioError(f"{where}: unknown key(s) {names[:200]}{'…' if len(names) > 200 else ''}")
     try:
-        return Step(game.parse_step(kinds[0], obj, at), arrive)
+        if step == "press":
+            return Step(press_step(obj[step], at), arrive)
+        if step == "watermark":
+            return Step(watermark_step(obj[step], at, obj.get("lost_from_ms")), arrive)
+        return Step(game.parse_step(step, obj, at), arrive)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "status": null
         raise ScenarioError(f"{where}: {exc}") from None
 
@@ -110,9 +110,6 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
 # McuSession refuses a mapping more than 5 ms plus the fit's bound ahead of arrival.  Such a line
 # is what the console saw and must replay; anything further ahead is a made-up scenario.
 MAPPING_SLACK_MS = 20.0
-
-_CHGK_ARGS = ("sector", "to_sector", "team", "round", "part", "to", "reason")
-
 
 def press_step(value: object, at: int) -> Press:
     """``"press": "mcu:1"``: a press of pad 1 of source ``mcu`` at `at`."""

@@ -43,7 +43,7 @@ from drivers.mcu_session import (
     Watermark,
 )
 
-__all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge", "open_port"]
+__all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge", "Watermark", "open_port"]
 
 log = logging.getLogger(__name__)
 
@@ -86,14 +86,13 @@ class McuLink:
 
     * ``on_edge(edge)``: a PRESS or RELEASE scan; ``edge.at_ns`` is the MCU stamp mapped to
       host monotonic ns.  Edges come in device order; their ``at_ns`` follow the MCU stamps.
-    * ``on_watermark(ns)``: every press/release stamped up to host time ``ns`` has been
-      delivered (the device sends in timestamp order, so any PRESS/RELEASE/HEARTBEAT
+    * ``on_watermark(mark)``: every press/release stamped up to host time ``mark.ns`` has
+      been delivered (the device sends in timestamp order, so any PRESS/RELEASE/HEARTBEAT
       stamped t vouches for everything up to t).  Never decreases.  Called after every
-      edge (with at least the edge's ``at_ns``) and whenever a HEARTBEAT advances it.
-    * ``on_lost(ns)`` (optional), right before an ``on_watermark``: presses stamped after
-      ``ns`` up to that watermark may be missing (frames lost and not sent again) or placed
-      at their arrival (the device's clock could not be trusted); decisions over that span
-      are not guaranteed.
+      edge (with at least the edge's ``at_ns``) and whenever a HEARTBEAT advances it.  With
+      ``mark.lost_from_ns``, presses stamped after it up to the mark may be missing (frames
+      lost and not sent again) or placed at their arrival (the device's clock could not be
+      trusted): decisions over that span are not guaranteed.
     * ``on_angle(reading)`` (optional): an ANGLE frame, its stamp mapped like an edge's.
       Readings that arrive before the clock is synchronised (only right after a device
       restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
@@ -113,8 +112,7 @@ class McuLink:
         name: str = "mcu",
         baudrate: int = 115200,
         on_edge: Callable[[PadEdge], None],
-        on_watermark: Callable[[int], None] | None = None,
-        on_lost: Callable[[int], None] | None = None,
+        on_watermark: Callable[[Watermark], None] | None = None,
         on_angle: Callable[[AngleReading], None] | None = None,
         on_held: Callable[[HeldPads], None] | None = None,
         on_status: Callable[[str, str], None] | None = None,
@@ -131,7 +129,6 @@ class McuLink:
         self._baudrate = baudrate
         self._on_edge = on_edge
         self._on_watermark = on_watermark
-        self._on_lost = on_lost
         self._on_angle = on_angle
         self._on_held = on_held
         self._on_status = on_status
@@ -295,10 +292,8 @@ class McuLink:
                 if type(item) is PadEdge:
                     self._on_edge(item)
                 elif type(item) is Watermark:
-                    if item.lost_from_ns is not None and self._on_lost is not None:
-                        self._on_lost(item.lost_from_ns)
                     if self._on_watermark is not None:
-                        self._on_watermark(item.ns)
+                        self._on_watermark(item)
                 elif type(item) is AngleReading:
                     if self._on_angle is not None:
                         self._on_angle(item)

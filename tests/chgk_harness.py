@@ -1,6 +1,6 @@
 """A hand-stepped clock around the ChGK referee and the sports timer, for rules tests (no sleeping).
 
-The stepping is `console.tools.replay.VirtualTable`'s: every deadline an engine announces fires at
+The stepping is `console.playback.VirtualTable`'s: every deadline an engine announces fires at
 its exact time as the clock passes it, then the input is handled at its arrival time.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from console.engine.arbiter import SourceTiming
 from console.engine.model import (
@@ -21,8 +21,11 @@ from console.engine.model import (
 )
 from console.engine.svoya.referee import SvoyaReferee
 from console.engine.svoya.rules import Player, SvoyaRules
-from console.tools.replay import VirtualTable
+from console.playback import VirtualTable
 from console.wire import events_json
+
+if TYPE_CHECKING:
+    from console.shell.runtime import Console
 
 MS = NS_PER_MS
 S = NS_PER_S
@@ -109,3 +112,10 @@ class Table(VirtualTable):
         answerer = None if q is None else q["answerer"]
         assert answerer is None or isinstance(answerer, str)
         return answerer
+
+
+def svoya_of(console: Console) -> SvoyaReferee:
+    """The «Своя игра» referee a console runs (game.kind = "svoya")."""
+    referee = console.referee
+    assert isinstance(referee, SvoyaReferee), f"this console runs {console.kind}"
+    return referee

@@ -18,7 +18,7 @@ from console.engine.quartet.rules import (
     Stage,
 )
 from console.engine.svoya.rules import Player, SvoyaRules
-from console.tools.replay import VirtualTable
+from console.playback import VirtualTable
 from console.wire import events_json
 
 MS = NS_PER_MS

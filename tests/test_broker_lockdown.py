@@ -38,6 +38,7 @@ from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port, until
 from tests.daemon_process import daemon_process
+from tests.engine_harness import svoya_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CONF = ROOT / "config" / "mosquitto" / "chgk-console.conf"
@@ -333,10 +334,10 @@ async def test_only_the_host_commands_the_console(locked: LockedBroker) -> None:
         await publish(locked, "host", f"{BASE}/host/command", b'{"action": "correct"}')
         await display.wait_for(lambda: display.events("error"))
         assert not display.events("question_started")
-        assert console.svoya.phase == "idle"
+        assert svoya_of(console).phase == "idle"
         await publish(locked, "host", f"{BASE}/host/command", b'{"action": "next"}')
         await display.wait_for(lambda: display.events("question_started"))
-        assert console.svoya.phase == "reading"
+        assert svoya_of(console).phase == "reading"
 
 
 @pytest.mark.parametrize("user", ["display", "host"])
@@ -380,12 +381,12 @@ async def test_a_command_over_the_brokers_size_limit_never_reaches_the_console(
         assert [len(p) for _, p in console_view.seen] == [len(b'{"action": "correct"}')]
         errors = display.events("error")
         assert len(errors) == 1 and "сейчас нельзя" in str(errors[0]["message"])
-        assert console.svoya.phase == "idle"
+        assert svoya_of(console).phase == "idle"
         big = b'{"action": "next", "x": "' + b"y" * 10_000 + b'"}'
         await publish(locked, "host", f"{BASE}/host/command", big)
         await display.wait_for(lambda: len(display.events("error")) == 2)
         assert "too large (at most 4096)" in str(display.events("error")[1]["message"])
-        assert console.svoya.phase == "idle"
+        assert svoya_of(console).phase == "idle"
 
 
 def mqtt_string(text: str) -> bytes:
@@ -429,7 +430,7 @@ async def test_a_packet_over_max_packet_size_is_refused_from_its_header(locked: 
         await display.wait_for(lambda: display.events("question_started"))
         assert not display.events("error")
         assert console.mqtt is not None and console.mqtt.connected
-        await until(lambda: console.svoya.phase == "reading")
+        await until(lambda: svoya_of(console).phase == "reading")
 
 
 # ---------------------------------------------------------------------- the daemon

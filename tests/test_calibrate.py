@@ -23,6 +23,7 @@ import pytest
 
 from console.engine.spin.sectors import Calibration
 from console.games import load_config
+from console.games.chgk.config import TableSection
 from console.tools.calibrate import (
     CLOCKWISE_WORDS,
     KEY_COMMENTS,
@@ -202,7 +203,7 @@ async def test_finds_zero_and_direction_and_rewrites_only_those_two_lines(
     assert after[zero_line + 1] == f"clockwise_increases   =   {'true' if clockwise else 'false'}\n"
 
     assert text_of(f"{path}.bak") == original
-    table_section = load_config(path).table
+    table_section = load_config(path).section(TableSection)
     assert table_section.zero_offset_deg == float(written[1])
     assert table_section.clockwise_increases is clockwise
     assert CLOCKWISE_WORDS[clockwise] in host.said
@@ -227,7 +228,8 @@ async def test_a_config_without_table_section_gets_one_appended(tmp_path: Path, 
     assert match is not None, added
     assert circular_gap(float(match[1]), 42.0) < 0.3
     config = load_config(path)
-    assert config.table.zero_offset_deg == float(match[1]) and config.table.clockwise_increases
+    section = config.section(TableSection)
+    assert section.zero_offset_deg == float(match[1]) and section.clockwise_increases
     assert config.players[0].name == "Игрок 1"  # the rest still reads as before
 
 

@@ -13,6 +13,9 @@ from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.svoya.rules import AnswerClock
 from console.games import config_from_dict, load_config
+from console.games.chgk.config import SpinSection, TableSection, TeamSection
+from console.games.quartet.config import QuartetSection
+from console.games.sports.config import SportsSection
 from console.games.svoya.kind import svoya_rules
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,7 +241,11 @@ def _section_types() -> dict[str, type[Any]]:
         classes = [c for c in candidates if isinstance(c, type) and dataclasses.is_dataclass(c)]
         if classes:
             sections[f.name] = classes[0]
-    return sections
+    # The games' own sections (console/games/<game>/config.py), every one of them listed here.
+    games = {"table": TableSection, "spin": SpinSection, "sports": SportsSection, "teams": TeamSection,
+             "quartet": QuartetSection}
+    assert set(config_from_dict({"game": {"kind": "sports"}}, "empty.toml").sections) == set(games)
+    return {**sections, **games}
 
 
 def test_the_shipped_config_documents_every_key() -> None:
@@ -285,4 +292,4 @@ def test_the_table_takes_the_angle_of_one_source(sources: dict[str, Any], named:
     if not named:  # naming one of them is enough
         config = config_from_dict({"game": {"kind": "chgk"}, "sources": sources,
                                    "table": {"angle_source": "a"}}, "console.toml")
-        assert config.table.angle_source == "a"
+        assert config.section(TableSection).angle_source == "a"

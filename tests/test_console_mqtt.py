@@ -27,6 +27,7 @@ from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker, daemon_config, start_mosquitto, until
+from tests.engine_harness import svoya_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -146,7 +147,7 @@ async def test_a_display_that_connects_late_gets_the_state_at_once(mosquitto: Br
         # map to just before it, a false start.
         await asyncio.sleep(0.02)
         sim.press(2)
-        await until(lambda: console.svoya.phase == "answering")
+        await until(lambda: svoya_of(console).phase == "answering")
         await asyncio.sleep(0.05)  # the retained state follows the event by 5 ms
         async with display(mosquitto, "chgk/t1/state", "chgk/t1/status") as late:
             state = await late.wait_for(
@@ -179,12 +180,12 @@ async def test_bad_host_commands_are_errors_and_change_nothing(
     mosquitto: Broker, payload: bytes, words: str
 ) -> None:
     async with running_console(mosquitto) as (console, _sim), display(mosquitto, "chgk/t1/events") as d:
-        before = console.svoya.snapshot(0)
+        before = svoya_of(console).snapshot(0)
         await command(mosquitto, payload)
         error = await d.wait_for(lambda: d.events("error"))
         assert words in error[0]["message"]
         assert len(error[0]["message"]) <= 2100  # it may quote the command: never all of it
-        assert console.svoya.snapshot(0) == before
+        assert svoya_of(console).snapshot(0) == before
 
 
 async def test_press_from_a_pad_with_no_player_is_reported(mosquitto: Broker) -> None:
@@ -195,8 +196,8 @@ async def test_press_from_a_pad_with_no_player_is_reported(mosquitto: Broker) ->
         sim.press(3)
         error = await d.wait_for(lambda: d.events("error"))
         assert "mcu:3" in error[0]["message"]
-        assert console.svoya.scores == {"p1": 0, "p2": 0}
-        assert console.svoya.phase == "reading"
+        assert svoya_of(console).scores == {"p1": 0, "p2": 0}
+        assert svoya_of(console).phase == "reading"
 
 
 async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
@@ -281,7 +282,7 @@ async def test_the_game_goes_on_while_the_broker_restarts_and_the_console_reconn
             await until(lambda: console.mqtt is not None and not console.mqtt.connected)
             sim.press(1)
             await until(lambda: sim.lamps == (1 << 1, 0))  # judged without the broker
-            assert console.svoya.phase == "answering"
+            assert svoya_of(console).phase == "answering"
             proc, _ = start_mosquitto(tmp_path, port=port)
             async with display(broker, "chgk/t1/state", "chgk/t1/events") as d:
                 state = await d.wait_for(
@@ -291,7 +292,7 @@ async def test_the_game_goes_on_while_the_broker_restarts_and_the_console_reconn
                 await command(broker, b'{"action": "correct"}')
                 judged = await d.wait_for(lambda: d.events("answer_judged"))
                 assert judged[0]["player"] == "p2" and judged[0]["correct"] is True
-            assert console.svoya.scores["p2"] == 10
+            assert svoya_of(console).scores["p2"] == 10
     finally:
         proc.terminate()
         proc.wait(timeout=5)
@@ -325,6 +326,6 @@ async def test_a_retained_command_is_reported_and_never_executed(mosquitto: Brok
     async with display(mosquitto, "chgk/t1/events") as d, running_console(mosquitto) as (console, _sim):
         errors = await d.wait_for(lambda: [e for e in d.events("error") if "retained" in e["message"]])
         assert "mosquitto_pub -r -n -t chgk/t1/host/command" in errors[0]["message"]
-        assert console.svoya.phase == "idle" and not d.events("question_started")
+        assert svoya_of(console).phase == "idle" and not d.events("question_started")
         await command(mosquitto, b'{"action": "next"}')
         await d.wait_for(lambda: d.events("question_started"))

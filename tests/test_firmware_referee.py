@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from console.engine.events import Event
-from console.engine.model import HostAction
+from console.engine.model import HostAction, Press, Watermark
 from console.engine.svoya.events import IgnoreReason, PressIgnored, QuestionEnded, SignalAccepted
 from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict
@@ -46,13 +46,13 @@ async def judged(chip: Chip, broker: Broker) -> AsyncIterator[tuple[Console, lis
     }, "test")
     console = Console(config)
     marks: list[int] = []  # the chip's watermarks (heartbeats, presses) on the host clock
-    to_console = console.mcu_watermark
+    to_console = console.scan
 
-    def watermark(source: str, up_to: int) -> None:
-        marks.append(up_to)
-        to_console(source, up_to)
+    def scan(presses: list[Press], mark: Watermark) -> None:
+        marks.append(mark.up_to)
+        to_console(presses, mark)
 
-    console.mcu_watermark = watermark  # type: ignore[method-assign]  # before add_mcu binds it
+    console.scan = scan  # type: ignore[method-assign]  # every scan and heartbeat of the link
     link = add_mcu(console, "box", chip.port, 115200)
     events: list[Event] = []
     console.watchers.append(events.append)

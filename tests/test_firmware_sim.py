@@ -126,7 +126,8 @@ async def until(condition: Callable[[], object], what: str, seconds: float = 3.0
 async def linked(chip: Chip, host: Host) -> AsyncIterator[McuLink]:
     # simavr's timer runs tens of % off real time, beyond any crystal: the clock checks of
     # issue 10 would (rightly) distrust it; these tests check the firmware's stamps instead.
-    link = McuLink(chip.port, on_edge=host.edges.append, on_watermark=host.watermarks.append,
+    link = McuLink(chip.port, on_edge=host.edges.append,
+                   on_watermark=lambda mark: host.watermarks.append(mark.ns),
                    on_status=host.status, on_error=host.errors.append, ping_interval=0.2,
                    check_clock=False)
     task = asyncio.create_task(link.run())

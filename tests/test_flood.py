@@ -13,7 +13,8 @@ import json
 from console.engine.model import HostAction
 from console.games import config_from_dict
 from console.shell.runtime import COALESCE_NS, Console
-from drivers.mcu_session import PadEdge
+from console.sources.mcu import McuFeed
+from drivers.mcu_session import PadEdge, Watermark
 
 MS = 1_000_000
 
@@ -33,8 +34,9 @@ def console() -> tuple[Console, list[dict[str, object]], io.StringIO]:
 
 
 def scan(c: Console, pad: int, at: int, *, pressed: bool = True) -> None:
-    c.mcu_edge("mcu", PadEdge((pad,), pressed, at, at // 1000, 0))
-    c.mcu_watermark("mcu", at)
+    feed = McuFeed(c, "mcu")
+    feed.edge(PadEdge((pad,), pressed, at, at // 1000, 0))
+    feed.watermark(Watermark(at))
 
 
 def test_a_chattering_pad_reaches_the_referee_once_per_window() -> None:

@@ -23,8 +23,9 @@ from console.shell.held_buttons import HeldButtons
 from console.shell.notices import ButtonHeld
 from console.shell.runtime import Console
 from console.sources.gpio import add_buttons
+from console.sources.mcu import McuFeed
 from drivers.mcu_inputs import HeldPads, PadEdge
-from drivers.mcu_serial import McuLink
+from drivers.mcu_serial import McuLink, Watermark
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import linked, until
 from tests.test_gpio_buttons import HeldPin
@@ -126,10 +127,10 @@ def test_the_console_reports_a_held_pad_on_its_timer_and_its_release_by_heartbea
     assert [(e.pad, e.player, e.state, e.held_ms) for e in seen] == [("mcu:1", "p2", "held", 2000)]
     assert describe(seen[0], {"p2": "Игрок 2"}).startswith("Кнопка mcu:1 (игрока Игрок 2) зажата уже 2,0 с")
     clock.now += 5 * S
-    console.mcu_held("mcu", HeldPads((1,), clock.now))  # still down
+    McuFeed(console, "mcu").held(HeldPads((1,), clock.now))  # still down
     console.on_held_timer()
     assert len(seen) == 1
-    console.mcu_held("mcu", HeldPads((), clock.now + S))  # its RELEASE was lost: the mask says up
+    McuFeed(console, "mcu").held(HeldPads((), clock.now + S))  # its RELEASE was lost: the mask says up
     assert [(e.state, e.held_ms) for e in seen[1:]] == [("released", 8000)]
     assert describe(seen[1], {}).startswith("Кнопка mcu:1 (игрока p2) отпущена")
 
@@ -147,9 +148,10 @@ def test_the_held_view_takes_a_scans_edges_even_when_the_referee_fails_on_it(
         raise RuntimeError("a referee bug")
 
     monkeypatch.setattr(console.referee, "handle_all", broken)
-    console.mcu_edge("mcu", PadEdge((1,), True, clock.now, clock.now // 1000, 0))
+    feed = McuFeed(console, "mcu")
+    feed.edge(PadEdge((1,), True, clock.now, clock.now // 1000, 0))
     with pytest.raises(RuntimeError):
-        console.mcu_watermark("mcu", clock.now)
+        feed.watermark(Watermark(clock.now))
     clock.now += 2 * S
     console.on_held_timer()
     assert [(e.pad, e.state) for e in seen] == [("mcu:1", "held")]

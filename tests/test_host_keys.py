@@ -42,6 +42,7 @@ from drivers.evdev_keys import (
     KeyReader,
     pack_event,
 )
+from tests.engine_harness import svoya_of
 from tests.fake_keyboard import FakeKeyboard
 
 MS = 1_000_000
@@ -375,7 +376,7 @@ def console_with_keys(link: Path, journal: io.StringIO | None = None) -> Console
     config = host_config({"keys": {"device": str(link), "kind": "stream", "KEY_PAGEDOWN": "next",
                                    "KEY_B": "reading_finished", "KEY_ESC": "cancel"}})
     console = Console(config, journal=journal)
-    add_host_inputs(console)
+    add_host_inputs(console, console.config.host)
     return console
 
 
@@ -395,7 +396,7 @@ async def test_keys_play_the_game_at_their_press_times(keyboard: FakeKeyboard) -
         keyboard.key(ecodes.KEY_PAGEDOWN, KEY_REPEAT, t0 + 300 * MS)  # held: no second question
         keyboard.tap(ecodes.KEY_B, t0 + 200 * MS)
         await until(lambda: any(e["type"] == "reading_finished" for e in events))
-        assert console.svoya.phase == "open"
+        assert svoya_of(console).phase == "open"
         # The signal window runs from the key's press, not from its arrival.
         finished = next(e for e in events if e["type"] == "reading_finished")
         assert finished["window_ends_ns"] == t0 + 200 * MS + 7 * 10**9
@@ -420,7 +421,7 @@ async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
         assert errors == [f"cannot open key device {link}: it does not exist (is it plugged in?); "
                           "retrying every 1 s"]
         console.host(HostAction.NEXT)
-        assert console.svoya.phase == "reading"
+        assert svoya_of(console).phase == "reading"
         kb = FakeKeyboard(link)
         kb.plug()
         try:
@@ -428,7 +429,7 @@ async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
                         within=5)
             kb.release_slave()
             kb.tap(ecodes.KEY_B)
-            await until(lambda: console.svoya.phase == "open")
+            await until(lambda: svoya_of(console).phase == "open")
         finally:
             kb.close()
     finally:

@@ -23,6 +23,7 @@ from console.sources.gpio import add_buttons
 from console.sources.host_keys import add_host_inputs
 from tests.conftest import Broker, until
 from tests.daemon_process import daemon_process
+from tests.engine_harness import svoya_of
 from tests.fake_keyboard import FakeKeyboard
 from tests.test_console_mqtt import display
 
@@ -106,15 +107,15 @@ async def test_several_pedals_each_with_its_action(mock_pins: MockFactory) -> No
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
     add_buttons(console, "b", [5, 6], pin_factory="mock")
-    add_host_inputs(console)
+    add_host_inputs(console, console.config.host)
     console.start_local_inputs()
     try:
         assert {e["source"]: e["state"] for e in events if e["type"] == "source_status"} == {
             "b": "connected", "pedal": "connected", "pedal:17": "connected", "pedal:27": "connected"}
         mock_pins.pin(22).drive_low()  # the old pedal_pin: next
-        await until(lambda: console.svoya.phase == "reading")
+        await until(lambda: svoya_of(console).phase == "reading")
         mock_pins.pin(17).drive_low()  # reading_finished
-        await until(lambda: console.svoya.phase == "open")
+        await until(lambda: svoya_of(console).phase == "open")
         mock_pins.pin(6).drive_low()  # player p2's button
         await until(lambda: any(e["type"] == "signal_accepted" for e in events), within=2)
         mock_pins.pin(27).drive_low()  # correct

@@ -14,6 +14,7 @@ import asyncio
 
 from console.engine.model import HostAction, Watermark
 from console.engine.svoya.events import QuestionEnded
+from console.games import game
 from console.games.svoya.texts import describe
 from console.scenario import step_to_json
 from drivers.mcu_session import PadEdge
@@ -134,7 +135,7 @@ def test_nobody_signalled_without_a_lost_span_says_nothing_more() -> None:
 
 
 def test_the_span_is_journalled() -> None:
-    line = step_to_json(Watermark("mcu", 30 * MS, lost_from=10 * MS), 31 * MS)
+    line = step_to_json(Watermark("mcu", 30 * MS, lost_from=10 * MS), 31 * MS, game("svoya"))
     assert line == {"at_ms": 30.0, "watermark": "mcu", "lost_from_ms": 10.0, "arrive_ms": 31.0}
 
 

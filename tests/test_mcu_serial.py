@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import serial
 
-from drivers.mcu_serial import McuLink, PadEdge, open_port
+from drivers.mcu_serial import McuLink, PadEdge, Watermark, open_port
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import PROTOCOL_VERSION, Heartbeat, Hello, Press, encode
 
@@ -43,8 +43,8 @@ class Recorder:
         self.edges.append(edge)
         self.order.append("edge")
 
-    def watermark(self, ns: int) -> None:
-        self.watermarks.append(ns)
+    def watermark(self, mark: Watermark) -> None:
+        self.watermarks.append(mark.ns)
         self.order.append("watermark")
 
     def link(self, port: str, **kwargs: Any) -> McuLink:

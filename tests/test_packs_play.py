@@ -12,6 +12,7 @@ from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.games import config_from_dict, game
 from console.schemas import validate
 from console.shell.runtime import Console
+from tests.engine_harness import svoya_of
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "packs" / "club-evening.toml"
@@ -69,7 +70,7 @@ def test_the_referee_plays_the_packs_themes_by_name_at_its_values(tmp_path: Path
         step(console, clock, host(HostAction.NAME))
         step(console, clock, host(HostAction.CORRECT))
     assert console.state()["next"]["theme_name"] == "Столицы"
-    assert console.svoya.scores["p1"] == 10 + 20 + 30 + 40 + 50
+    assert svoya_of(console).scores["p1"] == 10 + 20 + 30 + 40 + 50
     step(console, clock, host(HostAction.NEXT))
     media_question = console.host_state()["host_question"]
     assert media_question["theme"] == "Столицы"
@@ -86,7 +87,7 @@ def test_a_broken_pack_is_reported_once_and_the_console_starts_without_it(tmp_pa
     state = console.state()
     assert state["next"]["theme_name"] is None and state["next"]["value"] == 10  # game.values
     step(console, clock, host(HostAction.NEXT))
-    assert console.svoya.phase == "reading"
+    assert svoya_of(console).phase == "reading"
     assert console.host_state()["host_question"] is None
 
 

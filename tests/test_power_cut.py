@@ -104,6 +104,6 @@ def test_a_press_mapped_just_after_its_arrival_is_read_back_from_the_journal() -
     """What the console writes, resume must read: a press the box stamped 0.3 ms after the
     console received it (by the mapping, within its error) is a real press of the fight."""
     press = Press("mcu", "mcu:0", 1_000_300_000)
-    line = json.dumps(step_to_json(press, 1_000_000_000))
+    line = json.dumps(step_to_json(press, 1_000_000_000, game("svoya")))
     step = parse_step(line, "journal.jsonl:2", game("svoya"))
     assert step.input == press

@@ -15,6 +15,7 @@ from console.engine.model import Host, HostAction, Press, Watermark
 from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.tools.replay import replay_file, replay_lines
+from tests.engine_harness import svoya_of
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -169,7 +170,7 @@ def test_a_journal_that_fills_the_disk_is_dropped_and_no_press_is_lost() -> None
     errors = [e for e in events if e["type"] == "error"]
     assert len(errors) == 1 and errors[0]["source"] == "journal"
     assert "No space left on device" in errors[0]["message"]
-    assert console.svoya.phase == "answering"
+    assert svoya_of(console).phase == "answering"
     assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p1"]
 
 

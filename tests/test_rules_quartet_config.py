@@ -114,7 +114,7 @@ def test_a_fight_replays_from_a_scenario() -> None:
 def test_the_journal_line_of_a_command_replays_as_the_same_command(command: QuartetHost | Correction) -> None:
     """The journal keeps a fight's commands with their arguments, so a replay of a disputed
     fight (4.1-4.3) gives the same decisions."""
-    line = step_to_json(command, command.at)
+    line = step_to_json(command, command.at, game("quartet"))
     step = parse_step(json.dumps(line, ensure_ascii=False), "j.jsonl:1", game("quartet"))
     assert step.input == command
 

@@ -19,6 +19,7 @@ import pytest
 
 from console.engine.model import Output
 from console.engine.quartet.rules import QuartetTeam, RoundType, Stage
+from console.games import game
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
 from tests.quartet_harness import ROSTERS, Fight, make_rules
@@ -45,7 +46,7 @@ class Recording(Fight):
 
     def deliver(self, inp: Any, arrive: int | None = None) -> list[Output]:
         out = super().deliver(inp, arrive)
-        self.lines.append(step_to_json(inp, self.now))
+        self.lines.append(step_to_json(inp, self.now, game("quartet")))
         return out
 
 

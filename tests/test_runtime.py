@@ -16,6 +16,7 @@ from console.shell.runtime import Console
 from console.shell.sound import Cue, NullPlayer
 from console.sources.gpio import add_buttons, add_pedal
 from tests.conftest import until
+from tests.engine_harness import svoya_of
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory
         console.host(HostAction.NEXT)
         mock_pins.pin(22).drive_low()
         await until(lambda: any(e["type"] == "reading_finished" for e in events))
-        assert console.svoya.phase == "open"
+        assert svoya_of(console).phase == "open"
     finally:
         console.close_local_inputs()
 
@@ -123,7 +124,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         mock_pins.pin(27).drive_low()
         await until(lambda: any(e["type"] == "signal_accepted" for e in events))
         assert cues.played == [Cue.SIGNAL]
-        assert console.svoya.phase == "answering"
+        assert svoya_of(console).phase == "answering"
     finally:
         console.close_local_inputs()
 
@@ -138,4 +139,4 @@ async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_p
     assert len(errors) == 10 and all("dance" in e["message"] for e in errors)
     await until(lambda: len([e for e in events if e["type"] == "error"]) == 11, within=3)
     assert "290 more error(s) from mqtt" in events[-1]["message"]
-    assert console.svoya.phase == "idle"
+    assert svoya_of(console).phase == "idle"

@@ -38,6 +38,7 @@ from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console
+from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_inputs import HeldPads
 from tests.conftest import Broker, until
@@ -358,7 +359,7 @@ def console_events() -> list[Payload]:
     clock.now += round(console.config.console.held_button_s * 1000) * MS
     console.on_held_timer()
     clock.now += 2000 * MS
-    console.mcu_held("sim", HeldPads((), clock.now))
+    McuFeed(console, "sim").held(HeldPads((), clock.now))
     return seen
 
 

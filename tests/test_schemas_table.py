@@ -34,11 +34,13 @@ from console.engine.chgk.events import (
 )
 from console.engine.chgk.referee import Phase
 from console.engine.chgk.rules import ChgkAction, HelpKind, Stage
+from console.engine.chgk.table import TableGame
 from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin.detector import AngleSample, SpinPhase, fault_flags
 from console.engine.spin.events import TOP_EVENTS
 from console.engine.sports.timer import SportsAction, SportsHost, SportsPhase, SportsTimer
 from console.games import load_config
+from console.games.chgk.config import TableSection
 from console.games.chgk.kind import PICK_SECTOR
 from console.games.chgk.kind import parse_command as parse_chgk_command
 from console.games.chgk.texts import DESCRIBED, describe_table, read_table_event
@@ -373,7 +375,8 @@ class Clock:
 def demo_config(**table: Any) -> Config:
     """The demo table (console/data/demo-chgk.toml) with a fixed seed and `table` overrides."""
     config = load_config(DEMO_CHGK)
-    return replace(config, table=replace(config.table, **{"seed": 42, **table}))
+    section = replace(config.section(TableSection), **{"seed": 42, **table})
+    return replace(config, sections={**config.sections, TableSection.SECTION: section})
 
 
 class Walk:
@@ -383,8 +386,8 @@ class Walk:
         self.clock = Clock()
         self.origin = self.clock.now
         self.console = Console(config or demo_config(), clock=self.clock)
-        assert self.console.table is not None
-        self.table = self.console.table
+        assert isinstance(self.console.referee, TableGame)
+        self.table = self.console.referee
         self.events: list[Payload] = []
         self.states: list[Payload] = []
         self.host_states: list[Payload] = []

@@ -11,6 +11,7 @@ from console.engine.model import HostAction
 from console.shell.display_server import DisplayServer
 from tests.browser import Browser
 from tests.conftest import Broker, until
+from tests.engine_harness import svoya_of
 from tests.test_console_mqtt import running_console
 
 NAMES = "[...document.querySelectorAll('.player .name')].map(e => e.textContent).join(',')"
@@ -44,7 +45,7 @@ async def test_the_scoreboard_shows_scores_the_answerer_and_the_photo_finish(
             console.host(HostAction.NEXT)
             await asyncio.sleep(0.02)
             await asyncio.to_thread(sim.press, 1)
-            await until(lambda: console.svoya.phase == "answering")
+            await until(lambda: svoya_of(console).phase == "answering")
             answering = await asyncio.to_thread(
                 browser.wait_for, "document.querySelector('.player.answering .name')?.textContent")
             assert answering == "Игрок 2"

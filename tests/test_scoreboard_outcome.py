@@ -10,6 +10,7 @@ import asyncio
 from console.engine.model import HostAction
 from tests.browser import Browser
 from tests.conftest import Broker, until
+from tests.engine_harness import svoya_of
 from tests.test_console_mqtt import running_console
 from tests.test_scoreboard import scoreboard, text_of
 
@@ -33,7 +34,7 @@ async def test_the_scoreboard_says_the_outcome_and_hides_dead_countdowns(mosquit
             assert 5.0 < shown <= 7.0  # the window is open: it counts down
             await asyncio.sleep(0.02)
             await asyncio.to_thread(sim.press, 1)
-            await until(lambda: console.svoya.phase == "answering")
+            await until(lambda: svoya_of(console).phase == "answering")
             first = await asyncio.to_thread(browser.wait_for, says("Первый сигнал"))
             assert first.startswith("Первый сигнал: Игрок 2")
             console.host(HostAction.NAME)
@@ -46,7 +47,7 @@ async def test_the_scoreboard_says_the_outcome_and_hides_dead_countdowns(mosquit
             console.host(HostAction.RESET)
             await asyncio.sleep(0.05)  # a press before the reset would not count (App.8)
             await asyncio.to_thread(sim.press, 0)
-            await until(lambda: console.svoya.phase == "answering")
+            await until(lambda: svoya_of(console).phase == "answering")
             console.host(HostAction.NAME)
             console.host(HostAction.CORRECT)
             outcome = await asyncio.to_thread(browser.wait_for, says("Верно"))

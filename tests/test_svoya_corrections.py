@@ -19,6 +19,7 @@ from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction
 from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
+from console.games import game
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
 from tests.engine_harness import MS, S, Table, make_rules
@@ -192,7 +193,7 @@ def test_the_journal_lines_of_corrections_replay_to_the_same_result() -> None:
                                      "gpio": {"kind": "gpio", "pins": list(range(2, 20)),
                                               "max_delay_ms": 10}},
                          "auto_watermark": False}}
-    lines = [json.dumps(header)] + [json.dumps(step_to_json(inp, at)) for inp, at in inputs]
+    lines = [json.dumps(header)] + [json.dumps(step_to_json(inp, at, game("svoya"))) for inp, at in inputs]
     line = json.loads(lines[3])
     assert line == {"at_ms": line["at_ms"], "host": "adjust_score", "player": "p3", "delta": 15,
                     "reason": "штраф отменён"}

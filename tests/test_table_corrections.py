@@ -315,7 +315,7 @@ def test_the_journal_line_of_a_correction_parses_back() -> None:
     from console.scenario import parse_step
 
     inp = ChgkHost(A.CORRECT_ROUND, 5 * S, to=Side.TEAM, reason="причина")
-    line = json.dumps(step_to_json(inp, 5 * S), ensure_ascii=False)
+    line = json.dumps(step_to_json(inp, 5 * S, game("chgk")), ensure_ascii=False)
     assert parse_step(line, "j:1", game("chgk")).input == inp
 
 

@@ -5,6 +5,10 @@ Contract:
 * An event is a frozen, slotted, keyword-only dataclass deriving from `Event`. Its class
   names its wire type (`TYPE`) and, for events meant for the host only, its audience
   (`AUDIENCE = "host"`). `t_ns` is when the engine decided it (host monotonic ns).
+* Its class also says where the shell takes it, so that the shell never asks which game's
+  event it is: `LIVE` (a live reading such as the top's angle: its own topic, no retained
+  state after it, not a decision to sync the journal for), `RECORD` (a game's record:
+  retained and kept on disk), `STARTS_GAME` (the records count a new game from it).
 * Its fields, in declaration order, are the keys of its JSON after ``type``, ``t_ns`` (and
   ``audience``); `console.wire` is the one place that turns an event into that JSON.
 * A field declared with `omitted_if_none()` is left out of the JSON when it is None (a key
@@ -37,6 +41,9 @@ class Event:
 
     TYPE: ClassVar[str] = ""
     AUDIENCE: ClassVar[str | None] = None  # "host": published on the host topic only
+    LIVE: ClassVar[bool] = False  # a live reading, not a decision (see the module docstring)
+    RECORD: ClassVar[bool] = False  # a game's record
+    STARTS_GAME: ClassVar[bool] = False  # a new game begins (its record is a new one)
 
     t_ns: int
 

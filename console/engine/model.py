@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TypeAlias
 
 from console.engine.events import Event
+from firmware_proto import ANGLE_STATUS_MASK, RAW_PER_TURN, AngleStatus
 
 NS_PER_MS = 1_000_000
 NS_PER_S = 1_000_000_000
@@ -66,6 +67,25 @@ class Host:
 
 Input = Press | Watermark | Host
 
+# The angle sensor's status bits (AS5600 STATUS), as on the wire: the protocol owns them.
+STATUS_MAGNET_DETECTED = int(AngleStatus.MAGNET_DETECTED)
+
+
+@dataclass(frozen=True, slots=True)
+class AngleSample:
+    """The top's angle sensor read ``raw`` (0..4095 per turn) with ``status`` (bits as on the
+    wire) at ``at_ns`` (host monotonic ns, e.g. an MCU stamp mapped by clock sync)."""
+
+    at_ns: int
+    raw: int
+    status: int = STATUS_MAGNET_DETECTED
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.raw < RAW_PER_TURN:
+            raise ValueError(f"raw must be 0..{RAW_PER_TURN - 1}, got {self.raw}")
+        if self.status & ~ANGLE_STATUS_MASK:
+            raise ValueError(f"status must use only bits 0..2, got {self.status:#04x}")
+
 
 class LampMode(StrEnum):
     OFF = "off"
@@ -74,12 +94,12 @@ class LampMode(StrEnum):
 
 
 class Cue(StrEnum):
-    """Sound cues. Values match the sound module's cue names."""
+    """The sound cues an engine asks for (console/shell/sound.py plays each as its tone)."""
 
-    SIGNAL = "signal"
-    TIME_UP = "time_up"
-    WARNING = "warning"
-    START = "start"
+    SIGNAL = "signal"  # a buzzer signal was accepted: short bright beep, ~150 ms
+    TIME_UP = "time_up"  # time is up: lower, longer tone, ~600 ms
+    WARNING = "warning"  # "10 seconds left": short double beep
+    START = "start"  # timer started: short rising blip
 
 
 @dataclass(frozen=True, slots=True)

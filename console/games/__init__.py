@@ -4,7 +4,10 @@ Contract: `game(name)` gives the `GameKind` of ``game.kind = name``, importing i
 first use (a game's engine is loaded only when it is played); `names()` lists them.
 `load_config(path)` / `config_from_dict(data, source)` read and validate a config, the game's
 own rules included, raising `ConfigError` that names the file, the key and the problem.
-A new game is one module in this package with a `GAME` record, and one line in `_MODULES`.
+A new game is one package here (console/games/<name>/: `kind.py` with its `GAME` record,
+`config.py` with its config sections) and one line in `_MODULES` (docs/adding-a-game.md).
+Every game's config sections are parsed whichever game is played (a config may keep another
+game's sections), so `config.py` of a game imports nothing heavier than its rules' enums.
 """
 
 from __future__ import annotations
@@ -14,18 +17,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from console.config import Config, ConfigError, parse_config, read_config
+from console.config import Config, ConfigError, GameSections, parse_config, read_config
 from console.games.kind import GameKind
 from console.sources import source_kind
 
-# game.kind -> the module that defines its GAME record (imported lazily).
+# game.kind -> its package (kind.py: its GAME record, imported lazily; config.py: its sections).
 _MODULES = {
-    "svoya": "console.games.svoya.kind",
-    "chgk": "console.games.chgk.kind",
-    "sports": "console.games.sports.kind",
-    "quartet": "console.games.quartet.kind",
+    "svoya": "console.games.svoya",
+    "chgk": "console.games.chgk",
+    "sports": "console.games.sports",
+    "quartet": "console.games.quartet",
 }
 _LOADED: dict[str, GameKind] = {}
+_SECTIONS: list[GameSections] = []  # every game's, read once
 
 
 def names() -> tuple[str, ...]:
@@ -37,20 +41,33 @@ def game(name: str) -> GameKind:
     """The game kind called `name`; KeyError for a name that is not one."""
     found = _LOADED.get(name)
     if found is None:
-        record = importlib.import_module(_MODULES[name]).GAME
+        record = importlib.import_module(f"{_MODULES[name]}.kind").GAME
         assert isinstance(record, GameKind) and record.name == name
         found = _LOADED[name] = record
     return found
 
 
+def sections() -> GameSections:
+    """Every game's config sections and choices (their config modules, imported once)."""
+    if not _SECTIONS:
+        parsers: dict[str, Any] = {}
+        choices: dict[str, tuple[str, ...]] = {}
+        for package in _MODULES.values():
+            module = importlib.import_module(f"{package}.config")
+            parsers.update(module.SECTIONS)
+            choices.update(module.CHOICES)
+        _SECTIONS.append(GameSections(parsers, choices))
+    return _SECTIONS[0]
+
+
 def load_config(path: str | Path) -> Config:
     """Read a TOML config and validate it, its game's rules included."""
-    return checked(read_config(path))
+    return checked(read_config(path, sections()))
 
 
 def config_from_dict(data: Mapping[str, Any], source: str) -> Config:
     """Validate an already-parsed config (a TOML file's, or a replay scenario's header)."""
-    return checked(parse_config(data, source))
+    return checked(parse_config(data, source, sections()))
 
 
 def checked(config: Config) -> Config:

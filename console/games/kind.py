@@ -1,11 +1,14 @@
 """What a game kind is to the rest of the console: one record, one entry in the registry.
 
-Contract: everything that differs between «Своя игра», the ChGK table and the sports timer is
-a field of `GameKind`: which inputs its engine takes (so config can refuse a source or a pedal
-that cannot play), how its rules come from config and are checked, how its engine is built,
-how host commands and scenario steps become its inputs, what the journal's config line holds,
-and which page the hall's screens show. Code outside `console/games/` asks the entry; it never
-branches on the kind's name.
+Contract: everything that differs between the games is a field of `GameKind`: which inputs
+its engine takes (so config can refuse a source or a pedal that cannot play), how its rules
+come from config and are checked, how its engine is built, how host commands and scenario
+steps become its inputs and its own inputs become journal lines, what the journal's config
+line holds, whether a pad's repeated presses may be coalesced, what a crash interrupted and
+a resume voids, what it reports at start, where its top's angle and its records come from,
+and which pages the hall's screens and the host's show. Code outside `console/games/` asks
+the entry; it never branches on the kind's name nor on its engine's class, and imports no
+game: this module imports none either (a game's inputs are opaque here: `GameInput`).
 """
 
 from __future__ import annotations
@@ -13,15 +16,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from console.engine.chgk.rules import ChgkHost, SectorPicked
 from console.engine.game import Game
-from console.engine.model import Input
-from console.engine.quartet.rules import QuartetHost
-from console.engine.spin.detector import AngleSample
-from console.engine.sports.timer import SportsHost
-from console.engine.svoya.corrections import Correction
 from console.sources import ANGLE, BUTTONS
 
 __all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "only_keys"]
@@ -33,9 +30,35 @@ if TYPE_CHECKING:
     # (config, stdin, stdout, sound=...) -> the demo's exit status
     DemoRunner = Callable[..., Coroutine[Any, Any, int]]
 
-GameInput = Input | Correction | ChgkHost | SectorPicked | AngleSample | SportsHost | QuartetHost
+# An input of some game's engine: a press, a watermark, a host action, a correction, an angle
+# sample... Each game's parsers return its own classes; the shared layers only pass them on.
+GameInput: TypeAlias = object
 JsonObject = Mapping[str, object]
 
+
+def nothing_interrupted(engine: Game[Any], at: int) -> tuple[GameInput, str] | None:
+    """A game with nothing a crash could leave half-done."""
+    return None
+
+
+def no_start_problems(engine: Game[Any]) -> tuple[tuple[str, str], ...]:
+    return ()
+
+
+def no_own_inputs(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    return None
+
+
+def any_angle_source(config: Config) -> str:
+    return ""
+
+
+def every_angle(config: Config) -> float:
+    return 0.0
+
+
+def no_records(config: Config) -> str:
+    return ""
 
 
 @dataclass(frozen=True)
@@ -52,14 +75,32 @@ class GameKind:
     engine: Callable[[Config, int, int | None], Game[Any]]
     parse_command: Callable[[JsonObject, int], GameInput]  # (command, at): ValueError naming the problem
     command_help: str  # what a host command looks like, for error messages
-    steps: tuple[str, ...]  # the scenario steps it takes (docs/scenarios.md)
-    step_args: Mapping[str, tuple[str, ...]]  # the extra keys each step may carry
+    # The scenario steps it takes (docs/scenarios.md); "press" and "watermark" are parsed for
+    # every game alike by console/scenario.py, the others by `parse_step`.
+    steps: tuple[str, ...]
+    step_args: Mapping[str, tuple[str, ...]]  # the extra keys each of its own steps may carry
     parse_step: Callable[[str, JsonObject, int], GameInput]  # (step, line, at): ValueError
     journal_header: Callable[[Config, int], dict[str, Any]]  # (config, seed) -> config line
     scenario_defaults: Mapping[str, object]  # config sections of a scenario without them
+    inputs: tuple[type, ...]  # the classes of its engine's inputs (each a dataclass with its time)
     board: str  # the hall's page (console/data/<board>)
+    host_page: str  # its module of the host's screen (console/data/<host_page>)
     demo: str = ""  # "module:function" running its terminal demo (`chgk-console demo`), "" if none
     demo_config: str = ""  # the demo's built-in config (console/data/<demo_config>)
+    # A pad's earlier press is always at least as good as its later one, so a repeat within
+    # 20 ms may be dropped unjudged (console/shell/coalesce.py).
+    coalesce_presses: bool = False
+    # (engine, the journal's last time) -> the host input voiding what a crash interrupted, and
+    # what it voids ("question", "round", "count"); None when nothing was in play (resume).
+    interrupted: Callable[[Game[Any], int], tuple[GameInput, str] | None] = nothing_interrupted
+    # (source, message) of each problem a new engine starts with (a pack not read, ...).
+    start_problems: Callable[[Game[Any]], tuple[tuple[str, str], ...]] = no_start_problems
+    # Its own inputs (not a press, watermark or plain host action) as a scenario line and the
+    # time it carries (console/scenario.py writes the rest); None for any other input.
+    input_line: Callable[[GameInput], tuple[dict[str, Any], int] | None] = no_own_inputs
+    angle_source: Callable[[Config], str] = any_angle_source  # the one source of the top ("": any)
+    angle_rate_hz: Callable[[Config], float] = every_angle  # the top's samples thinned to (0: all)
+    record_dir: Callable[[Config], str] = no_records  # where its games' records are kept ("": not)
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

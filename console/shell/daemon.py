@@ -46,7 +46,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
         if stop_source is not None:
             stops.append(stop_source)
 
-    add_host_inputs(console)  # pedals and key devices (console/sources/host_keys.py)
+    add_host_inputs(console, config.host)  # pedals and key devices (console/sources/host_keys.py)
     resume.announce(console, found)  # voids what was interrupted, says it resumed
 
     def ready() -> None:

@@ -20,7 +20,7 @@ placed after the lamps; a sync before the lamps would put the disk on the lamp p
 
 Time lines: `clock_line(now)` is ``{"clock_ms": ...}``, written when the referee decided on
 its own timer (a window closed, a count ran out), so that a resume knows that time had
-passed that far (console/tools/replay.py reads it as "advance the clock").
+passed that far (console/playback.py reads it as "advance the clock").
 
 `shift_ns`: after a reboot the monotonic clock starts again near zero, below the resumed
 journal's times; the resumed referee then runs `shift_ns` ahead of the host clock
@@ -40,7 +40,6 @@ from typing import Any, TextIO
 
 from console.engine.events import Event
 from console.engine.model import NS_PER_MS, Output
-from console.engine.spin.events import SpinAngle
 
 __all__ = ["Journal", "clock_line", "decides"]
 
@@ -53,7 +52,7 @@ _LINE = json.JSONEncoder(ensure_ascii=False)
 def decides(outputs: Iterable[Output]) -> bool:
     """Whether the outputs hold a decision worth a sync: any event but the top's live angle
     (30 a second while it spins; the stop it leads to is an event of its own)."""
-    return any(isinstance(o, Event) and not isinstance(o, SpinAngle) for o in outputs)
+    return any(isinstance(o, Event) and not o.LIVE for o in outputs)
 
 
 def clock_line(now: int) -> dict[str, Any]:

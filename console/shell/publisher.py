@@ -17,9 +17,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from console.engine.chgk.events import GameRecord
 from console.engine.events import Event
-from console.engine.spin.events import SpinAngle
 from console.shell.mqtt_link import MqttLink, Topics
 from console.wire import event_json
 
@@ -52,7 +50,7 @@ class Publisher:
         wire = event_json(event)
         if event.AUDIENCE == "host":
             topic = self.topics.host_events
-        elif isinstance(event, SpinAngle):
+        elif event.LIVE:  # the top's live angle
             topic = self.topics.angle
         else:
             topic = self.topics.events
@@ -62,7 +60,7 @@ class Publisher:
             self.events_seq = seq
         if self.mqtt is not None:
             self.mqtt.publish_event(wire, topic)
-            if isinstance(event, GameRecord):
+            if event.RECORD:
                 self.mqtt.publish_retained(self.topics.record, wire)
         elif len(self._before_run) < self._before_run_limit:
             self._before_run.append((topic, wire))  # e.g. a journal that failed at start

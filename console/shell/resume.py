@@ -3,7 +3,7 @@ cut) loses nothing that was decided.
 
 Contract: `prepare(config)` finds today's journal (`find_journal`) and reads it (`load`):
 its inputs go through a fresh engine exactly as `chgk-console replay` feeds them
-(console/tools/replay.py: `read_scenario` and `play`, the seed from the journal's header), up
+(console/playback.py: `read_scenario` and `play`, the seed from the journal's header), up
 to the last time the journal knows the console was running (its last input or clock line).
 It gives a `Resumption` for `Console(resume=...)` (the replayed referee and seed; the journal's
 lines, copied into this start's journal so that it replays alone), a `NotResumed` when the
@@ -47,19 +47,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from console.config import Config
-from console.engine.chgk.round import Phase as TablePhase
-from console.engine.chgk.rules import ChgkAction, ChgkHost
-from console.engine.chgk.table import TableGame
 from console.engine.game import Game
-from console.engine.model import NS_PER_MS, Host, HostAction, Json, Output
-from console.engine.quartet.fight import QuartetFight
-from console.engine.sports.timer import SportsAction, SportsHost, SportsTimer
-from console.engine.svoya.question import Phase as SvoyaPhase
-from console.engine.svoya.referee import SvoyaReferee
+from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
 from console.games.kind import GameInput
+from console.playback import ClockStep, play, read_scenario
 from console.shell.notices import FightResumed
-from console.tools.replay import ClockStep, play, read_scenario
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
@@ -210,7 +203,7 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
     for problem in found.skipped:
         console.report_error("journal", f"resuming: {problem}")
     console.journal.sync_now()  # the copy is on the disk before the old journal is renamed
-    voided = interrupted(found.engine, found.known_until)
+    voided = console.game.interrupted(found.engine, found.known_until)
     if voided is not None:
         inp, _what = voided
         raw = found.known_until - found.shift_ns  # the host clock's time of the journal's last
@@ -223,31 +216,10 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
         _renamed(found.path, RESUMED)
 
 
-def interrupted(engine: Game[Any], at: int) -> tuple[GameInput, str] | None:
-    """The host input voiding what a crash interrupted at `at`, and what it voids
-    ("question", "round", "count"); None when nothing was in play (see the module docstring)."""
-    if isinstance(engine, SvoyaReferee):
-        if engine.phase in (SvoyaPhase.IDLE, SvoyaPhase.GAME_OVER):
-            return None
-        return Host(HostAction.CANCEL, at), "question"
-    if isinstance(engine, TableGame):
-        if engine.referee.phase in (TablePhase.READY, TablePhase.GAME_OVER):
-            return None
-        return ChgkHost(ChgkAction.CANCEL_ROUND, at), "round"
-    if isinstance(engine, SportsTimer):
-        if engine.running_timer() is None:
-            return None
-        return SportsHost(SportsAction.CANCEL, at), "count"
-    if isinstance(engine, QuartetFight):  # the question in play of the theme in play, as above
-        referee = engine.referee
-        if referee is None or referee.phase in (SvoyaPhase.IDLE, SvoyaPhase.GAME_OVER):
-            return None
-        return Host(HostAction.CANCEL, at), "question"
-    return None
-
-
 def shifted(inp: GameInput, by: int) -> GameInput:
-    """`inp` with each of its times (TIME_FIELDS) moved by `by` ns."""
+    """`inp` (a dataclass, as every engine's input is) with each of its times (TIME_FIELDS)
+    moved by `by` ns."""
+    assert dataclasses.is_dataclass(inp) and not isinstance(inp, type)
     changes = {f.name: getattr(inp, f.name) + by for f in dataclasses.fields(inp)
                if f.name in TIME_FIELDS and isinstance(getattr(inp, f.name), int)}
     return dataclasses.replace(inp, **changes)

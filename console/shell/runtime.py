@@ -15,48 +15,41 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TextIO
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TextIO
 
 from console.config import Config
-from console.engine.chgk.events import (
-    GameRecord,
-    TableGameStarted,
-)
-from console.engine.chgk.table import TableGame
 from console.engine.events import Event
 from console.engine.game import Game
-from console.engine.model import Host, HostAction, LampMode, Output, PlayCue, Press, SetLamps, Watermark
-from console.engine.quartet.fight import QuartetFight
-from console.engine.spin.detector import AngleSample
-from console.engine.spin.events import SpinAngle
-from console.engine.svoya.referee import SvoyaReferee
+from console.engine.model import (
+    AngleSample,
+    Host,
+    HostAction,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    Watermark,
+)
 from console.games import game
-from console.games.kind import GameKind
-from console.scenario import AnyInput, step_to_json
+from console.games.kind import GameInput, GameKind
+from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
-from console.shell.lamps import LampMasks, LampOutput
+from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resume import Resumption
-from console.shell.sound import Cue as SoundCue
 from console.shell.sound import CuePlayer, NullPlayer
-from drivers.mcu_serial import AngleReading, HeldPads, McuLink, PadEdge
+from console.sources.host import LampOutput, LocalInput, RunningLink
 
 log = logging.getLogger("chgk.console")
-
-
-class LocalInput(Protocol):
-    """An input driver on this machine's own pins, started and closed with `Console.run`."""
-
-    def start(self, loop: asyncio.AbstractEventLoop) -> None: ...
-    def close(self) -> None: ...
 
 
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
@@ -69,7 +62,8 @@ COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press chang
 
 
 class Console:
-    """The daemon's core, independent of how it was started (run, demo, tests, bench)."""
+    """The daemon's core, independent of how it was started (run, demo, tests, bench); the
+    sources' `SourceHost` (console/sources/host.py)."""
 
     def __init__(
         self,
@@ -88,11 +82,10 @@ class Console:
         self.seed = resume.seed if resume else (
             self.game.seed(config) or random.SystemRandom().randrange(1, 2**31))
         self.referee: Game[Any] = resume.referee if resume else self.game.engine(config, self.seed, clock())
-        self.table = self.referee if isinstance(self.referee, TableGame) else None
         self.topics = Topics(config.mqtt.prefix, config.console.node)
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
-        self.links: dict[str, McuLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
+        self.links: dict[str, RunningLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
         self.local_inputs: list[LocalInput] = []  # started and closed with run (console/sources/gpio.py)
         self.lamp_outputs: dict[str, LampOutput] = {}  # lamps of sources that are not MCU links
         self.source_status: dict[str, str] = {}
@@ -102,20 +95,17 @@ class Console:
         self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
                                    max_chars=MAX_ERROR_CHARS)
         self.journal = Journal(journal, self.report_error, shift_ns=resume.shift_ns if resume else 0)
-        self.records = GameRecords(config.table.record_dir, self.report_error)
+        self.records = GameRecords(self.game.record_dir(config), self.report_error)
         self._lamps = LampMasks(p.pad for p in config.players)
-        self._thinning = AngleThinning(config.spin.max_rate_hz)
+        self._thinning = AngleThinning(self.game.angle_rate_hz(config))
+        self._angle_source = self.game.angle_source(config)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._timer_failing = False  # the referee failed on its last timer: said once
         self._refresh: asyncio.TimerHandle | None = None
-        self._scan: list[Press] = []  # presses of the MCU scan being delivered
-        self._held_edges: list[tuple[str, PadEdge]] = []  # its edges, for the held-button view
-        self._lost_from: dict[str, int] = {}  # per MCU: said on its next watermark (mcu_lost)
-        # «Своя игра», and the quartet whose themes it judges: there a pad's earlier press is
-        # always at least as good as a later one (console/shell/coalesce.py).
-        coalesced = isinstance(self.referee, SvoyaReferee | QuartetFight)
-        self.coalescer = PressCoalescer(COALESCE_NS) if coalesced else None
+        # Where a pad's earlier press is always at least as good as a later one (the kind says:
+        # «Своя игра», the quartet), its repeats are dropped (console/shell/coalesce.py).
+        self.coalescer = PressCoalescer(COALESCE_NS) if self.game.coalesce_presses else None
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
         hold_s = config.console.held_button_s
@@ -126,25 +116,19 @@ class Console:
         self.journal.write({"config": self.game.journal_header(config, self.seed)})
         if resume:  # this start's journal replays alone: the resumed one's lines come first
             self.journal.write_text(resume.copied)
-        log.info("%s ready; draw seed %d", "table" if self.table else "referee", self.seed)
-        if isinstance(self.referee, SvoyaReferee) and self.referee.pack_problem:
-            self.report_error("pack", self.referee.pack_problem)  # it starts without the pack
-
-    @property
-    def svoya(self) -> SvoyaReferee:
-        """The «Своя игра» referee (game.kind = "svoya")."""
-        assert isinstance(self.referee, SvoyaReferee), "this console runs the ChGK table"
-        return self.referee
+        log.info("%s ready; draw seed %d", self.game.title, self.seed)
+        for source, problem in self.game.start_problems(resume.engine if resume else self.referee):
+            self.report_error(source, problem)  # e.g. a pack not read: the game starts without it
 
     # ------------------------------------------------------------------ inputs
 
-    def feed(self, inputs: Sequence[AnyInput], now: int | None = None) -> None:
+    def feed(self, inputs: Sequence[GameInput], now: int | None = None) -> None:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
         now = self.clock() if now is None else now
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
-            self.journal.write(*(step_to_json(inp, now) for inp in inputs))
+            self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def host(self, action: HostAction, at: int | None = None) -> None:
@@ -186,26 +170,51 @@ class Console:
                                   f"be retained: it would replay at every reconnect); clear it with "
                                   f"mosquitto_pub -r -n -t {self.topics.command}")
 
-    def mcu_edge(self, source: str, edge: PadEdge) -> None:
-        """A scan from an MCU: its presses wait for the watermark the link sends right after;
-        the held-button view takes the edge after that decision (it decides nothing)."""
-        if self.held is not None:
-            self._held_edges.append((source, edge))
-        if edge.pressed:
-            coalescer = self.coalescer
-            for pad in edge.pads:
-                name = f"{source}:{pad}"
-                if coalescer is None or coalescer.admit(name, edge.at_ns):
-                    self._scan.append(Press(source, name, edge.at_ns))
+    # ------------------------------------------------------------------ the sources' host
 
-    def mcu_held(self, source: str, held: HeldPads) -> None:
-        """An MCU's HEARTBEAT: exactly these pads are down (it corrects what lost frames or a
-        pad down before the box connected left wrong in the held-button view)."""
+    def takes(self, role: str) -> bool:
+        """Whether the game takes `role` (console.sources: BUTTONS, ANGLE) from sources."""
+        return role in self.game.takes
+
+    def takes_angles_from(self, source: str) -> bool:
+        """Whether the top's angle from `source` feeds the game (the table reads one sensor)."""
+        return self._angle_source in ("", source)
+
+    def host_command(self, command: Mapping[str, object], at: int) -> GameInput:
+        """A host key's or pedal's action as the game's input; ValueError naming the problem."""
+        return self.game.parse_command(command, at)
+
+    def admit_press(self, pad: str, at_ns: int) -> bool:
+        """Whether a press is worth handing on: a repeat of one just made changes nothing."""
+        return self.coalescer is None or self.coalescer.admit(pad, at_ns)
+
+    def scan(self, presses: list[Press], mark: Watermark) -> None:
+        """An ordered source's scan and the watermark after it, to the referee in one go; a
+        mark alone that nothing waits on (a flood's coalesced scans) is not journalled."""
+        waited_on = self.coalescer is None or self.referee.next_deadline() is not None
+        if presses or mark.lost_from is not None or waited_on:
+            self.feed([*presses, mark])
+
+    def watches_buttons(self) -> bool:
+        """Whether the held-button view runs (console.held_button_s > 0)."""
+        return self.held is not None
+
+    def pads_down(self, source: str, pads: Iterable[str], at_ns: int) -> None:
+        """Exactly `pads` of `source` are down at `at_ns` (an MCU's HEARTBEAT: it corrects what
+        lost frames or a pad down before the box connected left wrong in the held-button view)."""
         if self.held is not None:
-            pads = {f"{source}:{pad}" for pad in held.pads}
-            for notice in self.held.seen_down(source, pads, held.at_ns, self.clock()):
+            for notice in self.held.seen_down(source, set(pads), at_ns, self.clock()):
                 self._publish(notice)
             self._arm_held_timer()
+
+    def add_local_input(self, local: LocalInput) -> None:
+        self.local_inputs.append(local)
+
+    def add_lamps(self, source: str, lamps: LampOutput) -> None:
+        self.lamp_outputs[source] = lamps
+
+    def add_link(self, source: str, link: RunningLink) -> None:
+        self.links[source] = link
 
     def button_edge(self, source: str, pad: str, pressed: bool, at_ns: int) -> None:
         """A pad of `source` went down or up at `at_ns`, for the held-button view only (the
@@ -245,12 +254,13 @@ class Console:
                 self._publish(notice)
             self._arm_held_timer()
 
-    def mcu_angle(self, reading: AngleReading) -> None:
-        """An angle sample of the top, on the host timebase. The samples of one serial read
-        (an MCU sends them in bursts) go to the table together, in one feed, right after."""
-        if not self._thinning.admit(reading.at_ns, reading.status):
+    def angle(self, sample: AngleSample) -> None:
+        """An angle sample of the top, on the host timebase, from any source (an MCU, the GPIO
+        encoder). The samples of one read (an MCU sends them in bursts) go to the table
+        together, in one feed, right after."""
+        if not self._thinning.admit(sample.at_ns, sample.status):
             return  # thinned to spin.max_rate_hz (a change of sensor status always passes)
-        self._angles.append(AngleSample(reading.at_ns, reading.raw, reading.status))
+        self._angles.append(sample)
         if len(self._angles) == 1:
             try:
                 asyncio.get_running_loop().call_soon(self._feed_angles)
@@ -261,32 +271,6 @@ class Console:
         angles, self._angles = self._angles, []
         if angles:
             self.feed(angles)
-
-    def mcu_lost(self, source: str, from_ns: int) -> None:
-        """The MCU may have lost presses made after `from_ns` (said with its next watermark)."""
-        self._lost_from[source] = min(from_ns, self._lost_from.get(source, from_ns))
-
-    def mcu_watermark(self, source: str, up_to: int) -> None:
-        """The MCU has reported everything up to `up_to`: the scan and the mark in one go."""
-        scan, self._scan = self._scan, []
-        lost = self._lost_from.pop(source, None)
-        try:
-            if scan or lost is not None or self.coalescer is None or self.referee.next_deadline() is not None:
-                self.feed([*scan, Watermark(source, up_to, lost)])
-            # else nothing waits on this source's word (a flood's coalesced scans): not journalled
-        finally:  # the held-button view keeps up whatever the referee did with the scan
-            self._take_held_edges()
-
-    def _take_held_edges(self) -> None:
-        """The held-button view takes the scan's edges: after the lamps and the event, the
-        press path's feedback first; one that fails is logged and the others still count."""
-        edges, self._held_edges = self._held_edges, []
-        for edge_source, edge in edges:
-            for pad in edge.pads:
-                try:
-                    self.button_edge(edge_source, f"{edge_source}:{pad}", edge.pressed, edge.at_ns)
-                except Exception:
-                    log.exception("the held-button view failed on %s:%s", edge_source, pad)
 
     def report_error(self, source: str, message: str) -> None:
         """A driver or command problem: logged and published, rate-limited per source
@@ -319,10 +303,10 @@ class Console:
                 self._publish(out)
         for out in outputs:
             if isinstance(out, PlayCue):
-                self.cues.play(SoundCue(out.cue.value))
+                self.cues.play(out.cue)
         # The live angle (30 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
-        if not all(isinstance(out, SpinAngle) for out in outputs):
+        if not all(isinstance(out, Event) and out.LIVE for out in outputs):
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()
@@ -356,11 +340,10 @@ class Console:
 
     def _publish(self, event: Event) -> None:
         wire = self.publisher.publish(event)
-        match event:
-            case TableGameStarted():
-                self.records.game_started()
-            case GameRecord():
-                self.records.keep(wire)
+        if event.STARTS_GAME:  # a game's records are kept by game (console/shell/records.py)
+            self.records.game_started()
+        elif event.RECORD:
+            self.records.keep(wire)
 
     def publish_state(self) -> None:
         if self.mqtt is not None:

@@ -17,7 +17,6 @@ Contract:
 
 from __future__ import annotations
 
-import enum
 import logging
 import math
 import threading
@@ -26,6 +25,8 @@ from array import array
 from collections import deque
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+from console.engine.model import Cue
 
 __all__ = [
     "Cue",
@@ -50,15 +51,6 @@ _MAX_VOICES = 8
 REOPEN_INTERVAL_S = 5.0  # a dead output stream is reopened on a cue, at most this often
 
 log = logging.getLogger("chgk.sound")
-
-
-class Cue(enum.StrEnum):
-    """The cues the console can play."""
-
-    SIGNAL = "signal"  # a buzzer signal was accepted: short bright beep, ~150 ms
-    TIME_UP = "time_up"  # time is up: lower, longer tone, ~600 ms
-    WARNING = "warning"  # "10 seconds left": short double beep
-    START = "start"  # timer started: short rising blip
 
 
 class SoundUnavailable(Exception):

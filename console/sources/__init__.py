@@ -9,9 +9,10 @@ Contract (python-can's backend table and gpiozero's pin factories are the models
   with a watermark (everything up to then has been said): the referee may decide on its
   presses at once. An unordered one (GPIO edges) promises neither, so its presses wait out
   its declared `max_delay_ms`. This is the one place that says which sources are which.
-* `attach(console, name, section)` builds the source's driver on the console, importing its
-  backend module only then: a Pi without pyserial's or gpiozero's hardware libraries still
-  runs the games that do not need them. It returns what to call when the daemon stops.
+* `attach(host, name, section)` builds the source's driver on the console's `SourceHost`
+  (console/sources/host.py), importing its backend module only then: a Pi without
+  pyserial's or gpiozero's hardware libraries still runs the games that do not need them.
+  It returns what to call when the daemon stops.
 
 A new device is one backend module in this package and one entry in `_KINDS`.
 """
@@ -27,7 +28,7 @@ from drivers.buzz_report import COLOURS, HANDSETS, POLL_INTERVAL_US
 from firmware_proto import MAX_PADS
 
 if TYPE_CHECKING:
-    from console.shell.runtime import Console
+    from console.sources.host import SourceHost
 
 BUTTONS = "buttons"  # players' pads: presses and their sources' watermarks
 ANGLE = "angle"  # the top's angle sensor
@@ -72,15 +73,15 @@ class SourceKind:
     ordered: bool
     pads: Callable[[SourceSettings], int]  # how many pads it has (a player's pad must exist)
     problem: Callable[[SourceSettings], tuple[str, str] | None]  # (key, what is wrong) or None
-    backend: str  # "module:function", the function attaching it to a Console
+    backend: str  # "module:function", the function attaching it to a SourceHost
     defaults: tuple[tuple[str, object], ...] = ()  # settings this kind defaults otherwise (config.py)
 
-    def attach(self, console: Console, name: str, settings: SourceSettings) -> Stop | None:
-        """Build this source's driver on `console` (see the module docstring)."""
+    def attach(self, host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
+        """Build this source's driver on `host` (see the module docstring)."""
         module, _, function = self.backend.partition(":")
-        build: Callable[[Console, str, SourceSettings], Stop | None] = getattr(
+        build: Callable[[SourceHost, str, SourceSettings], Stop | None] = getattr(
             importlib.import_module(module), function)
-        return build(console, name, settings)
+        return build(host, name, settings)
 
 
 def _needs_port(s: SourceSettings) -> tuple[str, str] | None:

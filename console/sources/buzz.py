@@ -1,7 +1,7 @@
 """Sony Buzz! USB buzzers as a button source: handset i is pad ``<name>:i``, its red lamp the pad's lamp.
 
-Contract: `add_buzz(console, name, port, ...)` builds the Buzz! driver (drivers/buzz.py) of
-source `name` on a `Console`: a local input the console opens when it runs (reported
+Contract: `add_buzz(host, name, port, ...)` builds the Buzz! driver (drivers/buzz.py) of
+source `name` on a `SourceHost`: a local input the console opens when it runs (reported
 connected or disconnected, retried until it appears, reopened after an unplug) and a lamp
 output the referee's lamps reach. In a game that takes buttons, every report goes to the
 referee as the presses it holds (stamped with the report's arrival) followed by a watermark
@@ -26,39 +26,39 @@ from console.sources import BUTTONS, SourceSettings, Stop
 from drivers.buzz import BuzzLink
 
 if TYPE_CHECKING:
-    from console.shell.runtime import Console
+    from console.sources.host import SourceHost
 
 __all__ = ["add_buzz", "attach_buzz"]
 
 
-def add_buzz(console: Console, name: str, port: str, *, buzzer_buttons: tuple[str, ...] = ("red",),
+def add_buzz(host: SourceHost, name: str, port: str, *, buzzer_buttons: tuple[str, ...] = ("red",),
              resolution_us: int, retry_interval: float = 1.0) -> BuzzLink:
     """A Buzz! receiver at `port` ("" = the first one found by its USB ids)."""
-    takes_buttons = BUTTONS in console.game.takes
+    takes_buttons = host.takes(BUTTONS)
     vouched_ns = resolution_us * 1000  # see the module docstring
     pads = tuple(f"{name}:{h}" for h in range(4))
 
     def on_report(handsets: tuple[int, ...], at_ns: int) -> None:
         if takes_buttons:
             presses = [Press(name, pads[h], at_ns) for h in handsets]
-            console.feed([*presses, Watermark(name, at_ns - vouched_ns)])
+            host.feed([*presses, Watermark(name, at_ns - vouched_ns)])
 
     link = BuzzLink(
         port,
         on_report=on_report,
-        on_status=lambda state, detail: console.report_status(name, state, detail),
-        on_error=lambda message: console.report_error(name, message),
+        on_status=lambda state, detail: host.report_status(name, state, detail),
+        on_error=lambda message: host.report_error(name, message),
         buzzer_buttons=buzzer_buttons,
         resolution_us=resolution_us,
         retry_interval=retry_interval,
-        clock=console.clock,  # the console's one timebase (a test's scripted clock, too)
+        clock=host.clock,  # the console's one timebase (a test's scripted clock, too)
     )
-    console.local_inputs.append(link)
-    console.lamp_outputs[name] = link
+    host.add_local_input(link)
+    host.add_lamps(name, link)
     return link
 
 
-def attach_buzz(console: Console, name: str, settings: SourceSettings) -> Stop | None:
-    add_buzz(console, name, settings.port, buzzer_buttons=settings.buzzer_buttons,
+def attach_buzz(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
+    add_buzz(host, name, settings.port, buzzer_buttons=settings.buzzer_buttons,
              resolution_us=settings.resolution_us)
     return None

@@ -41,6 +41,7 @@ from console.engine.spin.sectors import (
     raw_to_deg,
 )
 from console.games import load_config
+from console.games.chgk.config import TableSection
 from console.tools.calibration_store import (
     KEY_COMMENTS,
     StoredCalibration,
@@ -110,7 +111,7 @@ def find_angle_source(config: Config) -> tuple[str, SourceSection]:
     serial_mcu / simulated_mcu source.  Raises ConfigError naming the file and
     ``table.angle_source`` when there is none, several, or the named one cannot read it."""
     key = "table.angle_source"
-    named = config.table.angle_source
+    named = config.section(TableSection).angle_source
     if named:
         source = config.sources.get(named)
         if source is None:

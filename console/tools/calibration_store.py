@@ -39,6 +39,7 @@ from tomlkit.items import AoT, Comment, InlineTable, Item, Table, Whitespace
 from console.config import ConfigError
 from console.engine.spin.sectors import Calibration
 from console.games import load_config
+from console.games.chgk.config import TableSection
 
 __all__ = [
     "KEY_COMMENTS",
@@ -212,7 +213,7 @@ def store_calibration(config_path: str, calibration: Calibration) -> StoredCalib
         except OSError as exc:
             raise StoreError(f"не удалось записать {target}: {_why(exc)}") from exc
         try:
-            table = load_config(target).table
+            table = load_config(target).section(TableSection)
             problem = None
             if (table.zero_offset_deg, table.clockwise_increases) != expected:
                 problem = (f"после записи файл даёт zero_offset_deg = {table.zero_offset_deg}, "

@@ -32,6 +32,7 @@ from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPi
 from console.engine.chgk.table import TableGame
 from console.engine.events import Event
 from console.engine.spin.events import SpinAngle, SpinStarted
+from console.games.chgk.config import TableSection
 from console.games.chgk.texts import (
     ACTIONS,
     HELPS,
@@ -90,8 +91,7 @@ class TableView:
     """
 
     def __init__(self, console: Console, out: TextIO, *, interactive: bool, broker: str) -> None:
-        assert console.table is not None, "the table demo needs game.kind = 'chgk'"
-        self.console, self.table, self.out = console, console.table, out
+        self.console, self.table, self.out = console, table_of(console), out
         self.interactive, self.broker = interactive, broker
         self.opponent = self.table.setup.rules.opponent
         self.recent: deque[str] = deque(maxlen=RECENT)
@@ -222,6 +222,13 @@ class TableView:
                 f"  Ответ: {' '.join(q.answer.split())}", f"  Источник: {q.source}"]
 
 
+def table_of(console: Console) -> TableGame:
+    """The table engine a console runs (the table demo needs game.kind = "chgk")."""
+    table = console.referee
+    assert isinstance(table, TableGame), "the table demo needs game.kind = 'chgk'"
+    return table
+
+
 def key_help(table: TableGame) -> list[str]:
     """The keys, in Russian, for this table (13 sectors or 12; the fortochka key when needed)."""
     count = table.setup.rules.sectors
@@ -237,8 +244,7 @@ class TableKeys:
 
     def __init__(self, console: Console, feed: LiveTopFeed, view: TableView, *,
                  rng: random.Random, spin_seconds: tuple[float, float]) -> None:
-        assert console.table is not None
-        self.console, self.table, self.feed, self.view = console, console.table, feed, view
+        self.console, self.table, self.feed, self.view = console, table_of(console), feed, view
         self.rng, self.spin_seconds = rng, spin_seconds
 
     def press(self, key: str) -> None:
@@ -279,7 +285,7 @@ async def run_table_demo(
         return 2
     sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
             if s.kind == "simulated_mcu"}
-    angle_source = config.table.angle_source or next(iter(sims), "")
+    angle_source = config.section(TableSection).angle_source or next(iter(sims), "")
     if angle_source not in sims:
         print("demo: the config has no simulated_mcu source for the top (see table.angle_source)",
               file=sys.stderr)
@@ -292,8 +298,9 @@ async def run_table_demo(
     for name, sim in sims.items():
         add_mcu(console, name, sim.port, config.sources[name].baudrate)
     # The top is mounted as the config's calibration says, so the engine's sectors are the top's.
-    top = SimTop(seed=top_seed, rate_hz=SAMPLE_RATE_HZ, sensor_offset_deg=config.table.zero_offset_deg,
-                 clockwise_increases=config.table.clockwise_increases)
+    table = config.section(TableSection)
+    top = SimTop(seed=top_seed, rate_hz=SAMPLE_RATE_HZ, sensor_offset_deg=table.zero_offset_deg,
+                 clockwise_increases=table.clockwise_increases)
     feed = LiveTopFeed(top, sims[angle_source])
 
     net = demo_network(config)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from drivers.mcu_serial import McuLink, PadEdge
+from drivers.mcu_serial import McuLink, PadEdge, Watermark
 from tests.conftest import until
 from tests.hardware import devices
 
@@ -58,8 +58,8 @@ async def box() -> AsyncIterator[Box]:
     def edge(e: PadEdge) -> None:
         rig.edges.append((e, time.monotonic_ns()))
 
-    def mark(ns: int) -> None:
-        rig.marks.append((ns, time.monotonic_ns(), link.clock.sample_count))
+    def mark(watermark: Watermark) -> None:
+        rig.marks.append((watermark.ns, time.monotonic_ns(), link.clock.sample_count))
 
     # Pings ten times a second: the fit (8 samples) is there within a second.
     link = McuLink(wanted.value, name="box", on_edge=edge, on_watermark=mark, ping_interval=0.1,

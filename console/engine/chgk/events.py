@@ -123,6 +123,7 @@ class HostCommandRefused(TableCommandRefused):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TableGameStarted(Event):
     TYPE: ClassVar[str] = "game_started"
+    STARTS_GAME: ClassVar[bool] = True
 
     stage: Stage
     target: int
@@ -461,6 +462,7 @@ class GameRecord(Event):
     """The game for the tournament tables (000 1.6.1, 1.7); a later one replaces an earlier one."""
 
     TYPE: ClassVar[str] = "game_record"
+    RECORD: ClassVar[bool] = True
 
     stage: Stage
     target: int

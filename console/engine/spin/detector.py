@@ -44,7 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from console.engine.model import NS_PER_MS, NS_PER_S, Output
+from console.engine.model import NS_PER_MS, NS_PER_S, STATUS_MAGNET_DETECTED, AngleSample, Output
 from console.engine.spin.events import (
     Direction,
     InvalidReason,
@@ -63,10 +63,8 @@ from console.engine.spin.signal import (
     COUNTS_PER_DEG,
     REST_TOLERANCE_COUNTS,
     SMOOTH_NS,
-    STATUS_MAGNET_DETECTED,
     STATUS_MAGNET_TOO_STRONG,
     STATUS_MAGNET_TOO_WEAK,
-    AngleSample,
     SlopeWindow,
     StillRun,
     Unwrapper,

@@ -100,6 +100,7 @@ class SpinAngle(Event):
     """The arrow's live angle while the top spins (its own topic, at most 30 a second)."""
 
     TYPE: ClassVar[str] = "spin_angle"
+    LIVE: ClassVar[bool] = True  # 30 a second while the top spins: its own topic
 
     at_ns: int
     angle_deg: float

@@ -1,7 +1,7 @@
 """The top's signal: sensor samples, and the maths the spin detector runs on them.
 
-Contract: `AngleSample` is one sensor reading (``raw`` 0..4095 per turn, ``status`` bits as on
-the wire, ``at_ns`` host monotonic ns); `fault_flags` names what a status reports. The rest is
+Contract: an `AngleSample` (console/engine/model.py: an input like a press) is one sensor
+reading; `fault_flags` names what a status reports. The rest is
 exact arithmetic on unwrapped angles (a signed count of sensor steps, `COUNTS_PER_DEG` to a
 degree), with no knowledge of spins:
 
@@ -18,15 +18,13 @@ See console/engine/spin/detector.py for how the detector uses them and why the f
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 
-from console.engine.model import NS_PER_MS, NS_PER_S
+from console.engine.model import NS_PER_MS, NS_PER_S, STATUS_MAGNET_DETECTED
 from console.engine.spin.events import SensorFlag
-from firmware_proto import ANGLE_STATUS_MASK, RAW_PER_TURN, AngleStatus
+from firmware_proto import RAW_PER_TURN, AngleStatus
 
 # Bits of the sensor status, as on the wire (AS5600 STATUS): the protocol owns them; plain ints
 # here, the names the scenarios and the detector's callers use.
-STATUS_MAGNET_DETECTED = int(AngleStatus.MAGNET_DETECTED)
 STATUS_MAGNET_TOO_WEAK = int(AngleStatus.MAGNET_TOO_WEAK)
 STATUS_MAGNET_TOO_STRONG = int(AngleStatus.MAGNET_TOO_STRONG)
 
@@ -51,22 +49,6 @@ def fault_flags(status: int) -> tuple[SensorFlag, ...]:
     if status & STATUS_MAGNET_TOO_STRONG:
         flags.append(SensorFlag.MAGNET_TOO_STRONG)
     return tuple(flags)
-
-
-@dataclass(frozen=True, slots=True)
-class AngleSample:
-    """The sensor read ``raw`` (0..4095 per turn) with ``status`` (bits as on the wire) at
-    ``at_ns`` (host monotonic ns, e.g. an MCU stamp mapped by clock sync)."""
-
-    at_ns: int
-    raw: int
-    status: int = STATUS_MAGNET_DETECTED
-
-    def __post_init__(self) -> None:
-        if not 0 <= self.raw < RAW_PER_TURN:
-            raise ValueError(f"raw must be 0..{RAW_PER_TURN - 1}, got {self.raw}")
-        if self.status & ~ANGLE_STATUS_MASK:
-            raise ValueError(f"status must use only bits 0..2, got {self.status:#04x}")
 
 
 class Unwrapper:

@@ -1,1 +1,1 @@
-"""The «Что? Где? Когда?» table (seeds 000 and 003): its kind (registry entry), config, texts and question files."""
+"""The «Что? Где? Когда?» table (seeds 000 and 003): its kind, config, texts and question files."""

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
+from console.engine.chgk.round import Phase
 from console.engine.chgk.rules import (
     ChgkAction,
     ChgkHost,
@@ -31,6 +32,7 @@ from console.engine.chgk.table import TableGame, TableSetup
 from console.engine.model import NS_PER_MS
 from console.engine.spin.detector import STATUS_MAGNET_DETECTED, AngleSample, SpinConfig
 from console.engine.spin.sectors import SectorMap
+from console.games.chgk.config import SpinSection, TableSection, TableTeams
 from console.games.chgk.questions import question_file_path, question_pool
 from console.games.kind import ANGLE, GameInput, GameKind, JsonObject, only_keys
 from console.sources import source_kind
@@ -51,7 +53,7 @@ MAX_REASON = 500  # characters of a correction's reason: a sentence, not a docum
 
 def table_setup(config: Config, seed: int | None = None, started_at_ns: int | None = None) -> TableSetup:
     """The table engine's parameters (see the module docstring)."""
-    t = config.table
+    t = config.section(TableSection)
     src = config.source
     special: dict[int, SectorKind] = {}
     for key, kind in SPECIAL_KEYS.items():
@@ -59,7 +61,7 @@ def table_setup(config: Config, seed: int | None = None, started_at_ns: int | No
             if sector in special:
                 raise ConfigError(src, f"table.{key}", f"sector {sector} is already {special[sector].value}")
             special[sector] = kind
-    teams = tuple(Team(team.id, team.name, team.main) for team in config.teams)
+    teams = tuple(Team(team.id, team.name, team.main) for team in config.section(TableTeams).teams)
     overrides: dict[str, object] = {
         "special": special,
         "fortochka_sector": t.fortochka or None,
@@ -79,7 +81,7 @@ def table_setup(config: Config, seed: int | None = None, started_at_ns: int | No
         sectors = SectorMap(rules.sectors, t.widths_deg or None, t.zero_offset_deg, t.clockwise_increases)
     except ValueError as exc:
         raise ConfigError(src, "table.widths_deg", str(exc)) from exc
-    s = config.spin
+    s = config.section(SpinSection)
     try:
         spin = SpinConfig(
             min_rotation_deg=s.min_rotation_deg,
@@ -103,7 +105,7 @@ def angle_source(config: Config) -> str | None:
     ``table.angle_source`` when the name is not such a source, or when several could read the
     top and none is named (their readings would interleave in the one stop detector)."""
     readers = [name for name, s in config.sources.items() if ANGLE in source_kind(s.kind).roles]
-    named = config.table.angle_source
+    named = config.section(TableSection).angle_source
     if named:
         if named not in readers:
             raise ConfigError(config.source, "table.angle_source",
@@ -173,6 +175,29 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     return parse_command({"action": value, **{k: line[k] for k in HOST_ARGS if k in line}}, at)
 
 
+def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    """The table's inputs as scenario lines: an angle sample, a pick, a host action with the
+    arguments it was given."""
+    if isinstance(inp, AngleSample):
+        return {"angle": inp.raw, "status": inp.status}, inp.at_ns
+    if isinstance(inp, SectorPicked):
+        return {"pick": inp.sector, "source": inp.source.value}, inp.at
+    if isinstance(inp, ChgkHost):
+        line: dict[str, Any] = {"host": inp.action.value}
+        line.update({k: getattr(inp, k) for k in HOST_ARGS if getattr(inp, k) is not None})
+        return line, inp.at
+    return None
+
+
+def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+    """The round in play, withdrawn (``cancel_round``: no score, the envelope back on its
+    sector as unplayed); the table goes back to the spin (003 6.1.1: the top chooses the next
+    question). None when no round is in play."""
+    if engine.referee.phase in (Phase.READY, Phase.GAME_OVER):
+        return None
+    return ChgkHost(ChgkAction.CANCEL_ROUND, at), "round"
+
+
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs to judge the journal's inputs the same way."""
 
@@ -180,13 +205,13 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
         return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(obj).items()}
 
     # The question file as a full path: a replay reads it wherever the journal is.
-    path = question_file_path(config.source, config.table.question_file)
+    path = question_file_path(config.source, config.section(TableSection).question_file)
     return {
         "game": {"kind": "chgk"},
-        "table": {**section(config.table), "seed": seed,
+        "table": {**section(config.section(TableSection)), "seed": seed,
                   "question_file": str(path.resolve()) if path else ""},
-        "spin": section(config.spin),
-        "teams": [section(t) for t in config.teams],
+        "spin": section(config.section(SpinSection)),
+        "teams": [section(t) for t in config.section(TableTeams).teams],
         # A replay has no hardware: the sources only need to exist under their names.
         "sources": {name: {"kind": "simulated_mcu"} for name in config.sources},
     }
@@ -198,10 +223,10 @@ GAME = GameKind(
     takes=frozenset({ANGLE}),
     host_pedal=False,
     check=check,
-    seed=lambda config: config.table.seed,
+    seed=lambda config: config.section(TableSection).seed,
     engine=lambda config, seed, now: TableGame(replace(
         table_setup(config, seed, started_at_ns=now),
-        questions=question_pool(config.source, config.table.question_file))),
+        questions=question_pool(config.source, config.section(TableSection).question_file))),
     parse_command=parse_command,
     command_help=('expected {"action": one of '
                   f'{", ".join([PICK_SECTOR, *(a.value for a in ChgkAction)])}, and its arguments}}'),
@@ -210,7 +235,14 @@ GAME = GameKind(
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={"sources": {"top": {"kind": "simulated_mcu", "pads": 1}}},
+    inputs=(AngleSample, SectorPicked, ChgkHost),
     board="table.html",
+    host_page="host-chgk.js",
     demo="console.tools.demo_table:run_table_demo",
     demo_config="demo-chgk.toml",
+    interrupted=interrupted,
+    input_line=input_line,
+    angle_source=lambda config: config.section(TableSection).angle_source,
+    angle_rate_hz=lambda config: config.section(SpinSection).max_rate_hz,
+    record_dir=lambda config: config.section(TableSection).record_dir,
 )

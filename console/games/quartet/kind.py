@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
-from console.engine.model import NS_PER_S, HostAction
+from console.engine.model import NS_PER_S, Host, HostAction, Press, Watermark
 from console.engine.quartet.fight import QuartetFight
 from console.engine.quartet.rules import (
     Penalty,
@@ -30,12 +30,13 @@ from console.engine.quartet.rules import (
     RoundType,
     Stage,
 )
-from console.engine.svoya.corrections import CorrectionAction
+from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
+from console.games.quartet.config import QuartetSection
+from console.games.svoya.kind import input_line as svoya_line
 from console.games.svoya.kind import journal_header as svoya_header
-from console.games.svoya.kind import pack_themes, svoya_rules
+from console.games.svoya.kind import pack_themes, question_interrupted, svoya_rules
 from console.games.svoya.kind import parse_command as svoya_command
-from console.scenario import press_step, watermark_step
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
 SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
@@ -44,7 +45,7 @@ STEP_ARGS = (*ARGS, "delta", "reason")  # a host step: the fight's arguments, or
 
 def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
     """The fight's parameters (see the module docstring); ConfigError naming the key."""
-    q, src = config.quartet, config.source
+    q, src = config.section(QuartetSection), config.source
     seats = {p.id: p for p in config.players}
     for i, team in enumerate(q.teams):
         if team.id not in seats:
@@ -77,7 +78,7 @@ def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
 
 
 def check(config: Config) -> None:
-    if not config.quartet.teams:
+    if not config.section(QuartetSection).teams:
         raise ConfigError(config.source, "quartet.teams", "a fight has 2 to 4 teams (004 3.1): "
                                                           "add [[quartet.teams]] with their players")
     quartet_rules(config)
@@ -125,10 +126,8 @@ def host_command(kind: QuartetAction, args: JsonObject, at: int) -> QuartetHost:
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
-    if step == "press":
-        return press_step(line[step], at)
-    if step == "watermark":
-        return watermark_step(line[step], at)
+    """A ``host`` step: a «Своя игра» action or correction, or a fight's command with its
+    arguments (console/scenario.py parses presses and watermarks, ``lost_from_ms`` included)."""
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
@@ -137,7 +136,7 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs: the «Своя игра» part, the seats and [quartet]."""
-    q = config.quartet
+    q = config.section(QuartetSection)
     return {**svoya_header(config, seed),
             "game": {**svoya_header(config, seed)["game"], "kind": "quartet"},
             "quartet": {"rounds": list(q.rounds), "stage": q.stage, "assign_s": q.assign_s,
@@ -149,6 +148,20 @@ def _engine(config: Config, seed: int, now: int | None) -> QuartetFight:
     return QuartetFight(replace(quartet_rules(config, seed), seed=seed))
 
 
+def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    """A fight's command or a correction: ``host`` with its arguments."""
+    if isinstance(inp, QuartetHost):
+        command = inp.command()
+        return {"host": command.pop("action"), **command}, inp.at
+    return svoya_line(inp)
+
+
+def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+    """The question in play of the theme in play, voided as in «Своя игра»."""
+    referee = engine.referee
+    return None if referee is None else question_interrupted(referee, at)
+
+
 _ACTIONS = [*(a.value for a in HostAction), *(a.value for a in CorrectionAction),
             *(a.value for a in QuartetAction)]
 
@@ -158,7 +171,7 @@ GAME = GameKind(
     takes=frozenset({BUTTONS}),
     host_pedal=True,
     check=check,
-    seed=lambda config: config.quartet.seed,
+    seed=lambda config: config.section(QuartetSection).seed,
     engine=_engine,
     parse_command=parse_command,
     command_help=f'expected {{"action": one of {", ".join(_ACTIONS)}, ...its arguments}}',
@@ -172,7 +185,12 @@ GAME = GameKind(
         "quartet": {"teams": [{"id": f"t{i + 1}", "players": [f"Игрок {i + 1}.{j + 1}" for j in range(4)]}
                               for i in range(4)]},
     },
+    inputs=(Press, Watermark, Host, AdjustScore, Reverse, QuartetHost),
     board="quartet.html",
+    host_page="host-quartet.js",
     demo="console.tools.demo_quartet:run_demo",
     demo_config="demo-quartet.toml",
+    coalesce_presses=True,  # its themes are judged by the «Своя игра» referee
+    interrupted=interrupted,
+    input_line=input_line,
 )

@@ -14,11 +14,12 @@ from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.sports.timer import SportsAction, SportsHost, SportsRules, SportsTimer
 from console.games.kind import GameInput, GameKind, JsonObject, only_keys
+from console.games.sports.config import SportsSection
 
 
 def sports_rules(config: Config) -> SportsRules:
     """The timer's parameters (``[sports]``); ConfigError naming the key when they do not fit."""
-    s = config.sports
+    s = config.section(SportsSection)
     if s.warning_at_s >= s.count_s:
         raise ConfigError(config.source, "sports.warning_at_s",
                           f"the warning must come before the end of the count ({s.count_s} s), "
@@ -52,9 +53,21 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     return SportsHost(SportsAction(value), at)
 
 
+def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    return ({"host": inp.action.value}, inp.at) if isinstance(inp, SportsHost) else None
+
+
+def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+    """The running count, withdrawn (its ``cancel``; the question keeps its number): the host
+    starts it again (003 5.3)."""
+    if engine.running_timer() is None:
+        return None
+    return SportsHost(SportsAction.CANCEL, at), "count"
+
+
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs: the game and its timer's settings."""
-    return {"game": {"kind": "sports"}, "sports": dict(vars(config.sports))}
+    return {"game": {"kind": "sports"}, "sports": dict(vars(config.section(SportsSection)))}
 
 
 GAME = GameKind(
@@ -72,5 +85,9 @@ GAME = GameKind(
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={},
+    inputs=(SportsHost,),
     board="timer.html",
+    host_page="host-sports.js",
+    interrupted=interrupted,
+    input_line=input_line,
 )

@@ -15,8 +15,9 @@ from typing import Any
 
 from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
-from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction
+from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, Watermark
 from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
 from console.engine.svoya.rules import (
     AnswerClock,
@@ -29,7 +30,6 @@ from console.engine.svoya.rules import (
 )
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.packs import PackError, load_pack
-from console.scenario import press_step, watermark_step
 from console.sources import source_kind
 
 log = logging.getLogger("chgk.svoya")
@@ -141,10 +141,8 @@ def _text(command: JsonObject, key: str) -> str:
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
-    if step == "press":
-        return press_step(line[step], at)
-    if step == "watermark":
-        return watermark_step(line[step], at, line.get("lost_from_ms"))
+    """A ``host`` step: a host action or a correction with its arguments (console/scenario.py
+    parses the presses and watermarks every button game shares)."""
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
@@ -179,6 +177,33 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
     }
 
 
+def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    """A correction's scenario line: ``host`` with the correction's arguments."""
+    if isinstance(inp, AdjustScore | Reverse):
+        command = inp.command()
+        return {"host": command.pop("action"), **command}, inp.at
+    return None
+
+
+def question_interrupted(referee: SvoyaReferee, at: int) -> tuple[GameInput, str] | None:
+    """The question in play, cancelled with no score change (the host's ``cancel``) and, not
+    being counted as played, played again: the host reads it anew, as after a reset he may
+    begin the reading again (004 App.9). None when no question is in play."""
+    if referee.phase in (Phase.IDLE, Phase.GAME_OVER):
+        return None
+    return Host(HostAction.CANCEL, at), "question"
+
+
+def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+    return question_interrupted(engine, at)
+
+
+def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
+    """A pack that could not be read: the referee starts without it, and the host is told."""
+    problem = engine.pack_problem
+    return (("pack", problem),) if problem else ()
+
+
 GAME = GameKind(
     name="svoya",
     title="«Своя игра»",
@@ -192,14 +217,20 @@ GAME = GameKind(
                   '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
                   '{"action": "reverse", "reason": TEXT}'),
     steps=("press", "host", "watermark"),
-    step_args={"watermark": ("lost_from_ms",), "host": STEP_ARGS},
+    step_args={"host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
     scenario_defaults={
         "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
+    inputs=(Press, Watermark, Host, AdjustScore, Reverse),
     board="scoreboard.html",
+    host_page="host-svoya.js",
     demo="console.tools.demo:run_demo",
     demo_config="demo.toml",
+    coalesce_presses=True,  # an earlier press of a pad is never worse than its later one
+    interrupted=interrupted,
+    start_problems=start_problems,
+    input_line=input_line,
 )
