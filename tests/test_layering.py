@@ -77,10 +77,11 @@ def _type_checking_only(tree: ast.Module) -> set[ast.AST]:
     return hidden
 
 
-def dependencies(path: Path, modules: dict[str, Path]) -> set[str]:
-    """The project modules `path` imports when it runs (at import time or in a function)."""
+def dependencies(path: Path, modules: dict[str, Path], *, type_only: bool = True) -> set[str]:
+    """The project modules `path` imports: when it runs (at import time or in a function) and,
+    unless `type_only` is False, for its annotations (under `if TYPE_CHECKING:`)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    hidden = _type_checking_only(tree)
+    hidden = set() if type_only else _type_checking_only(tree)
     deps: set[str] = set()
     for node in ast.walk(tree):
         if node in hidden:
@@ -99,8 +100,9 @@ def dependencies(path: Path, modules: dict[str, Path]) -> set[str]:
 
 
 def test_the_import_graph_has_no_cycles() -> None:
-    """A module never needs, through any chain, a module that needs it (lazy registries load
-    their entries by name with importlib, which is not an import cycle)."""
+    """A module never needs, through any chain, a module that needs it, not even for its type
+    annotations (`if TYPE_CHECKING:` imports count: a cycle there is a layering the code
+    hides). Lazy registries load their entries by name with importlib, which is not an import."""
     modules = project_modules()
     graph = {name: dependencies(path, modules) - {name} for name, path in modules.items()}
     done: set[str] = set()
@@ -147,3 +149,42 @@ def test_the_engine_has_no_any_and_no_dict_events() -> None:
         names |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
         assert "Any" not in names, f"{path.relative_to(ROOT)} uses Any"
         assert "Emit" not in names, f"{path.relative_to(ROOT)} emits dict events"
+
+
+# The layers every game shares, and what a game is (its engine package, its games package).
+SHARED = ("console/shell", "console/sources", "console/config.py", "console/scenario.py",
+          "console/wire.py", "console/playback.py", "console/texts.py")
+GAMES = ("svoya", "quartet", "chgk", "spin", "sports")
+
+
+def game_modules(names: set[str]) -> set[str]:
+    """The names among `names` that are a game's engine or a game's package."""
+    return {n for n in names for g in GAMES
+            if n == f"console.engine.{g}" or n.startswith((f"console.engine.{g}.", f"console.games.{g}"))}
+
+
+def test_the_shared_layers_import_no_game() -> None:
+    """Issue 17: the shell, the sources, config, the scenario format, the wire format and
+    replay's machinery ask a game's kind (console/games/kind.py), never import a game's
+    engine or games package, for running or for types: a new game is one folder."""
+    modules = project_modules()
+    found: list[str] = []
+    for shared in SHARED:
+        root = ROOT / shared
+        for path in ([root] if root.suffix == ".py" else sorted(root.rglob("*.py"))):
+            names = imports(path) | dependencies(path, modules)
+            found += [f"{path.relative_to(ROOT)} imports {n}" for n in sorted(game_modules(names))]
+    # The registry's interface is no game's either.
+    for interface in ("console/games/__init__.py", "console/games/kind.py"):
+        path = ROOT / interface
+        found += [f"{interface} imports {n}" for n in sorted(game_modules(imports(path)))]
+    assert not found, "\n".join(found)
+
+
+def test_the_game_check_sees_an_import() -> None:
+    """The check above is not vacuous: it names a game's engine and its games package, not
+    the kernel or the registry."""
+    assert game_modules({"console.engine.svoya.referee", "console.games.chgk.config",
+                         "console.engine.model", "console.games", "console.games.kind",
+                         "console.engine.spin"}) == {
+        "console.engine.svoya.referee", "console.games.chgk.config", "console.engine.spin"}

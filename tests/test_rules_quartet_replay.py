@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from console.engine.model import Output
+from console.engine.model import NS_PER_S as S
+from console.engine.model import HostAction, Output, Press, Watermark
 from console.engine.quartet.rules import QuartetTeam, RoundType, Stage
 from console.games import game
 from console.scenario import step_to_json
@@ -150,3 +151,26 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def test_a_lossy_watermark_of_a_quartet_journal_replays_and_is_judged_the_same() -> None:
+    """A quartet's journal keeps a watermark's lost span (``lost_from_ms``) as «Своя игра»'s
+    does, and replay takes it back (it was refused with «unknown key(s) lost_from_ms», so
+    resume skipped it): the turn it decided still says the MCU may have lost presses
+    (004 §III 3.3: each theme is judged by the «Своя игра» referee; App.3: the first signal)."""
+    f = Recording((RoundType.OPEN,), Stage.GROUP)
+    f.cmd("start_round", themes=[f"Тема {i}" for i in range(1, 5)])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)
+    f.advance(S)
+    f.deliver(Press("mcu", f.pads["t2"], f.now))
+    f.deliver(Watermark("mcu", f.now, lost_from=f.now - S // 2))
+    (live,) = f.events("signal_accepted")
+    assert live["inputs_lost"] == ["mcu"]
+    assert any("lost_from_ms" in line for line in f.lines)
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_lines(text(f).splitlines(), "quartet.jsonl", out, err) == 0, err.getvalue()
+    replayed_events = [json.loads(line) for line in out.getvalue().splitlines()]
+    (again,) = [e for e in replayed_events if e["type"] == "signal_accepted"]
+    assert {k: v for k, v in again.items() if k != "seq"} == live

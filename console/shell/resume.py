@@ -42,7 +42,6 @@ import logging
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +52,7 @@ from console.games import game
 from console.games.kind import GameInput
 from console.playback import ClockStep, play, read_scenario
 from console.shell.notices import FightResumed
+from console.shell.resumption import NotResumed, Resumption
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
@@ -68,31 +68,6 @@ SHIFT_MARGIN_NS = NS_PER_MS  # after a reboot: the first new time this far past 
 TIME_FIELDS = ("at", "up_to", "at_ns", "lost_from")  # the inputs' times (console/engine/model.py...)
 # Hardware addresses, not rules: a box moved to another USB port must not stop a resume.
 _ADDRESSES = ("port", "pins")
-
-
-@dataclass(frozen=True)
-class Resumption:
-    """A journal replayed, ready to go on (see the module docstring)."""
-
-    path: Path
-    seed: int
-    referee: Game[Any]  # the replayed engine, TimeShifted when shift_ns > 0
-    engine: Game[Any]  # the same engine, unwrapped (what `interrupted` looks at)
-    copied: tuple[str, ...]  # the journal's lines after its header (a torn last one left out)
-    known_until: int  # the journal's last time (engine ns): the console ran at least this long
-    shift_ns: int
-    inputs: int
-    torn: str | None  # the torn last line as read (None: the journal ended cleanly)
-    skipped: tuple[str, ...]  # replay's words on each line it refused
-
-
-@dataclass(frozen=True)
-class NotResumed:
-    """A journal of today that could not be resumed, kept under another name."""
-
-    path: Path
-    kept_as: Path | None
-    why: str
 
 
 def find_journal(journal: str, now_s: float | None = None) -> Path | None:

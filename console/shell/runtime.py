@@ -45,7 +45,7 @@ from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
-from console.shell.resume import Resumption
+from console.shell.resumption import Resumption
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
 

@@ -1,0 +1,42 @@
+"""What resuming from the journal found: the records `console/shell/resume.py` gives.
+
+Contract: a `Resumption` is a journal replayed and ready to go on (the runtime's `Console`
+is built with it); a `NotResumed` a journal of today that could not be resumed, kept under
+another name. They live apart from resume.py so that the runtime, which resume announces
+itself on, needs no import of it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from console.engine.game import Game
+
+__all__ = ["NotResumed", "Resumption"]
+
+
+@dataclass(frozen=True)
+class Resumption:
+    """A journal replayed, ready to go on (console/shell/resume.py)."""
+
+    path: Path
+    seed: int
+    referee: Game[Any]  # the replayed engine, TimeShifted when shift_ns > 0
+    engine: Game[Any]  # the same engine, unwrapped (what `interrupted` looks at)
+    copied: tuple[str, ...]  # the journal's lines after its header (a torn last one left out)
+    known_until: int  # the journal's last time (engine ns): the console ran at least this long
+    shift_ns: int
+    inputs: int
+    torn: str | None  # the torn last line as read (None: the journal ended cleanly)
+    skipped: tuple[str, ...]  # replay's words on each line it refused
+
+
+@dataclass(frozen=True)
+class NotResumed:
+    """A journal of today that could not be resumed, kept under another name."""
+
+    path: Path
+    kept_as: Path | None
+    why: str
