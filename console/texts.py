@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from console.engine.events import CommandRefused, Event
 from console.shell.notices import ButtonHeld, ConsoleError, FightResumed, SourceStatus
 
+# One word per LinkState (drivers/link_state.py); the host screen shows the same (host.js).
 SOURCE_STATES = {
     "connected": "подключено",
-    "disconnected": "отключено",
-    "incompatible": "несовместимая прошивка",
-    "resyncing": "часы устройства сбились, пересинхронизация (проверьте решения)",
+    "disconnected": "нет связи",
+    "incompatible": "другая версия прошивки",
+    "resyncing": "часы устройства сбились: пересинхронизация, проверьте решения",
 }
 
 def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str, str]) -> str | None:

@@ -52,6 +52,7 @@ from drivers.buzz_report import (
     newly_pressed,
     selection,
 )
+from drivers.link_state import LinkState
 
 __all__ = ["BuzzDevice", "BuzzError", "BuzzLink", "find_buzz"]
 
@@ -205,7 +206,7 @@ class BuzzLink:
             device = self._locate()
             fd = os.open(device.path, os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
         except (BuzzError, OSError) as exc:
-            self._report_status("disconnected", self._why(exc))
+            self._report_status(LinkState.DISCONNECTED, self._why(exc))
             self._retry = self._loop.call_later(self._retry_interval, self._connect)
             return
         self._fd, self._device = fd, device
@@ -213,7 +214,7 @@ class BuzzLink:
         self._loop.add_reader(fd, self._on_readable)
         poll = (f"polled every {device.interval_us / 1000:g} ms" if device.interval_us
                 else "poll interval unknown")
-        self._report_status("connected", f"{device.product} at {device.path}, {poll}")
+        self._report_status(LinkState.CONNECTED, f"{device.product} at {device.path}, {poll}")
         if device.interval_us is not None and device.interval_us > self._resolution_us:
             self._on_error(f"{device.path} is polled every {device.interval_us / 1000:g} ms but the source "
                            f"declares resolution_us = {self._resolution_us}: presses closer than the poll "
@@ -252,11 +253,11 @@ class BuzzLink:
     def _lost(self, reason: str) -> None:
         path = self._device.path if self._device else self._port
         self._drop()
-        self._report_status("disconnected", f"{path}: {reason}")
+        self._report_status(LinkState.DISCONNECTED, f"{path}: {reason}")
         if self._loop is not None and self._retry is None:
             self._retry = self._loop.call_later(self._retry_interval, self._connect)
 
-    def _report_status(self, state: str, detail: str) -> None:
+    def _report_status(self, state: LinkState, detail: str) -> None:
         if self._status != (state, detail):
             self._status = (state, detail)
             self._on_status(state, detail)

@@ -37,6 +37,8 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from functools import cache
 
+from drivers.link_state import LinkState
+
 __all__ = [
     "EVDEV",
     "EV_KEY",
@@ -280,7 +282,7 @@ class KeyReader:
             raise
         self._opened = opened
         self._problem = ""
-        self._report("connected", opened.detail)
+        self._report(LinkState.CONNECTED, opened.detail)
         if not opened.monotonic and not self._unstamped_said:
             self._unstamped_said = True
             self._on_error(f"{self.device}: the kernel cannot stamp its events on CLOCK_MONOTONIC; "
@@ -292,7 +294,7 @@ class KeyReader:
         if why != self._problem:
             self._problem = why
             self._on_error(f"{why}; retrying every {self.retry_s:g} s")
-        self._report("disconnected", why)
+        self._report(LinkState.DISCONNECTED, why)
         if self._loop is not None:
             self._retry = self._loop.call_later(self.retry_s, self._open)
 
@@ -305,7 +307,7 @@ class KeyReader:
         with contextlib.suppress(OSError):  # the device is gone already
             opened.close()
 
-    def _report(self, state: str, detail: str) -> None:
+    def _report(self, state: LinkState, detail: str) -> None:
         if self._state != (state, detail):
             self._state = (state, detail)
             self._on_status(state, detail)

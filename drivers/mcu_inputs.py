@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from drivers.link_state import LinkState
+
 __all__ = [
     "AngleReading",
     "HeldPads",
@@ -71,10 +73,9 @@ class HeldPads:
 
 @dataclass(frozen=True, slots=True)
 class StatusChanged:
-    """The link's state changed: ``"connected"``, ``"disconnected"`` or ``"incompatible"``,
-    with an English sentence naming the port."""
+    """The link's state changed (drivers/link_state.py), with an English sentence naming the port."""
 
-    state: str
+    state: LinkState
     detail: str
 
 

@@ -97,8 +97,8 @@ class McuLink:
       Readings that arrive before the clock is synchronised (only right after a device
       restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
     * ``on_held(held)`` (optional): a HEARTBEAT's ``HeldPads``, the pads down right then.
-    * ``on_status(state, detail)``: ``"connected"``, ``"disconnected"`` or
-      ``"incompatible"``, with an English sentence naming the port.  Reported on change only.
+    * ``on_status(state, detail)``: a `LinkState` (connected, disconnected, incompatible,
+      resyncing), with an English sentence naming the port.  Reported on change only.
     * ``on_error(message)``: one English sentence per protocol problem (bad frame, lost
       frames, device restart...), at most five a second, the rest as a count.
 

@@ -29,6 +29,7 @@ from enum import Enum
 from functools import lru_cache
 
 from drivers.clock_sync import ClockModel
+from drivers.link_state import LinkState
 from drivers.mcu_clock import McuTimeline
 from drivers.mcu_inputs import (
     AngleReading,
@@ -314,7 +315,7 @@ class McuSession:
     def open_failed(self, detail: str) -> SessionOutput:
         """The port would not open; ``detail`` says why (reported once while it stays so)."""
         out = self._out = SessionOutput()
-        self._set_status("disconnected", detail)
+        self._set_status(LinkState.DISCONNECTED, detail)
         return out
 
     def lost(self, reason: str, now: int) -> SessionOutput:
@@ -385,8 +386,7 @@ class McuSession:
         sent = self._hello_sent_ns
         if sent is not None and now - sent >= self._handshake_timeout_ns:
             if self._state is _State.HANDSHAKE:
-                self._set_status(
-                    "disconnected",
+                self._set_status(LinkState.DISCONNECTED,
                     f"The MCU on {self._port} does not answer HELLO_REQUEST within "
                     f"{self._handshake_timeout_ns / _NS_PER_S:g} s; still asking.",
                 )
@@ -431,14 +431,13 @@ class McuSession:
         self._report_held_back(now, early=True)
         self._state = _State.CLOSED
         self._hello_sent_ns = None
-        self._set_status(
-            "disconnected",
+        self._set_status(LinkState.DISCONNECTED,
             f"The MCU on {self._port} was disconnected ({reason}); "
             f"reconnecting every {self._reconnect_interval_ns / _NS_PER_S:g} s.",
         )
         self._out.close = True
 
-    def _set_status(self, state: str, detail: str) -> None:
+    def _set_status(self, state: LinkState, detail: str) -> None:
         if self._status == (state, detail):
             return
         self._status = (state, detail)
@@ -561,7 +560,7 @@ class McuSession:
         self._report(f"The clock of the MCU on {self._port} cannot be trusted ({why}); "
                      "re-seeding it; presses meanwhile are placed at their arrival if their "
                      "stamps cannot be placed, and the decisions say so.", now)
-        self._set_status("resyncing", f"The MCU on {self._port} is connected, but its clock "
+        self._set_status(LinkState.RESYNCING, f"The MCU on {self._port} is connected, but its clock "
                                       f"cannot be trusted ({why}); re-seeding it.")
         self._reseeding = True
         self._timeline.restart()
@@ -712,8 +711,7 @@ class McuSession:
             self._state = _State.INCOMPATIBLE
             self._hello_sent_ns = None
             self._pending.clear()
-            self._set_status(
-                "incompatible",
+            self._set_status(LinkState.INCOMPATIBLE,
                 f"The MCU on {self._port} (firmware {hello.firmware!r}) speaks protocol "
                 f"version {hello.protocol_version}, but this console speaks version "
                 f"{PROTOCOL_VERSION}; update the firmware or the console.",
@@ -734,8 +732,7 @@ class McuSession:
             if self._ever_connected:
                 self.stats.reconnects += 1
             self._ever_connected = True
-            self._set_status(
-                "connected",
+            self._set_status(LinkState.CONNECTED,
                 f"The MCU {hello.firmware!r} on {self._port} is connected "
                 f"(protocol {hello.protocol_version}, {hello.pad_count} pads, "
                 f"timer resolution {hello.timer_resolution_us} µs).",
@@ -744,7 +741,7 @@ class McuSession:
             self._out.writes.append(_lamps_frame(*self._lamps))
         if self._reseeding:
             self._reseeding = False
-            self._set_status("connected", f"The clock of the MCU on {self._port} is re-seeded.")
+            self._set_status(LinkState.CONNECTED, f"The clock of the MCU on {self._port} is re-seeded.")
             self._next_ping_ns = now  # the first PONG replaces the provisional seed
         pending, self._pending = self._pending, []
         # In device (stamp) order: a frame sent again on RESEND may have come after later ones.

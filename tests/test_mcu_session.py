@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from drivers.link_state import LinkState
 from drivers.mcu_session import (
     AngleReading,
     HeldPads,
@@ -474,7 +475,7 @@ def test_reconnecting_starts_afresh_and_counts_reconnects(h: Harness) -> None:
 
 def test_open_failures_are_reported_once_while_they_last(h: Harness) -> None:
     detail = f"Cannot open the MCU port {PORT}: it does not exist; retrying every 0.5 s."
-    assert h.session.open_failed(detail).inputs == [StatusChanged("disconnected", detail)]
+    assert h.session.open_failed(detail).inputs == [StatusChanged(LinkState.DISCONNECTED, detail)]
     assert h.session.open_failed(detail).inputs == []
     assert h.session.next_deadline() is None
 

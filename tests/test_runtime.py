@@ -15,7 +15,7 @@ from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.shell.sound import Cue, NullPlayer
 from console.sources.gpio import add_buttons, add_pedal
-from tests.conftest import until
+from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
 
 
@@ -85,28 +85,29 @@ async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory
         console.close_local_inputs()
 
 
-async def test_a_failure_on_the_timer_is_reported_and_the_window_still_closes(
-    mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+async def test_a_bug_on_the_timer_stops_the_console_loudly(
+    mock_pins: MockFactory, mosquitto: Broker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An internal error while the timer fires must not stop the clocks: the console says so
-    once and tries again every 0.1 s, so the 7-s window (0.05 s here) still closes."""
+    """A bug in the referee while its timer fires must not leave the clocks stopped for the rest
+    of the evening (asyncio would only log it): `run` ends with the error, so the daemon exits
+    and systemd restarts it (Restart=on-failure), and the host is told first."""
     console, _cues, events = gpio_console(signal_window_s=0.05)
-    on_timer = console.referee.on_timer
-    failures: list[int] = []
 
-    def fails_three_times(now: int) -> Any:
-        if len(failures) < 3:
-            failures.append(now)
-            raise RuntimeError("a bug on the timer path")
-        return on_timer(now)
+    def fails(now: int) -> Any:
+        raise RuntimeError("a bug on the timer path")
 
-    monkeypatch.setattr(console.referee, "on_timer", fails_three_times)
+    monkeypatch.setattr(console.referee, "on_timer", fails)
+    connected = asyncio.Event()
+    task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port, on_ready=connected.set))
+    await asyncio.wait_for(connected.wait(), 10)
     console.host(HostAction.NEXT)
     console.host(HostAction.READING_FINISHED)
-    await until(lambda: any(e["type"] == "question_ended" for e in events))
-    assert len(failures) == 3
-    assert [e["message"] for e in events if e["type"] == "error"] == [  # said once, not thrice
-        "internal error on the timer (see the log); retrying"]
+    with pytest.raises(ExceptionGroup) as failed:
+        await asyncio.wait_for(task, 10)
+    assert failed.group_contains(RuntimeError, match="a bug on the timer path")
+    assert [e["message"] for e in events if e["type"] == "error"] == [
+        "internal error on the timer (see the log): the console stops, restarts and resumes the "
+        "fight from the journal"]
 
 
 async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockFactory) -> None:

@@ -163,25 +163,44 @@ def test_schema_enums_match_the_code() -> None:
                                         "status")
 
 
-def test_source_states_cover_the_drivers() -> None:
-    """Every state a driver or the runtime reports as a literal is in the schema.
+def test_every_link_state_has_one_russian_name_on_every_screen() -> None:
+    """A source's state reads the same in the terminal and on the host's screen, and each
+    state a driver can report (drivers/link_state.py) is in the schema and has its words."""
+    from console.texts import SOURCE_STATES
+    from drivers.link_state import LinkState
 
-    Found in the code: ``self._set_status("<state>", ...)`` (drivers) and
-    ``report_status(source, "<state>", ...)`` (runtime).
+    script = (ROOT / "console" / "data" / "host.js").read_text(encoding="utf-8")
+    found = re.search(r"const SOURCE_STATES = \{(.*?)\};", script, re.S)
+    assert found is not None
+    on_screen = dict(re.findall(r'(\w+): "([^"]*)"', found.group(1)))
+    assert on_screen == SOURCE_STATES
+    assert set(SOURCE_STATES) == {s.value for s in LinkState}
+    assert set(EVENT_DEFS["source_state"]["enum"]) == set(SOURCE_STATES)
+
+
+def test_source_states_are_link_states_everywhere() -> None:
+    """Every state a driver or the console reports is a LinkState (drivers/link_state.py),
+    never a string literal that could drift from the schema.
+
+    Found in the code: ``self._set_status(<state>, ...)``, ``self._report_status(...)``,
+    ``self._report(...)`` (drivers) and ``report_status(source, <state>, ...)`` (console).
     """
-    reported: set[str] = set()
-    for path in [*(ROOT / "drivers").glob("*.py"), *(ROOT / "console").glob("*.py")]:
+    literals: list[str] = []
+    members: set[str] = set()
+    for path in [*(ROOT / "drivers").rglob("*.py"), *(ROOT / "console").rglob("*.py")]:
         for call in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
                 continue
-            position = {"_set_status": 0, "report_status": 1}.get(call.func.attr)
+            position = {"_set_status": 0, "_report_status": 0, "report_status": 1}.get(call.func.attr)
             if position is None or len(call.args) <= position:
                 continue
             arg = call.args[position]
             if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                reported.add(arg.value)
-    assert reported >= {"connected", "disconnected"}, "no literal states found: update this test"
-    assert reported <= enum_of(EVENT_DEFS, "source_state")
+                literals.append(f"{path.relative_to(ROOT)}:{call.lineno}: {arg.value!r}")
+            elif isinstance(arg, ast.Attribute) and ast.unparse(arg.value) == "LinkState":
+                members.add(arg.attr)
+    assert literals == []
+    assert members >= {"CONNECTED", "DISCONNECTED", "INCOMPATIBLE", "RESYNCING"}, "update this test"
 
 
 # ---------------------------------------------------------------- (b) events from the referee

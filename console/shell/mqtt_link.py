@@ -403,10 +403,11 @@ class MqttLink:
                 else:
                     log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying",
                                 self._host, self._port, lost)
-            except Exception:
-                # Anything else (a host name the resolver rejects, a library bug) is a lost link
-                # too: the broker is not the game, so the buttons and the referee go on.
-                log.exception("mqtt: the link to %s:%s failed; retrying", self._host, self._port)
+            except ValueError as bad:
+                # A host name the resolver rejects (UnicodeError is one: an empty or over-long
+                # label): the broker is not the game, so the buttons and the referee go on.
+                # Anything else is a bug, and stops the console (it resumes from the journal).
+                log.error("mqtt: cannot connect to %s:%s (%s); retrying", self._host, self._port, bad)
             self.connected = False
             await asyncio.sleep(self._reconnect_interval)
 

@@ -5,7 +5,9 @@ happened at its source; the referee's outputs are carried out at once, in this o
 to MQTT (written to the socket in this loop turn), lamps (one serial write), cues; the
 retained state follows in the next loop turn. One `asyncio.TimerHandle` is kept armed for the
 referee's next deadline. A driver, the broker or the sound card failing is reported and the
-game goes on; nothing here raises into a driver callback.
+game goes on; nothing here raises into a driver callback. A bug in the referee on its own
+timer stops `run` with that error (the daemon exits, systemd starts it again and it resumes
+from the journal): a clock that silently stopped would cost more than the restart.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from console.shell.records import GameRecords
 from console.shell.resumption import Resumption
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
+from drivers.link_state import LinkState
 
 log = logging.getLogger("chgk.console")
 
@@ -55,7 +58,6 @@ log = logging.getLogger("chgk.console")
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
-TIMER_RETRY_S = 0.1  # after the referee failed on its timer
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
@@ -101,7 +103,7 @@ class Console:
         self._angle_source = self.game.angle_source(config)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
-        self._timer_failing = False  # the referee failed on its last timer: said once
+        self._broken: asyncio.Future[None] | None = None  # run's: fails with the timer's bug
         self._refresh: asyncio.TimerHandle | None = None
         # Where a pad's earlier press is always at least as good as a later one (the kind says:
         # «Своя игра», the quartet), its repeats are dropped (console/shell/coalesce.py).
@@ -284,7 +286,7 @@ class Console:
     def report_status(self, source: str, state: str, detail: str) -> None:
         log.info("%s: %s (%s)", source, state, detail)
         self.source_status[source] = state
-        if self.held is not None and state != "connected":
+        if self.held is not None and state != LinkState.CONNECTED:
             self.held.forget(source)  # its pads are unknown until it is back (its HEARTBEAT says)
         if self.mqtt is not None:
             self.mqtt.set_status(sources=dict(self.source_status))
@@ -386,20 +388,20 @@ class Console:
         now = self.clock()
         try:
             outputs = self.referee.on_timer(now)
-            if self.journal.open and decides(outputs):  # a resume must know the clock got this far
-                self.journal.write(clock_line(now))
-            self._carry_out(outputs, now)
-        except Exception:
-            # A bug must not stop the clocks: try again a little later (never in a tight
-            # loop), so that windows still close and counts still run out, and say so once.
-            self._timer = asyncio.get_running_loop().call_later(TIMER_RETRY_S, self._on_timer)
-            self._timer_deadline = None
-            if not self._timer_failing:
-                self._timer_failing = True
-                log.exception("the referee failed on its timer")
-                self.report_error("console", "internal error on the timer (see the log); retrying")
-        else:
-            self._timer_failing = False
+        except Exception as exc:
+            # A bug: the loop would only log it and the clocks would stop for the rest of the
+            # evening. `run` ends with it instead (see the module docstring).
+            broken = self._broken
+            if broken is None or broken.done():
+                raise
+            log.exception("the referee failed on its timer; stopping (the journal resumes the fight)")
+            self.report_error("console", "internal error on the timer (see the log): the console "
+                                         "stops, restarts and resumes the fight from the journal")
+            broken.set_exception(exc)
+            return
+        if self.journal.open and decides(outputs):  # a resume must know the clock got this far
+            self.journal.write(clock_line(now))
+        self._carry_out(outputs, now)
 
     # ------------------------------------------------------------------ drivers
 
@@ -423,12 +425,15 @@ class Console:
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
         self.start_local_inputs()
+        self._broken = asyncio.get_running_loop().create_future()
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(self.mqtt.run(), name="mqtt")
                 for name, link in self.links.items():
                     tasks.create_task(link.run(), name=f"mcu-{name}")
+                tasks.create_task(_until(self._broken), name="referee")  # fails with a timer bug
         finally:
+            self._broken = None
             self.close_local_inputs()
 
     def start_local_inputs(self) -> None:
@@ -441,3 +446,8 @@ class Console:
         """Free the pins of the local inputs (run does this when it stops)."""
         for local in self.local_inputs:
             local.close()
+
+
+async def _until(done: asyncio.Future[None]) -> None:
+    """Wait for `done` (a task of run's group: its failure stops the group)."""
+    await done

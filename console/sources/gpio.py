@@ -21,6 +21,7 @@ from drivers.gpio_buttons import GpioButtons, GpioPress
 from drivers.gpio_encoder import EncoderReading, GpioEncoder
 from drivers.gpio_lamps import GpioLamps
 from drivers.gpio_pins import GpioError
+from drivers.link_state import LinkState
 
 if TYPE_CHECKING:
     from console.sources.host import SourceHost
@@ -43,9 +44,9 @@ class GpioInput:
         try:
             self.device.start(loop)
         except GpioError as exc:
-            self.host.report_status(self.name, "disconnected", str(exc))
+            self.host.report_status(self.name, LinkState.DISCONNECTED, str(exc))
         else:
-            self.host.report_status(self.name, "connected", self.what)
+            self.host.report_status(self.name, LinkState.CONNECTED, self.what)
             if self.players and isinstance(self.device, GpioButtons):
                 now = self.host.clock()
                 for pad in self.device.pressed_pads():
