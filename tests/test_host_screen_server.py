@@ -39,3 +39,32 @@ def test_the_host_screen_is_in_the_page_table() -> None:
     """So `demo` prints its address with the others (tests/test_demo_ports.py)."""
     server = DisplayServer("127.0.0.1", 8080, ws_port=9001, base="chgk/t1")
     assert ("http://tablet.local:8080/host", "host.html") in server.page_addresses("tablet.local")
+
+
+def test_the_host_screens_core_names_no_game() -> None:
+    """Issue 17: host.js is the core every game shares; each game is its own module
+    (host-<game>.js, registered with registerGame), so the core never branches on the game."""
+    script = (DATA / "host.js").read_text(encoding="utf-8")
+    code = "\n".join(line.split("//")[0] for line in script.splitlines())
+    code = code.replace("chgk-host-login", "")  # the product's name in the login's storage key
+    for name in ("svoya", "quartet", "chgk", "sports", "game ==="):
+        assert name not in code, name
+
+
+async def test_the_host_screen_loads_the_games_modules_after_the_core() -> None:
+    """The display server puts the game's modules (GameKind.host_pages) after host.js and
+    serves them; a module it was not given is a 404."""
+    server = DisplayServer("127.0.0.1", 0, ws_port=9001, base="chgk/t1",
+                           host_pages=("host-svoya.js", "host-quartet.js"))
+    await server.start()
+    try:
+        page = await get(server.port, b"GET /host HTTP/1.1\r\nHost: x\r\n\r\n")
+        module = await get(server.port, b"GET /host-quartet.js HTTP/1.1\r\nHost: x\r\n\r\n")
+        other = await get(server.port, b"GET /host-chgk.js HTTP/1.1\r\nHost: x\r\n\r\n")
+    finally:
+        await server.close()
+    core, svoya, quartet = (page.index(f'<script src="/{name}">'.encode())
+                            for name in ("host.js", "host-svoya.js", "host-quartet.js"))
+    assert core < svoya < quartet
+    assert module.startswith(b"HTTP/1.1 200") and b'registerGame("quartet"' in module
+    assert other.startswith(b"HTTP/1.1 404")

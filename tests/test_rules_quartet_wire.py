@@ -4,6 +4,7 @@ fight event, phase, round type, penalty and tie-break step has its Russian text.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -120,3 +121,19 @@ def test_every_name_has_its_text(table: dict[str, str], values: list[str]) -> No
 def test_every_tie_break_step_reads_in_russian() -> None:
     assert by_text("taken_40") == "по взятым за 40"
     assert set(BY) == {"total", "plus", "shootout", "lot"}
+
+
+def test_the_fights_words_live_in_one_place() -> None:
+    """The phases, round types, stages and penalties are named once (console/data/quartet-
+    texts.js, which the console's texts read too): no page or module that shows the fight
+    spells one of them itself, so they cannot drift apart again (a penalty was «незачёт ответа»
+    here and «ответ не засчитан» on the host's screen)."""
+    root = Path(__file__).resolve().parent.parent
+    words = {*PHASES.values(), *(w.removesuffix(" раунд") for w in ROUND_TYPES.values()), *STAGES.values(),
+             *PENALTIES.values()}
+    assert "незачёт ответа" in words and "полутёмный" in words
+    for name in ("console/data/host-quartet.js", "console/data/quartet.html", "console/data/organiser.html",
+                 "console/games/quartet/texts.py"):
+        text = (root / name).read_text(encoding="utf-8")
+        spelled = sorted(w for w in words if f'"{w}"' in text or f"'{w}'" in text)
+        assert spelled == [], f"{name} spells {spelled} itself"

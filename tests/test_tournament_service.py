@@ -268,7 +268,7 @@ async def test_the_organisers_page_shows_the_grid_and_standings_live(mosquitto_w
             await expect(group_c.locator("tr").first).to_contain_text(f"1.Команда {c[3]}")
             top = page.locator("#standings tr").first
             await expect(top).to_contain_text(f"Команда {c[3]}")
-            await expect(top).to_contain_text("группа")
+            await expect(top).to_contain_text("групповой этап")
 
             async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as table:
                 await table.publish("chgk/t4/events", fight_over(play(c, list(c))), qos=1)

@@ -1,6 +1,16 @@
 // The host's screen (host.html, docs/host-screen.md): everything the host needs to run a game
-// from a phone or a tablet, for each game the console plays («Своя игра», the ChGK table, the
-// sports timer, «Эрудит-квартет»: `game` in the host state).
+// from a phone or a tablet. This is the core every game shares: the login, the MQTT link, the
+// notices, the dialogs and the action bar. What differs between the games is one module each
+// (host-svoya.js, host-chgk.js, ...: the GameKind's `host_pages`, which the display server
+// loads after this script), registered with `registerGame(name, module)`:
+// - `title`: the screen's title; `phases`: each phase of its state in Russian;
+// - `actions`: its host actions (see «Arguments» below); `covered`: actions its engine lists
+//   that another button covers;
+// - `render(s)`: fills #situation, #players and #presses from its host state;
+// - optional `timers` (a timer kind in Russian), `timerText(s, timer)`, `players(s)` (who
+//   `nameOf` names), `choices(type, f, s)` and `preset(f, s, action)` for its dialogs' fields
+//   (null: the core's own).
+// The core never asks which game it is: `game` (the host state's) only picks the module.
 //
 // Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
 // - <base>/host/state (retained) is the whole picture: the public state plus `host_actions`
@@ -24,7 +34,7 @@ const CONFIG = window.CHGK || {};
 const TOPICS = ["host/state", "host/events", "events", "status"];
 const STORE = `chgk-host-login:${HALL.ws}`;  // one login per broker
 
-// ---- what the host can do, per game: label, look, confirmation, arguments ----
+// ---- the games' modules ----
 // Arguments are asked for in a dialog: player (a player of the game; the quartet's teams),
 // sector (one of the table's), team (a team the table knows; the quartet's teams, `seated`:
 // those at the table in this theme), member (a player of the team picked in the dialog's
@@ -34,128 +44,13 @@ const STORE = `chgk-host-login:${HALL.ws}`;  // one login per broker
 // optional array that is all empty is left out. `fields` may be a function of the host state
 // (what the quartet's assignment asks depends on the round's type); `note` explains a dialog
 // that is not a confirmation.
-const SVOYA = [
-  { action: "next", label: "Следующий вопрос" },
-  { action: "reading_finished", label: "Вопрос прочитан" },
-  { action: "name", label: "Назвать отвечающего" },
-  { action: "short_form", label: "Краткая форма дана" },
-  { action: "answer_started", label: "Начал отвечать" },
-  { action: "correct", label: "Верно", look: "good" },
-  { action: "wrong", label: "Неверно", look: "danger" },
-  { action: "reset", label: "Сброс: сигналы снова" },
-  { action: "cancel", label: "Снять вопрос", look: "danger",
-    confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
-  { action: "new_game", label: "Новая игра", look: "danger",
-    confirm: "Начать новую игру? Счёт всех игроков обнулится." },
-  { action: "adjust_score", label: "Поправить счёт", look: "correction",
-    fields: [{ name: "player", label: "Игрок", type: "player" },
-             { name: "delta", label: "На сколько очков (можно со знаком минус)", type: "int" },
-             { name: "reason", label: "Причина", type: "text" }] },
-  { action: "reverse", label: "Пересмотреть решение", look: "correction",
-    confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
-    fields: [{ name: "reason", label: "Причина", type: "text" }] },
-];
-const TABLE = [
-  { action: "pick_sector", label: "Выбрать сектор", fields: [{ name: "sector", label: "Сектор", type: "sector" }] },
-  { action: "draw_lototron", label: "Лототрон" },
-  { action: "start_timer", label: "Время!", look: "good" },
-  { action: "early_answer", label: "Досрочный ответ" },
-  { action: "answer_correct", label: "Верно", look: "good" },
-  { action: "answer_wrong", label: "Неверно", look: "danger" },
-  { action: "player_leaves", label: "Игрок уходит (цейтнот)" },
-  { action: "fortochka", label: "Это форточка" },
-  { action: "extra_time", label: "Помощь: доп. время" },
-  { action: "club_help", label: "Помощь клуба" },
-  { action: "use_saved_minute", label: "Сэкономленная минута" },
-  { action: "move_question", label: "Перенести конверт",
-    fields: [{ name: "sector", label: "С сектора", type: "sector" },
-             { name: "to_sector", label: "На сектор", type: "sector" }] },
-  { action: "refill", label: "Новый конверт", fields: [{ name: "sector", label: "Сектор", type: "sector" }] },
-  { action: "hall_correct", label: "Зал ответил верно",
-    fields: [{ name: "team", label: "Команда в зале", type: "team" },
-             { name: "round", label: "Раунд (пусто: текущий)", type: "int", optional: true },
-             { name: "part", label: "Вопрос раунда (пусто: текущий)", type: "int", optional: true }] },
-  { action: "hint_from_hall", label: "Подсказка из зала", look: "danger",
-    confirm: "Подсказка из зала: раунд проигран, игрок уходит из-за стола. Засчитать?" },
-  { action: "decisive_round", label: "Решающий раунд", look: "danger",
-    confirm: "Команда берёт решающий раунд?" },
-  { action: "cancel_round", label: "Снять раунд", look: "danger",
-    confirm: "Снять раунд? Очков никто не получит, конверт вернётся на сектор." },
-  { action: "correct_round", label: "Исправить итог раунда", look: "correction",
-    confirm: (s) => s.correction
-      ? `Раунд ${s.correction.round} (сектор ${s.correction.sector}): очко переходит к стороне «${
-          s.correction.to === "team" ? "знатоки" : s.opponent}».`
-      : "Отдать очко последнего раунда другой стороне?",
-    fields: [{ name: "reason", label: "Причина", type: "text" }] },
-  { action: "new_game", label: "Новая игра", look: "danger",
-    confirm: "Начать новую игру за столом? Счёт обнулится, все сектора снова в игре.",
-    fields: [{ name: "team", label: "Команда за столом (пусто: никого)", type: "team", optional: true }] },
-];
-const SPORTS = [
-  { action: "start", label: "Время!", look: "good" },
-  { action: "cancel", label: "Снять отсчёт", look: "danger",
-    confirm: "Снять идущий отсчёт? Вопрос будет заменён, номер сохранится." },
-];
-// «Эрудит-квартет» (docs/mqtt-quartet.md): the fight's own actions, then the «Своя игра» ones
-// that judge the theme in play (its referee lists them), the corrections with a team's id.
-const ROUND_TYPES = { open: "открытый", half_dark: "полутёмный", dark: "тёмный" };
-const PENALTIES = [["warning", "предупреждение"], ["void", "ответ не засчитан"], ["minus", "минус стоимость вопроса"]];
-const QUARTET = [
-  { action: "start_round", label: "Начать раунд", look: "good",
-    note: (s) => {
-      const next = quartetNextRound(s);
-      return next === "open"
-        ? "Открытый раунд: ведущий называет четыре темы сразу (3.6.1); пустые — следующие темы пакета. " +
-          "Командам дана минута на расстановку."
-        : `Раунд: ${ROUND_TYPES[next] || next}.`;
-    },
-    fields: (s) => quartetNextRound(s) === "open"
-      ? [0, 1, 2, 3].map(i => ({ name: "themes", index: i, label: `Тема ${i + 1}`, type: "text", optional: true }))
-      : [] },
-  { action: "name_theme", label: "Назвать тему",
-    note: (s) => s.phase === "shootout_due" || (s.round && s.round.type === "half_dark")
-      ? "После названия у команд 20 секунд на выбор игрока." : "",
-    fields: [{ name: "name", label: "Тема (пусто: следующая тема пакета)", type: "text", optional: true }] },
-  { action: "assign", label: "Расставить игроков", fields: quartetAssignFields },
-  { action: "start_theme", label: "Игроки за столом: начать тему", look: "good" },
-  // The theme's questions, judged as in «Своя игра»; a correction names a team.
-  ...SVOYA.filter(a => a.action !== "new_game").map(a => a.action !== "adjust_score" ? a
-    : { ...a, fields: [{ name: "player", label: "Команда", type: "player" }, ...a.fields.slice(1)] }),
-  { action: "penalty", label: "Наказание команде", look: "danger",
-    note: "Первое нарушение — предупреждение; снятие ответа или минус — за повторное или грубое (3.5).",
-    fields: [{ name: "team", label: "Команда", type: "team", seated: true },
-             { name: "penalty", label: "Наказание", type: "choice", options: PENALTIES },
-             { name: "gross", label: "Грубое нарушение (без предупреждения)", type: "bool" }] },
-  { action: "absent", label: "Игрок отсутствует",
-    note: "Учитывается с начала следующего раунда (3.8).",
-    fields: [{ name: "team", label: "Команда", type: "team" },
-             { name: "player", label: "Игрок", type: "member", only: "present" }] },
-  { action: "present", label: "Игрок вернулся",
-    fields: [{ name: "team", label: "Команда", type: "team" },
-             { name: "player", label: "Игрок", type: "member", only: "absent" }] },
-  { action: "new_fight", label: "Новый бой", look: "danger",
-    confirm: "Начать бой заново? Очки всех команд обнулятся, раунды начнутся с первого." },
-];
-const ACTIONS = { svoya: SVOYA, chgk: TABLE, sports: SPORTS, quartet: QUARTET };
-// Actions an engine lists that a game's page covers with another button: the fight takes the
-// referee's new_game as new_fight, so one «Новый бой» button does for both.
-const COVERED = { quartet: ["new_game"] };
-const TITLES = { svoya: "Своя игра", chgk: "Что? Где? Когда? — стол", sports: "Что? Где? Когда? — секундомер",
-                 quartet: "Эрудит-квартет" };
-
-const PHASES = {
-  svoya: { idle: "между вопросами", reading: "вопрос читается (сигналы уже считаются)",
-           open: "идёт время на сигнал", answering: "игрок отвечает",
-           await_reset: "неверный ответ: ждём сброса", game_over: "бой окончен" },
-  chgk: { ready: "между раундами: волчок", asked: "вопрос на столе", discussion: "обсуждение",
-          answer: "ответ команды", game_over: "игра окончена" },
-  sports: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },
-  quartet: { before_round: "перед раундом", between_themes: "между темами: команды расставляют игроков",
-             theme: "идёт тема", shootout_due: "нужна перестрелка", over: "бой окончен" },
-};
-const TIMER_KINDS = { signal: "время на сигнал", answer: "время на ответ", discussion: "обсуждение",
-                      counting: "минута на обсуждение", collecting: "сбор ответов",
-                      assign: "время на расстановку" };
+const GAMES = {};
+function registerGame(name, module) {
+  GAMES[name] = module;
+}
+const NO_GAME = { title: "Пульт ведущего", phases: {}, actions: [], render: () => {} };
+const current = () => GAMES[game] || NO_GAME;
+// The button games' player states (the players' cards of «Своя игра» and the quartet).
 const PLAYER_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыл" };
 
 // ---- what the page knows ----
@@ -321,7 +216,7 @@ function takeState(s, received, live) {
 
 function showRefusal(e) {
   const spec = specOf(e.details && e.details.action);
-  const phase = e.details && e.details.phase ? ((PHASES[game] || {})[e.details.phase] || "") : "";
+  const phase = e.details && e.details.phase ? (current().phases[e.details.phase] || "") : "";
   // The lead line from the refusal's details (the button's own label), then the engine's
   // reason (Russian, `details.reason`); an error without one (a driver's) shows its message.
   const lead = (spec ? `«${spec.label}» сейчас нельзя` : "Команда не принята") + (phase ? ` (${phase})` : "");
@@ -333,7 +228,7 @@ $("refusal-close").addEventListener("click", () => { $("refusal").hidden = true;
 
 // ---- commands ----
 function specOf(action) {
-  return action ? (ACTIONS[game] || []).find(a => a.action === action) : undefined;
+  return action ? current().actions.find(a => a.action === action) : undefined;
 }
 
 function send(command) {
@@ -424,38 +319,18 @@ function members(teamId, only) {
 
 function choices(type, f) {
   const s = state || {};
-  if (game === "quartet" && (type === "player" || type === "team")) {
-    const seated = new Set(s.theme ? s.theme.seats.map(x => x.team) : []);
-    const shootout = s.phase === "shootout_due" && s.places && s.places.pending.length
-      ? new Set(s.places.pending[0].teams) : null;
-    return (s.teams || []).filter(t => !(f && f.seated) || seated.has(t.id))
-      .filter(t => !(f && f.name === "team" && shootout) || shootout.has(t.id)).map(t => [t.id, t.name]);
-  }
+  const own = current().choices ? current().choices(type, f, s) : null;
+  if (own) return own;
   if (type === "choice") return f.options;
   if (type === "player") return (s.players || []).map(p => [p.id, p.name]);
-  if (type === "sector") return (s.sectors || []).map(x => [x.sector, `${x.sector} — ${x.title}${x.played ? " (сыгран)" : ""}`]);
-  if (type === "team") {
-    const ids = new Set(Object.keys(s.hall || {}));
-    if (s.team) ids.add(s.team.id);
-    return [...ids].map(id => [id, s.team && s.team.id === id ? `${s.team.name} (${id})` : id]);
-  }
   return [];
 }
 
 function presetFor(f) {
   const s = state || {};
-  const top = s.top || {};
-  if (f.type === "sector" && f.name === "sector") {
-    if (top.unsure) return top.unsure.sector;
-    if (top.last_stop) return top.last_stop.sector;
-  }
-  const q = s.question || (s.theme && s.theme.referee && s.theme.referee.question);
-  if (f.type === "player" && q && q.answerer) return q.answerer;
-  // The quartet's assignment: the first team that has not given its players yet.
-  if (game === "quartet" && f.type === "team" && f.name === "team" && pending && pending.spec.action === "assign") {
-    const waiting = quartetWaiting(s);
-    if (waiting.length) return waiting[0];
-  }
+  const own = current().preset ? current().preset(f, s, pending ? pending.spec.action : null) : null;
+  if (own !== null && own !== undefined) return own;
+  if (f.type === "player" && s.question && s.question.answerer) return s.question.answerer;
   return null;
 }
 
@@ -489,7 +364,8 @@ $("dialog-form").addEventListener("submit", (e) => {
 
 // ---- the view ----
 function render() {
-  $("title").textContent = TITLES[game] || "Пульт ведущего";
+  const g = current();
+  $("title").textContent = g.title;
   const banner = $("offline");
   banner.hidden = online();
   banner.textContent = loginRefused ? "Брокер не пустил пульт: войдите снова"
@@ -497,26 +373,22 @@ function render() {
     : "Консоль игры не в сети: команды не отправляются";
   renderActions();
   if (!state) return;
-  $("phase").textContent = (PHASES[game] || {})[state.phase] || state.phase || "";
-  if (game === "svoya") renderSvoya(state);
-  else if (game === "chgk") renderTable(state);
-  else if (game === "sports") renderSports(state);
-  else if (game === "quartet") renderQuartet(state);
+  $("phase").textContent = g.phases[state.phase] || state.phase || "";
+  g.render(state);
   renderQuestion(state.host_question);
   const timer = state.timer;
   $("clock").hidden = !timer;
   $("timer").className = timer ? timer.kind : "";
   $("timer-kind").textContent = !timer ? ""
-    : game === "quartet" && timer.kind === "assign" ? quartetAssignClock(state)
-    : TIMER_KINDS[timer.kind] || timer.kind;
+    : (g.timerText && g.timerText(state, timer)) || (g.timers || {})[timer.kind] || timer.kind;
 }
 
 let actionsFor = null;
 function renderActions() {
-  const known = ACTIONS[game] || [];
+  const known = current().actions;
   const allowed = state && Array.isArray(state.host_actions) ? state.host_actions : null;
   // An action the engine offers that this page does not know still gets a button.
-  const covered = COVERED[game] || [];
+  const covered = current().covered || [];
   const extra = (allowed || []).filter(a => !known.some(k => k.action === a) && !covered.includes(a))
     .map(a => ({ action: a, label: a }));
   const specs = [...known, ...extra];
@@ -540,29 +412,9 @@ function renderActions() {
 
 function nameOf(id) {
   const s = state || {};
-  // The quartet's referee names each seat "player (team)".
-  const players = s.players || (s.theme && s.theme.referee ? s.theme.referee.players : []);
+  const players = (current().players ? current().players(s) : s.players) || [];
   const p = players.find(p => p.id === id);
   return p ? p.name : id;
-}
-
-function renderSvoya(s) {
-  const q = s.question;
-  const hq = s.host_question;
-  // The pack's theme name where there is one (the public state's theme_name), else its number.
-  const theme = (p) => (p.theme_name || (hq && hq.theme) || `тема ${p.theme}`);
-  $("situation").textContent = q ? `${theme(q)} · ${q.value} очков`
-    : s.phase === "game_over" ? `Бой окончен · ${winners(s.players)}`
-    : s.next ? `Дальше: ${theme(s.next)}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
-  $("players-box").hidden = false;
-  $("players").replaceChildren(...s.players.map(p => {
-    const card = el("div", { className: `player ${p.status}` });
-    card.dataset.player = p.id;
-    card.append(el("div", { className: "name" }, p.name), el("div", { className: "score" }, String(p.score)),
-                el("div", { className: "status" }, PLAYER_STATUS[p.status] || ""));
-    return card;
-  }));
-  renderPresses(s, q);
 }
 
 // This question's presses in order, the first marked, the others with their delay (ms).
@@ -580,140 +432,6 @@ function renderPresses(s, q) {
     li.dataset.player = player;
     return li;
   }));
-}
-
-// The fight's winner (the best score; a tie names them all), as the hall's scoreboard says it.
-function winners(players) {
-  if (!players.length) return "";
-  const best = Math.max(...players.map(p => p.score));
-  const top = players.filter(p => p.score === best).map(p => p.name);
-  return top.length === 1 ? `победитель: ${top[0]} (${best})` : `ничья: ${top.join(", ")} (${best})`;
-}
-
-function renderTable(s) {
-  const team = s.team ? s.team.name : "команда не за столом";
-  const c = s.current;
-  let line = `${team} ${s.score.team} : ${s.score.club} ${s.opponent}`;
-  if (c) line += ` · раунд ${c.round}, сектор ${c.sector} — ${c.title}` + (c.parts > 1 ? `, вопрос ${c.part} из ${c.parts}` : "");
-  if (s.winner) line += s.winner === "team" ? " · победа команды" : ` · победа: ${s.opponent}`;
-  $("situation").textContent = line;
-  const notes = [];
-  if (s.top && s.top.unsure) notes.push(`волчок у границы секторов ${s.top.unsure.sector} и ${s.top.unsure.neighbour}: выберите сектор`);
-  if (s.fortochka && s.fortochka.sector) notes.push(`форточка на секторе ${s.fortochka.sector}`);
-  if (s.top && s.top.sensor === "fault") notes.push("датчик волчка неисправен: сектор выбирает ведущий");
-  if (s.top && s.top.sensor === "silent") notes.push("от датчика волчка нет данных");
-  $("phase").textContent = [(PHASES.chgk[s.phase] || s.phase), ...notes].join(" · ");
-  $("players-box").hidden = true;
-  $("presses-box").hidden = true;
-}
-
-// ---- «Эрудит-квартет» ----
-function quartetNextRound(s) {
-  if (s.round) return s.round.type;
-  return (s.rounds || [])[Math.floor(quartetThemesPlayed(s) / 4)];
-}
-
-function quartetThemesPlayed(s) {
-  return (s.themes || []).filter(t => !t.shootout).length;
-}
-
-// Teams that have not given their players for the theme (or the round) ahead.
-function quartetWaiting(s) {
-  if (s.phase === "shootout_due") return s.places && s.places.pending.length ? s.places.pending[0].teams : [];
-  const r = s.round;
-  if (!r || s.phase !== "between_themes") return [];
-  const need = r.type === "half_dark" ? r.theme : 4;
-  return s.teams.map(t => t.id).filter(id => !(r.order[id] && r.order[id].length >= need));
-}
-
-function quartetAssignClock(s) {
-  return s.phase === "shootout_due" || (s.round && s.round.type === "half_dark")
-    ? "20 секунд на выбор игрока" : "минута на расстановку";
-}
-
-// What `assign` asks for: the round's order (open, dark: a player or a skip per theme, 3.6.1,
-// 3.6.3), or the player of the named theme (half-dark 3.6.2, a shoot-out 3.10).
-function quartetAssignFields(s) {
-  const team = { name: "team", label: "Команда", type: "team" };
-  const shootout = s.phase === "shootout_due";
-  if (shootout || (s.round && s.round.type === "half_dark")) {
-    return [team, { name: "player", label: `Игрок на тему «${s.next_theme || "не названа"}»`, type: "member",
-                    only: "present", skip: shootout ? undefined : "— команда пропускает тему (3.8)" }];
-  }
-  const names = (s.round && s.round.themes) || [];
-  return [team, ...[0, 1, 2, 3].map(i => ({
-    name: "players", index: i, label: `Тема ${i + 1}${names[i] ? ` «${names[i]}»` : ""}`, type: "member",
-    only: "present", skip: "— пропускает тему (3.8)" }))];
-}
-
-function padNumber(pad) {
-  const m = /:(\d+)$/.exec(pad);
-  return m ? String(Number(m[1]) + 1) : pad;
-}
-
-function renderQuartet(s) {
-  const r = s.round;
-  const th = s.theme;
-  const referee = th ? th.referee : null;
-  const teamName = (id) => (s.teams.find(t => t.id === id) || { name: id }).name;
-  let line;
-  if (s.phase === "over" && s.places) {
-    line = "Бой окончен · " + s.places.order.map((id, i) =>
-      `${i + 1}. ${teamName(id)} (${s.teams.find(t => t.id === id).total})`).join(", ");
-  } else if (th) {
-    line = `${th.shootout ? "Перестрелка" : `Раунд ${th.round}`} · тема ${th.number} «${th.name}»` +
-      (th.question ? ` · вопрос ${th.question.number} за ${th.question.value}` : "");
-  } else if (s.phase === "shootout_due") {
-    line = `Перестрелка: ${quartetWaiting(s).map(teamName).join(", ")}` +
-      (s.next_theme ? ` · тема «${s.next_theme}»` : " · тема не названа");
-  } else if (r) {
-    line = `Раунд ${r.number} (${ROUND_TYPES[r.type] || r.type}) · дальше тема ${r.theme}` +
-      (s.next_theme ? ` «${s.next_theme}»` : ": не названа");
-  } else {
-    const next = quartetNextRound(s);
-    line = next ? `Дальше раунд ${quartetThemesPlayed(s) / 4 + 1} (${ROUND_TYPES[next] || next})` : "Эрудит-квартет";
-  }
-  $("situation").textContent = line;
-  const notes = [PHASES.quartet[s.phase] || s.phase];
-  if (referee) notes.push(PHASES.svoya[referee.phase] || referee.phase);
-  const waiting = quartetWaiting(s);
-  if (waiting.length) notes.push(`ждём игроков: ${waiting.map(teamName).join(", ")}`);
-  $("phase").textContent = notes.join(" · ");
-
-  // Who sits at each button: in a theme its seats; between themes the player named for the next.
-  const seats = th ? Object.fromEntries(th.seats.map(x => [x.team, x.player])) : null;
-  const status = referee ? Object.fromEntries(referee.players.map(p => [p.id, p.status])) : {};
-  $("players-box").hidden = false;
-  $("players").replaceChildren(...s.teams.map(t => {
-    let seat = "";
-    if (seats) seat = t.id in seats ? seats[t.id] : "не играет эту тему";
-    else if (r && s.phase === "between_themes") {
-      const order = r.order[t.id] || [];
-      seat = order.length >= r.theme ? (order[r.theme - 1] || "пропускает тему") : "игрок не назван";
-    }
-    const playing = seats ? t.id in seats : true;
-    const card = el("div", { className: `player ${playing ? status[t.id] || "idle" : "out"}` });
-    card.dataset.player = t.id;
-    const lines = [];
-    if (seats && playing) lines.push(PLAYER_STATUS[status[t.id]] || "");
-    if (r && r.order[t.id] && r.type !== "half_dark") lines.push(`порядок: ${r.order[t.id].map(p => p || "—").join(", ")}`);
-    if (t.themes.length) lines.push(`по темам: ${t.themes.map(x => x === null ? "—" : x).join(" · ")}`);
-    if (t.warnings) lines.push(`предупреждений: ${t.warnings}`);
-    const absent = t.players.filter(p => !p.present).map(p => p.name);
-    if (absent.length) lines.push(`нет: ${absent.join(", ")}`);
-    card.append(el("div", { className: "name" }, t.name), el("div", { className: "score" }, String(t.total)),
-                el("div", { className: "seat" }, `кнопка ${padNumber(t.pad)}${seat ? `: ${seat}` : ""}`),
-                el("div", { className: "status" }, lines.filter(Boolean).join(" · ")));
-    return card;
-  }));
-  renderPresses(s, referee ? referee.question : null);
-}
-
-function renderSports(s) {
-  $("situation").textContent = s.shootout ? `Перестрелка, вопрос ${s.question}`
-    : s.tour ? `Тур ${s.tour}, вопрос ${s.number} (всего ${s.question})` : `Вопрос ${s.question}`;
-  $("players-box").hidden = true;
-  $("presses-box").hidden = true;
 }
 
 function renderQuestion(hq) {
@@ -742,10 +460,12 @@ function tick() {
   requestAnimationFrame(tick);
 }
 
-// ---- start ----
-render();
-tick();
-const saved = storedLogin();
-if (saved) connect(saved);
-else if (CONFIG.login) showLogin("");
-else connect({});  // an anonymous demo broker; a refusal brings the form up
+// ---- start: once every game's module (loaded after this script) has registered ----
+document.addEventListener("DOMContentLoaded", () => {
+  render();
+  tick();
+  const saved = storedLogin();
+  if (saved) connect(saved);
+  else if (CONFIG.login) showLogin("");
+  else connect({});  // an anonymous demo broker; a refusal brings the form up
+});

@@ -84,7 +84,10 @@ class GameKind:
     scenario_defaults: Mapping[str, object]  # config sections of a scenario without them
     inputs: tuple[type, ...]  # the classes of its engine's inputs (each a dataclass with its time)
     board: str  # the hall's page (console/data/<board>)
-    host_page: str  # its module of the host's screen (console/data/<host_page>)
+    # Its modules of the host's screen, in load order (console/data/<name>, after host.js), and
+    # any other script its pages load (console/data/<name>): the display server serves them.
+    host_pages: tuple[str, ...]
+    scripts: tuple[str, ...] = ()
     demo: str = ""  # "module:function" running its terminal demo (`chgk-console demo`), "" if none
     demo_config: str = ""  # the demo's built-in config (console/data/<demo_config>)
     # A pad's earlier press is always at least as good as its later one, so a repeat within

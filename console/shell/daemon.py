@@ -74,6 +74,7 @@ async def run_daemon(config: Config, config_path: str) -> int:
               else contextlib.nullcontext())
     display = DisplayServer(config.display.bind, config.display.http_port, ws_port=config.mqtt.ws_port,
                             base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
+                            host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password)
     try:

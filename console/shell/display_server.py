@@ -1,16 +1,17 @@
 """Serves the display pages to the hall's screens and tablets, over HTTP.
 
-Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=..., mqtt_username=...,
-mqtt_password=...)` answers `GET /` and `GET /scoreboard` with the hall's board of the game (a
-page in console/data), told where the broker's WebSocket listener is (the host the browser used
-to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
+Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=..., host_pages=...,
+scripts=..., mqtt_username=..., mqtt_password=...)` answers `GET /` and `GET /scoreboard`
+with the hall's board of the game (a page in console/data), told where the broker's WebSocket
+listener is (the host the browser used to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
 login (empty: anonymous, which only a demo broker takes); `GET /host` with the host's screen
 (console/data/host.html, docs/host-screen.md), which is told where the broker is and whether
 the broker wants a login, but never any password (the host types the host account's password
-into the page once; the browser keeps it); `GET /hall.js`, `GET /host.js` and
-`GET /vendor/mqtt.min.js` with the pages' scripts and their MQTT client (MQTT.js,
-console/data/vendor/README.md); anything else is a 404. One request per connection
-(`Connection: close`).
+into the page once; the browser keeps it), which loads the game's modules of the host's
+screen (`host_pages`: the GameKind's, after host.js); `GET /hall.js`, `GET /host.js`,
+`GET /vendor/mqtt.min.js` and `GET /<each of host_pages and scripts>` with the pages' scripts
+and their MQTT client (MQTT.js, console/data/vendor/README.md); anything else is a 404. One
+request per connection (`Connection: close`).
 
 Limits, all enforced before the bytes are read:
 - A request head (request line and headers) longer than MAX_REQUEST is never taken: the stream's
@@ -51,13 +52,16 @@ import asyncio
 import json
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
 log = logging.getLogger("chgk.display")
 
-# Path -> file under console/data; nothing else is ever read from disk.
+# Path -> file under console/data; nothing else is ever read from disk (a game's own scripts
+# are added to these by name, console/data/<name>).
 SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
+HOST_SCRIPT = '<script src="/host.js"></script>'
 # The host's screen: it commands the game, so it logs in with the host account, whose password
 # is never written into a page (anyone on the hall's network can load one).
 HOST_PAGE = "host.html"
@@ -86,13 +90,19 @@ class _Connection:
 
 class DisplayServer:
     def __init__(self, bind: str, port: int, *, ws_port: int, base: str,
-                 board: str = "scoreboard.html", mqtt_username: str = "",
+                 board: str = "scoreboard.html", host_pages: Sequence[str] = (),
+                 scripts: Sequence[str] = (), mqtt_username: str = "",
                  mqtt_password: str = "") -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
         self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE}
+        self.host_pages = tuple(host_pages)
+        for name in (*self.host_pages, *scripts):
+            if "/" in name or not name.endswith(".js"):  # a file of console/data, by its name
+                raise ValueError(f"{name!r} is not a script of console/data")
+        self.scripts = {**SCRIPTS, **{f"/{name}": name for name in (*self.host_pages, *scripts)}}
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -129,6 +139,9 @@ class DisplayServer:
         # Inside <script> only "</script" ends the element, and a password may hold anything:
         # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.
         config = config.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        if name == HOST_PAGE:  # the game's modules, each registering itself with host.js
+            html = html.replace(HOST_SCRIPT, "\n".join(
+                [HOST_SCRIPT, *(f'<script src="/{page}"></script>' for page in self.host_pages)]))
         # Before the first script, so hall.js finds window.CHGK whenever it looks.
         at = html.index("<script")
         return (html[:at] + f"<script>window.CHGK = {config};</script>\n" + html[at:]).encode()
@@ -188,8 +201,8 @@ class DisplayServer:
         host = host_header["host"] if host_header else "127.0.0.1"
         if method == "GET" and path in self.pages:
             status, body, kind = "200 OK", self.page(self.pages[path], host), "text/html"
-        elif method == "GET" and path in SCRIPTS:
-            script = (resources.files("console") / "data" / SCRIPTS[path]).read_bytes()
+        elif method == "GET" and path in self.scripts:
+            script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
         else:
             status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"

@@ -182,6 +182,7 @@ async def demo_services(config: Config, console: Console,
     broker = EmbeddedBroker(net.port, net.ws_port) if net.embedded else contextlib.nullcontext()
     display = DisplayServer("127.0.0.1", net.http_port, ws_port=net.ws_port,
                             base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
+                            host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password)
     async with broker, asyncio.TaskGroup() as tasks:

@@ -115,6 +115,7 @@ class TournamentService:
         if page.http_port:
             self.page = DisplayServer(page.bind, page.http_port, ws_port=page.ws_port,
                                       base=f"{self.prefix}/{NODE}", board="organiser.html",
+                                      scripts=("quartet-texts.js",),
                                       mqtt_username=page.mqtt_username, mqtt_password=page.mqtt_password)
             await self.page.start()
             log.info("the organiser's page: http://%s:%d/", page.bind, self.page.port)

@@ -187,7 +187,9 @@ GAME = GameKind(
     },
     inputs=(Press, Watermark, Host, AdjustScore, Reverse, QuartetHost),
     board="quartet.html",
-    host_page="host-quartet.js",
+    # Each theme is judged by «Своя игра»: its module (actions, phases) comes first.
+    host_pages=("host-svoya.js", "quartet-texts.js", "host-quartet.js"),
+    scripts=("quartet-texts.js",),  # the hall's board and the host's screen share its words
     demo="console.tools.demo_quartet:run_demo",
     demo_config="demo-quartet.toml",
     coalesce_presses=True,  # its themes are judged by the «Своя игра» referee

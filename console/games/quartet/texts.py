@@ -8,7 +8,9 @@ that each has its text).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
+from importlib import resources
 
 from console.engine.events import Event
 from console.engine.quartet.events import (
@@ -26,17 +28,20 @@ from console.engine.quartet.events import (
     ThemeStarted,
 )
 
-PHASES = {
-    "before_round": "перед раундом",
-    "between_themes": "между темами",
-    "theme": "розыгрыш темы",
-    "shootout_due": "нужна перестрелка",
-    "over": "бой окончен",
-}
-ROUND_TYPES = {"open": "открытый раунд", "half_dark": "полутёмный раунд", "dark": "тёмный раунд"}
-STAGES = {"group": "групповой этап", "semifinal": "полуфинал", "consolation": "утешительный бой",
-          "final": "финал"}
-PENALTIES = {"warning": "предупреждение", "void": "незачёт ответа", "minus": "снятие очков"}
+
+def _shared_texts() -> dict[str, dict[str, str]]:
+    """The fight's words the pages use too (console/data/quartet-texts.js: JSON after its name)."""
+    script = (resources.files("console") / "data" / "quartet-texts.js").read_text(encoding="utf-8")
+    literal = script.partition("const QUARTET_TEXTS =")[2].rstrip().removesuffix(";")
+    texts: dict[str, dict[str, str]] = json.loads(literal)
+    return texts
+
+
+_SHARED = _shared_texts()
+PHASES = _SHARED["phases"]
+ROUND_TYPES = {kind: f"{word} раунд" for kind, word in _SHARED["round_types"].items()}
+STAGES = _SHARED["stages"]
+PENALTIES = _SHARED["penalties"]
 BY = {"total": "по сумме очков", "plus": "по сумме без минусов", "shootout": "по перестрелке",
       "lot": "по жребию"}
 

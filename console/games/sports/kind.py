@@ -87,7 +87,7 @@ GAME = GameKind(
     scenario_defaults={},
     inputs=(SportsHost,),
     board="timer.html",
-    host_page="host-sports.js",
+    host_pages=("host-sports.js",),
     interrupted=interrupted,
     input_line=input_line,
 )

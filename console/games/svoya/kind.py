@@ -226,7 +226,7 @@ GAME = GameKind(
     },
     inputs=(Press, Watermark, Host, AdjustScore, Reverse),
     board="scoreboard.html",
-    host_page="host-svoya.js",
+    host_pages=("host-svoya.js",),
     demo="console.tools.demo:run_demo",
     demo_config="demo.toml",
     coalesce_presses=True,  # an earlier press of a pad is never worse than its later one

@@ -1,0 +1,62 @@
+// «Своя игра» on the host's screen (a module of host.js: registerGame). Its actions, phases
+// and timers; its view: the question or what comes next, the players' cards, the presses.
+"use strict";
+
+const SVOYA = [
+  { action: "next", label: "Следующий вопрос" },
+  { action: "reading_finished", label: "Вопрос прочитан" },
+  { action: "name", label: "Назвать отвечающего" },
+  { action: "short_form", label: "Краткая форма дана" },
+  { action: "answer_started", label: "Начал отвечать" },
+  { action: "correct", label: "Верно", look: "good" },
+  { action: "wrong", label: "Неверно", look: "danger" },
+  { action: "reset", label: "Сброс: сигналы снова" },
+  { action: "cancel", label: "Снять вопрос", look: "danger",
+    confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
+  { action: "new_game", label: "Новая игра", look: "danger",
+    confirm: "Начать новую игру? Счёт всех игроков обнулится." },
+  { action: "adjust_score", label: "Поправить счёт", look: "correction",
+    fields: [{ name: "player", label: "Игрок", type: "player" },
+             { name: "delta", label: "На сколько очков (можно со знаком минус)", type: "int" },
+             { name: "reason", label: "Причина", type: "text" }] },
+  { action: "reverse", label: "Пересмотреть решение", look: "correction",
+    confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
+    fields: [{ name: "reason", label: "Причина", type: "text" }] },
+];
+
+function renderSvoya(s) {
+  const q = s.question;
+  const hq = s.host_question;
+  // The pack's theme name where there is one (the public state's theme_name), else its number.
+  const theme = (p) => (p.theme_name || (hq && hq.theme) || `тема ${p.theme}`);
+  $("situation").textContent = q ? `${theme(q)} · ${q.value} очков`
+    : s.phase === "game_over" ? `Бой окончен · ${winners(s.players)}`
+    : s.next ? `Дальше: ${theme(s.next)}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
+  $("players-box").hidden = false;
+  $("players").replaceChildren(...s.players.map(p => {
+    const card = el("div", { className: `player ${p.status}` });
+    card.dataset.player = p.id;
+    card.append(el("div", { className: "name" }, p.name), el("div", { className: "score" }, String(p.score)),
+                el("div", { className: "status" }, PLAYER_STATUS[p.status] || ""));
+    return card;
+  }));
+  renderPresses(s, q);
+}
+
+// The fight's winner (the best score; a tie names them all), as the hall's scoreboard says it.
+function winners(players) {
+  if (!players.length) return "";
+  const best = Math.max(...players.map(p => p.score));
+  const top = players.filter(p => p.score === best).map(p => p.name);
+  return top.length === 1 ? `победитель: ${top[0]} (${best})` : `ничья: ${top.join(", ")} (${best})`;
+}
+
+registerGame("svoya", {
+  title: "Своя игра",
+  phases: { idle: "между вопросами", reading: "вопрос читается (сигналы уже считаются)",
+            open: "идёт время на сигнал", answering: "игрок отвечает",
+            await_reset: "неверный ответ: ждём сброса", game_over: "бой окончен" },
+  timers: { signal: "время на сигнал", answer: "время на ответ" },
+  actions: SVOYA,
+  render: renderSvoya,
+});
