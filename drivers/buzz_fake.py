@@ -141,9 +141,6 @@ class FakeBuzz:
             bits |= button_bit(h, colour)
         return self.buttons(bits)
 
-    def release_all(self) -> int:
-        return self.buttons(0)
-
     def buttons(self, bits: int) -> int:
         """Send the report with exactly `bits` down; the host time it was written."""
         return self.send_raw(input_report(bits), bits)

@@ -28,7 +28,7 @@ import threading
 import time
 import tty
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import TracebackType
 
 from firmware_proto import (
@@ -258,17 +258,6 @@ class SimulatedMcu:
             written_ns = self._clock()
             self._write_locked(frame)
         return written_ns
-
-    def send_angles(self, readings: Sequence[tuple[int, int, int]]) -> int:
-        """Send several ANGLE frames in one write, as an MCU that streams in bursts does:
-        ``readings`` are ``(raw, status, host ns when read)``; each frame carries the MCU
-        timer at its own reading time. Returns the host ns the burst was written at."""
-        for raw, status, _ in readings:
-            Angle(0, 0, raw, status)  # validate all first: a failure must not leave a gap in seq
-        with self._write_lock:
-            self._angles.extend(readings)
-            self._flush_angles_locked()
-            return self._clock()
 
     def send_raw(self, data: bytes) -> None:
         """Write ``data`` as is (garbage, corrupted or hand-built frames, for tests)."""

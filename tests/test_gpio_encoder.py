@@ -10,6 +10,8 @@ edge time of each step.  Only gpiozero's public API is used, here as in the driv
 from __future__ import annotations
 
 import asyncio
+import io
+import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -19,6 +21,9 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from console.engine.spin.detector import AngleSample
+from console.games import config_from_dict
+from console.shell.runtime import Console
+from console.sources.gpio import add_encoder
 from drivers.gpio_buttons import GpioError
 from drivers.gpio_encoder import EncoderAngle, EncoderReading, GpioEncoder, Quadrature
 from drivers.gpio_pins import ticks_to_ns
@@ -394,3 +399,34 @@ async def test_pins_in_use_are_refused_with_nothing_claimed(rig: Rig) -> None:
     fourth = GpioEncoder(7, 8, counts_per_rev=16, on_reading=lambda r: None, pin_factory=rig.factory)
     fourth.start(asyncio.get_running_loop())
     fourth.close()
+
+
+# -- on the console ----------------------------------------------------------------------------
+
+
+async def test_the_encoders_readings_are_thinned_like_an_mcus(factory: MockFactory) -> None:
+    """The table's GPIO encoder feeds the stop detector through the console's angle thinning
+    (spin.max_rate_hz), as an MCU's sensor does: a fast burst of steps keeps one sample per
+    1/max_rate_hz; a slower run keeps each."""
+    config = config_from_dict({"game": {"kind": "chgk"}, "spin": {"max_rate_hz": 5.0},
+                               "sources": {"top": {"kind": "gpio_encoder", "pins": [A, B],
+                                                   "counts_per_turn": 16}}}, "encoder.toml")
+    journal = io.StringIO()
+    console = Console(config, journal=journal)
+    add_encoder(console, "top", [A, B], 16, pin_factory=factory)
+    rig = Rig(factory)
+    console.start_local_inputs()
+    try:
+        for _ in range(10):  # ten steps within a few ms: well inside one 200-ms interval
+            rig.step(1)
+            await handoff()
+        burst = [json.loads(line) for line in journal.getvalue().splitlines() if '"angle"' in line]
+        assert len(burst) == 1 and burst[0]["angle"] == 256  # the first step's; the rest thinned
+        rig.step(1)
+        await asyncio.sleep(0.25)  # the next step after the interval passes again
+        rig.step(1)
+        await handoff()
+        angles = [json.loads(line)["angle"] for line in journal.getvalue().splitlines() if '"angle"' in line]
+        assert angles == [256, 12 * 256]
+    finally:
+        console.close_local_inputs()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from console.engine.events import Event
+from console.engine.quartet.events import FightOver
 from console.engine.quartet.fight import FightPhase
 from console.engine.quartet.rules import Penalty, RoundType, Stage
 from console.engine.svoya.corrections import AdjustScore
@@ -120,6 +121,21 @@ def test_every_name_has_its_text(table: dict[str, str], values: list[str]) -> No
 
 def test_every_tie_break_step_reads_in_russian() -> None:
     assert by_text("taken_40") == "по взятым за 40"
+    # The fight's result says what decided each place (3.10-3.11), after the place it decided.
+    f = Fight(make_rules(rounds=(RoundType.OPEN,)))
+    f.round_open([("t2", None, None, None, "t1"), ("t3",)])
+    f.cmd("name_theme", name="П")
+    f.cmd("assign", team="t2", player="Ель")
+    f.cmd("assign", team="t3", player="Кот")
+    f.cmd("start_theme")
+    f.theme_questions(("t2",))
+    (over,) = [o for o in f.outputs if isinstance(o, FightOver)]
+    assert over.by == ("total", "shootout", "total")
+    line = describe(over, {})
+    assert line is not None
+    parts = line.removeprefix("Итог боя: ").split(", ")
+    assert [p.split(" — ")[1:] for p in parts] == [[], ["по сумме очков"], ["по перестрелке"],
+                                                    ["по сумме очков"]]
     assert set(BY) == {"total", "plus", "shootout", "lot"}
 
 

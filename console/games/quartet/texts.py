@@ -97,5 +97,9 @@ def describe(event: Event, names: Mapping[str, str]) -> str | None:
             return "; ".join(f"Перестрелка за {p.first}–{p.last} места: {', '.join(map(team, p.teams))}"
                              for p in event.pending)
         case FightOver():
-            return "Итог боя: " + ", ".join(f"{p.place}. {team(p.team)} ({p.total})" for p in event.places)
+            # by[i]: what put place i+1 above place i+2 (3.10-3.11), said after the lower one.
+            places = [f"{p.place}. {team(p.team)} ({p.total})" for p in event.places]
+            return "Итог боя: " + ", ".join(
+                place + (f" — {by_text(event.by[i - 1])}" if 0 < i <= len(event.by) else "")
+                for i, place in enumerate(places))
     return None
