@@ -3,8 +3,9 @@
 Contract: `DisplayServer(bind, port, ws_port=..., base=..., board=..., host_pages=...,
 scripts=..., mqtt_username=..., mqtt_password=...)` answers `GET /` and `GET /scoreboard`
 with the hall's board of the game (a page in console/data), told where the broker's WebSocket
-listener is (the host the browser used to reach this server, port `ws_port`), which topics to read (`base`) and the display account's
-login (empty: anonymous, which only a demo broker takes); `GET /host` with the host's screen
+listener is (the host the browser used to reach this server, port `ws_port`), which topics
+to read (`base`) and the display account's login (empty: anonymous, which only a demo broker
+takes); `GET /host` with the host's screen
 (console/data/host.html, docs/host-screen.md), which is told where the broker is and whether
 the broker wants a login, but never any password (the host types the host account's password
 into the page once; the browser keeps it), which loads the game's modules of the host's

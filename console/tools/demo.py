@@ -19,7 +19,7 @@ import threading
 import time
 import tty
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol, TextIO, TypeVar
@@ -214,19 +214,55 @@ class DemoView(Protocol):
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
     """Run the demo until 'q' or the end of input; returns the exit status."""
     return await play_on_simulated_table(
-        config, stdin, stdout, sound=sound, ready="Демо-стол готов.", play=_play,
+        config, stdin, stdout, sound=sound, ready="Демо-стол готов.", keys=svoya_keys,
         view=lambda console, interactive, where: TerminalView(console, stdout, interactive=interactive,
                                                             broker=where))
+
+
+def svoya_keys(console: Console, buttons: list[Button]) -> Callable[[str], None]:
+    """«Своя игра»'s keys: the host's (HOST_KEYS), the players' buttons 1-4."""
+
+    def on_key(key: str) -> None:
+        if key in HOST_KEYS:
+            console.host(HOST_KEYS[key])
+        else:
+            press_button(buttons, key)
+
+    return on_key
+
+
+def press_button(buttons: list[Button], key: str) -> bool:
+    """Key 1, 2, ... presses that player's button on the simulated box (released 0.15 s
+    later); False for any other key."""
+    if not (key.isdigit() and 1 <= int(key) <= len(buttons)):
+        return False
+    sim, pad = buttons[int(key) - 1]
+    sim.press(pad)
+    asyncio.get_running_loop().call_later(0.15, sim.release, pad)
+    return True
+
+
+async def screen_loop(stdin: TextIO, interactive: bool, view: DemoView, on_key: Callable[[str], None], *,
+                      live: Callable[[], bool], idle_s: float = 0.1) -> None:
+    """Every demo's screen loop: each key typed goes to `on_key` until 'q' or the end of
+    input; between keys the view is redrawn every `idle_s` while `live()` (a count runs)."""
+
+    def redraw() -> None:
+        if live():
+            view.draw()
+
+    async for key in terminal_keys(stdin, interactive, idle_s=idle_s, on_idle=redraw):
+        on_key(key)
 
 
 async def play_on_simulated_table(
         config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool, ready: str,
         view: Callable[[Console, bool, str], V],
-        play: Callable[[Console, TextIO, list[Button], V, bool], Awaitable[None]]) -> int:
+        keys: Callable[[Console, list[Button]], Callable[[str], None]]) -> int:
     """A demo on the simulated button table: the config's simulated MCUs started, the console
     on them, the embedded broker and the display server, `view(console, interactive, broker)`
-    watching the events, then `play` until 'q' or the end of input; returns the exit status
-    (2 with no simulated_mcu source to play on)."""
+    watching the events, then the screen loop with the game's `keys(console, buttons)` until
+    'q' or the end of input; returns the exit status (2 with no simulated_mcu source)."""
     sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
             if s.kind == "simulated_mcu"}
     if not sims:
@@ -253,7 +289,8 @@ async def play_on_simulated_table(
             if not interactive:
                 stdout.write(where.banner(ready))
                 stdout.flush()
-            await play(console, stdin, buttons, shown, interactive)
+            await screen_loop(stdin, interactive, shown, keys(console, buttons),
+                              live=lambda: console.referee.next_deadline() is not None)
     finally:
         player.close()
         for sim in sims.values():
@@ -318,20 +355,3 @@ async def terminal_keys(stdin: TextIO, interactive: bool, *, idle_s: float,
     finally:
         if old_mode is not None:
             termios.tcsetattr(stdin.fileno(), termios.TCSADRAIN, old_mode)
-
-
-async def _play(console: Console, stdin: TextIO, buttons: list[Button], view: TerminalView,
-                interactive: bool) -> None:
-    loop = asyncio.get_running_loop()
-
-    def redraw() -> None:
-        if console.referee.next_deadline() is not None:
-            view.draw()  # the window counts down on screen
-
-    async for key in terminal_keys(stdin, interactive, idle_s=0.1, on_idle=redraw):
-        if key in HOST_KEYS:
-            console.host(HOST_KEYS[key])
-        elif key.isdigit() and 1 <= int(key) <= len(buttons):
-            sim, pad = buttons[int(key) - 1]
-            sim.press(pad)
-            loop.call_later(0.15, sim.release, pad)

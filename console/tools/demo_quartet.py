@@ -10,9 +10,8 @@ buttons; the «Своя игра» host keys judge the theme. Piped input prints
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from console.config import Config
@@ -23,7 +22,7 @@ from console.games.quartet.texts import describe as describe_fight
 from console.games.svoya.texts import ACTIONS
 from console.games.svoya.texts import describe as describe_svoya
 from console.shell.runtime import Console
-from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, terminal_keys
+from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, svoya_keys
 
 FIGHT_KEYS = {
     "o": ("начать раунд", QuartetAction.START_ROUND),
@@ -113,25 +112,19 @@ class QuartetView:
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
     """Run the fight's demo until 'q' or the end of input; returns the exit status."""
     return await play_on_simulated_table(
-        config, stdin, stdout, sound=sound, ready="Демо-стол квартета готов.", play=_play,
+        config, stdin, stdout, sound=sound, ready="Демо-стол квартета готов.", keys=quartet_keys,
         view=lambda console, interactive, _where: QuartetView(console, stdout, interactive=interactive))
 
 
-async def _play(console: Console, stdin: TextIO, buttons: list[Button], view: QuartetView,
-                interactive: bool) -> None:
-    loop = asyncio.get_running_loop()
+def quartet_keys(console: Console, buttons: list[Button]) -> Callable[[str], None]:
+    """The fight's keys (FIGHT_KEYS), then «Своя игра»'s, which judge each theme."""
+    svoya = svoya_keys(console, buttons)
 
-    def redraw() -> None:
-        if console.referee.next_deadline() is not None:
-            view.draw()
-
-    async for key in terminal_keys(stdin, interactive, idle_s=0.1, on_idle=redraw):
-        if key in HOST_KEYS:
-            console.host(HOST_KEYS[key])
-        elif key in FIGHT_KEYS:
+    def on_key(key: str) -> None:
+        if key in FIGHT_KEYS:
             state = {**console.state(), "pack": bool(console.config.game.pack)}
             console.feed(fight_commands(FIGHT_KEYS[key][1], state, console.clock()))
-        elif key.isdigit() and 1 <= int(key) <= len(buttons):
-            sim, pad = buttons[int(key) - 1]
-            sim.press(pad)
-            loop.call_later(0.15, sim.release, pad)
+        else:
+            svoya(key)
+
+    return on_key

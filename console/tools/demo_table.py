@@ -48,7 +48,7 @@ from console.games.chgk.texts import (
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
-from console.tools.demo import QUIT_KEY, demo_network, demo_services, terminal_keys, wait_connected
+from console.tools.demo import QUIT_KEY, demo_network, demo_services, screen_loop, wait_connected
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 
@@ -317,19 +317,10 @@ async def run_table_demo(
             if not interactive:
                 stdout.write(where.banner("Демо-стол ЧГК готов."))
                 stdout.flush()
-            await _play(stdin, keys, view, interactive)
+            await screen_loop(stdin, interactive, view, keys.press, live=view.live, idle_s=REDRAW_S)
     finally:
         feed.stop()
         player.close()
         for sim in sims.values():
             sim.stop()
     return 0
-
-
-async def _play(stdin: TextIO, keys: TableKeys, view: TableView, interactive: bool) -> None:
-    def redraw() -> None:
-        if view.live():
-            view.draw()
-
-    async for key in terminal_keys(stdin, interactive, idle_s=REDRAW_S, on_idle=redraw):
-        keys.press(key)
