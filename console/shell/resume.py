@@ -14,17 +14,12 @@ then, on the running console: voids what the crash interrupted, publishes ``resu
 (`FightResumed`), reports a torn last line, skipped lines or the mismatch, and renames the
 resumed journal ``*.resumed.jsonl`` (this start's journal holds all of it now).
 
-What is voided (the rules know no crash; the organisers decide what the regulation does
-not cover, 004 IV 4.4, and decisions already taken stand, 004 IV 4.3):
-* «Своя игра»: the question in play is cancelled with no score change (the host's
-  ``cancel``) and, not being counted as played, is played again: the host reads it anew, as
-  after a reset he may begin the reading again (004 App.9). A press or a verdict made while
-  the console was down was never judged; the 7-s window and the 3-s clock cannot be resumed.
-* the ChGK table: the round in play is withdrawn (``cancel_round``: no score, the envelope
-  back on its sector as unplayed) and the table goes back to the spin (003 6.1.1: the top
-  chooses the next question); the minute of discussion cannot be resumed.
-* the sports timer: the running count is withdrawn (its ``cancel``; the question keeps its
-  number) and the host starts it again (003 5.3).
+What is voided is the game's to say (`GameKind.interrupted`, with its clause; the rules know
+no crash, the organisers decide what the regulation does not cover, 004 IV 4.4, and decisions
+already taken stand, 004 IV 4.3): «Своя игра» and the quartet cancel the question in play, to
+be played again (004 App.9); the ChGK table withdraws the round in play and goes back to the
+spin (003 6.1.1); the sports timer withdraws the running count (003 5.3). A press or a verdict
+made while the console was down was never judged; a window or a count cannot be resumed.
 
 Time: a decision the console took on its own timer wrote a clock line, so the replay reaches
 it. After a reboot the host's monotonic clock starts again near zero, below the journal's
