@@ -48,6 +48,9 @@ __all__ = ["AngleReading", "HeldPads", "McuLink", "McuStats", "PadEdge", "Waterm
 log = logging.getLogger(__name__)
 
 _READ_CHUNK = 4096
+# A drain reads at most this many chunks (a second of the line at 115200 baud is 3): a box
+# that keeps sending while it is read must not hold the loop.
+_DRAIN_CHUNKS = 16
 
 
 def open_port(path: str, baudrate: int) -> serial.Serial:
@@ -344,8 +347,22 @@ class McuLink:
 
     def _on_timer(self) -> None:
         self._timer = self._timer_due = None
+        # What waited on the port while the console was held up (a stall of the Pi, a busy
+        # loop) is read and handed on first: the box is judged silent only on its own evidence
+        # (nothing waiting after a read), never because the console was away; a due timer may
+        # run before the port's reader after a stall (uvloop runs timers first).
+        self.drain()
+        if self._fd is None:
+            return  # reading lost the port
         # Read the clock right before the call: a PING it returns is stamped with this time.
         self._apply(self._session.on_timer(self._clock(), backlog=bool(self._tx)))
+
+    def drain(self) -> None:
+        """Read and hand on everything waiting on the port now (the console calls this before
+        it judges a deadline, so that a press made in time is never left unread behind it)."""
+        for _ in range(_DRAIN_CHUNKS):
+            if not self._read(readable=False):
+                return
 
     # -- I/O -------------------------------------------------------------------------------
 
@@ -385,19 +402,27 @@ class McuLink:
             self._loop.remove_writer(fd)
 
     def _on_readable(self) -> None:
+        self._read(readable=True)
+
+    def _read(self, *, readable: bool) -> bool:
+        """Read what the port holds (one chunk) and hand it on; False when nothing was read.
+        `readable`: the loop said the port is readable, so no bytes at all is a hang-up (a
+        tty with VMIN = 0 also reads 0 bytes when it merely has none, as in a drain)."""
         # Stamp before anything else: this is the receive end of PING/HELLO round trips.
         now = self._clock()
         fd = self._fd
         if fd is None:
-            return
+            return False
         try:
             data = os.read(fd, _READ_CHUNK)
         except (BlockingIOError, InterruptedError):
-            return
+            return False
         except OSError as exc:  # EIO: the device went away
             self._port_lost(f"read failed: {exc.strerror or exc}")
-            return
+            return False
         if not data:
-            self._port_lost("the port reported end of file")
-            return
+            if readable:
+                self._port_lost("the port reported end of file")
+            return False
         self._apply(self._session.receive(data, now))
+        return True
