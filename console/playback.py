@@ -178,7 +178,7 @@ def _clock_step(text: str, where: str) -> ClockStep | None:
         obj = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return None  # parse_step names the problem
-    if not isinstance(obj, dict) or set(obj) != {"clock_ms"}:
+    if not isinstance(obj, dict) or not {"clock_ms"} <= set(obj) <= {"clock_ms", "held_ms"}:
         return None
     value = obj["clock_ms"]
     if not finite_number(value):

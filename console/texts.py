@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import CommandRefused, Event
-from console.shell.notices import ButtonHeld, ConsoleError, FightResumed, SourceStatus
+from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, FightResumed, SourceStatus
 
 # One word per LinkState (drivers/link_state.py); the host screen shows the same (host.js).
 SOURCE_STATES = {
@@ -33,6 +33,8 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
             return source_status_text(source, state)
         case ButtonHeld():
             return button_held_text(event, names)
+        case ConsoleHeld():
+            return console_held_text(event)
         case FightResumed(voided=voided):
             return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
                                                     if voided else "")
@@ -42,6 +44,13 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
 def source_status_text(source: str, state: str) -> str:
     """A button source's state as the host reads it."""
     return f"Устройство {source}: {SOURCE_STATES.get(state, state)}"
+
+
+def console_held_text(event: ConsoleHeld) -> str:
+    """The console's own hold, as the host reads it."""
+    held = f"{event.held_ms / 1000:.1f}".replace(".", ",")
+    return (f"Пульт задержался на {held} с (система была занята): нажатия за это время "
+            "засчитаны по их времени, решение принято после их чтения")
 
 
 def button_held_text(event: ButtonHeld, names: Mapping[str, str]) -> str:

@@ -40,7 +40,8 @@ from console.schemas import KINDS, load_schema, validate
 from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
-from drivers.mcu_inputs import HeldPads
+from drivers.mcu_inputs import HeldPads, PadEdge
+from drivers.mcu_inputs import Watermark as McuWatermark
 from tests.conftest import Broker, until
 from tests.test_resume import resumed_events
 
@@ -382,11 +383,29 @@ def console_events() -> list[Payload]:
     return seen
 
 
+def held_events() -> list[Payload]:
+    """The console held up past the window's end, then reading a press made before it
+    (tests/test_console_held.py): its ``console_held`` notice."""
+    clock = Clock()
+    console = Console(demo_config(), clock=clock)
+    seen: list[Payload] = []
+    console.wire_watchers.append(seen.append)
+    console.host(HostAction.NEXT)
+    console.host(HostAction.READING_FINISHED)
+    due = console.referee.next_deadline()
+    assert due is not None
+    clock.now = due + 1000 * MS
+    feed = McuFeed(console, "sim")
+    feed.edge(PadEdge((0,), True, due - 100 * MS, 0, 0))
+    feed.watermark(McuWatermark(due - 100 * MS))
+    return [e for e in seen if e["type"] == "console_held"]
+
+
 @functools.cache
 def corpus() -> tuple[Payload, ...]:
     """Every event of every scenario, plus the runtime's own."""
     events = [e for name in SCENARIOS for e in replay(name)]
-    return tuple(events + console_events() + resumed_events("svoya"))
+    return tuple(events + console_events() + held_events() + resumed_events("svoya"))
 
 
 def samples() -> dict[str, Payload]:

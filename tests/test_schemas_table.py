@@ -406,8 +406,15 @@ class Walk:
         return state
 
     def at(self, after_ms: float) -> int:
+        """Let `after_ms` pass, firing what falls due meanwhile as the loop's timer would (late by
+        the step, never held up: a hold is `held`)."""
         self.clock.now += round(after_ms * MS)
+        self.console.fire_due()
         return self.clock.now
+
+    def held(self, ms: float) -> None:
+        """The console held up for `ms`: nothing fires until its next input."""
+        self.clock.now += round(ms * MS)
 
     def command(self, after_ms: float = 100, **command: Any) -> Payload:
         """A host command from MQTT, as the tablet sends it."""
@@ -419,8 +426,8 @@ class Walk:
         return self.command(after_ms, action=action, **args)
 
     def wait(self, ms: float) -> Payload:
-        """Let time pass; an empty feed fires what is due (the loop's timer would)."""
-        self.console.feed([], self.at(ms))
+        """Let time pass (what falls due fires, as the loop's timer would)."""
+        self.at(ms)
         return self.check()
 
     def samples(self, top: SimTop, start_ns: int, end_ns: int) -> Payload:
@@ -454,6 +461,10 @@ def console_events() -> list[Payload]:
     w.console.on_held_timer()
     w.clock.now += 1_000_000_000
     w.console.button_edge("gpio", "gpio:0", False, w.clock.now)
+    w.host(PICK_SECTOR, sector=3)
+    w.host("start_timer")
+    w.held(61_000)  # held up past the minute's end: said (console_held) with the next command
+    w.console.on_command(b'{"action": "answer_correct"}')
     return w.events
 
 
@@ -688,7 +699,7 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     replay_only = {e["type"] for events in replayed().values() for e in events}
     # what no replay can show: the runtime's own events and the sports timer
     assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
-                                              "round_corrected", "button_held", *SPORTS_TYPES}
+                                              "round_corrected", "button_held", "console_held", *SPORTS_TYPES}
 
 
 def test_targeted_runs_fit_the_schema() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from tests.test_console_mqtt import display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
+MS = 1_000_000
 
 
 @pytest.mark.parametrize("stall_s", [1.5, 3.0, 10.0])
@@ -53,3 +55,47 @@ async def test_a_press_made_while_the_console_is_stalled_takes_the_turn(
         assert [e["player"] for e in accepted] == ["p2"]
         statuses = [p for t, p in d.seen[mark:] if t.endswith("/events") and p["type"] == "source_status"]
         assert statuses == [], statuses  # the box was never declared silent, nor reopened
+
+
+async def sleep_until(monotonic_ns: int) -> None:
+    """Sleep until the host's monotonic clock (the console's clock too) reads `monotonic_ns`."""
+    await asyncio.sleep(max(0.0, (monotonic_ns - time.monotonic_ns()) / 1e9))
+
+
+@pytest.mark.parametrize(("stall_s", "press_ms"), [(0.3, -40), (1.0, -40), (3.0, -40), (1.0, 300)],
+                         ids=["0.3s-in-time", "1s-in-time", "3s-in-time", "1s-late"])
+async def test_a_stall_across_the_windows_end_judges_the_press_by_its_time(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, stall_s: float, press_ms: int) -> None:
+    """The daemon stopped from 0.3 s before the 7-s window's end (2 s here) until after it: a
+    press made 40 ms before the end takes the turn (004 App.4-5), one made 300 ms after it is
+    late, whenever the console reads them; the host is told of the hold (`console_held`)."""
+    game = SVOYA.replace('kind = "svoya"\n', 'kind = "svoya"\nsignal_window_s = 2.0\n', 1)
+    config = write_config(tmp_path, mosquitto, game.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+        state = await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+        end = state["timer"]["ends_ns"]
+        mark = len(d.seen)
+        await sleep_until(end - 300 * MS)
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await sleep_until(end + press_ms * MS)
+            sim.press(1)  # Борис
+            sim.release(1)
+            await sleep_until(end + round(stall_s * 1000) * MS)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        decided = await state_where(d, lambda p: p["phase"] in ("answering", "idle"), after=mark)
+        events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+        held = [e for e in events if e["type"] == "console_held"]
+        assert held and held[0]["held_ms"] > 100, events
+        if press_ms < 0:
+            assert decided["phase"] == "answering" and decided["question"]["answerer"] == "p2"
+            assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p2"]
+        else:
+            assert decided["phase"] == "idle"
+            assert [e["reason"] for e in events if e["type"] == "question_ended"] == ["no_signal"]
+        assert [e for e in events if e["type"] == "source_status"] == []

@@ -157,6 +157,8 @@ function noticeText(e) {
       return e.state === "held" ? `Кнопка ${e.pad}${whose} зажата уже ${seconds} с: проверьте её`
                                 : `Кнопка ${e.pad}${whose} отпущена (была нажата ${seconds} с)`;
     }
+    case "console_held": return `Пульт задержался на ${(e.held_ms / 1000).toFixed(1).replace(".", ",")} с `
+      + "(система была занята): нажатия за это время засчитаны по их времени";
     case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
       + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
       + (e.torn ? "; последняя строка журнала была оборвана" : "");

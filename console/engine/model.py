@@ -66,6 +66,17 @@ class Host:
 
 
 Input = Press | Watermark | Host
+# The field holding an input's time at its source, by the names every engine's inputs use.
+STAMP_FIELDS = ("at", "up_to", "at_ns")
+
+
+def input_stamp(inp: object) -> int | None:
+    """When `inp` happened at its source (host ns), or None for an input that names no time."""
+    for name in STAMP_FIELDS:
+        value = getattr(inp, name, None)
+        if isinstance(value, int):
+            return value
+    return None
 
 # The angle sensor's status bits (AS5600 STATUS), as on the wire: the protocol owns them.
 STATUS_MAGNET_DETECTED = int(AngleStatus.MAGNET_DETECTED)

@@ -55,9 +55,13 @@ def decides(outputs: Iterable[Output]) -> bool:
     return any(isinstance(o, Event) and not o.LIVE for o in outputs)
 
 
-def clock_line(now: int) -> dict[str, Any]:
-    """The journal line saying the console's clock reached `now` (host ns)."""
-    return {"clock_ms": now / NS_PER_MS}
+def clock_line(now: int, held_ns: int = 0) -> dict[str, Any]:
+    """The journal line saying the console's clock reached `now` (host ns); `held_ns`: it came
+    to this decision that late, held up (a replay reads the times, and only says the hold)."""
+    line: dict[str, Any] = {"clock_ms": now / NS_PER_MS}
+    if held_ns:
+        line["held_ms"] = held_ns / NS_PER_MS
+    return line
 
 
 class Journal:

@@ -2,7 +2,7 @@
 
 Contract: like the engines' events (console/engine/events.py), published through
 `console.wire`; their JSON is documented in docs/mqtt.md (``source_status``, ``error``,
-``resumed``, ``button_held``).
+``resumed``, ``button_held``, ``console_held``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from typing import ClassVar
 from console.engine.event_read import read_event
 from console.engine.events import Event
 
-__all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "FightResumed", "SourceStatus", "notice_from_json"]
+__all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "ConsoleHeld", "FightResumed", "SourceStatus",
+           "notice_from_json"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,7 +69,19 @@ class ButtonHeld(Event):
     held_ms: int  # how long it has been down (at "released": in all)
 
 
-NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsoleHeld(Event):
+    """The console itself was held up (a stall of the Pi, a slow disk, a busy loop) past a
+    decision it owed: `held_ms` late. It read what waited on its sources first and judged it
+    by when it happened (console/shell/runtime.py), so nothing counts against a player."""
+
+    TYPE: ClassVar[str] = "console_held"
+
+    held_ms: float  # how late the console came to the decision
+    deadline_ns: int  # the decision's due time (host monotonic ns)
+
+
+NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld, ConsoleHeld)
 _BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
 
 

@@ -5,9 +5,18 @@ happened at its source; the referee's outputs are carried out at once, in this o
 to MQTT (written to the socket in this loop turn), lamps (one serial write), cues; the
 retained state follows in the next loop turn. One `asyncio.TimerHandle` is kept armed for the
 referee's next deadline. A driver, the broker or the sound card failing is reported and the
-game goes on; nothing here raises into a driver callback. A bug in the referee on its own
-timer stops `run` with that error (the daemon exits, systemd starts it again and it resumes
-from the journal): a clock that silently stopped would cost more than the restart.
+game goes on; nothing here raises into a driver callback.
+
+Held up (a stall of the Pi, a slow disk, a busy loop) past a decision it owes, the console
+never counts its own lateness against a player: before it judges the overdue deadline it
+reads what waited on its sources (each MCU link's port at once; sources read by threads, a
+GPIO pin's edges, get HOLD_GRACE_S to hand theirs on), and an input that happened before
+the deadline is judged as read just before it (`feed`); what happened after waits for the
+decision. The hold is said (`ConsoleHeld`) and journalled with the decision.
+
+A bug in the referee on its own timer stops `run` with that error (the daemon exits, systemd
+starts it again and it resumes from the journal): a clock that silently stopped would cost
+more than the restart.
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from console.config import Config
 from console.engine.events import Event
 from console.engine.game import Game
 from console.engine.model import (
+    NS_PER_MS,
     AngleSample,
     Host,
     HostAction,
@@ -33,6 +43,7 @@ from console.engine.model import (
     Press,
     SetLamps,
     Watermark,
+    input_stamp,
 )
 from console.games import game
 from console.games.kind import GameInput, GameKind
@@ -44,7 +55,7 @@ from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
-from console.shell.notices import ButtonHeld, ConsoleError, SourceStatus
+from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resumption import Resumption
@@ -61,6 +72,10 @@ EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
+HOLD_NS = 20 * NS_PER_MS  # a timer this late means the console itself was held up
+# After a hold, before the overdue decision: time for sources read by threads (GPIO edges) to
+# hand on what they read meanwhile; an MCU's port is read at once (McuLink.drain).
+HOLD_GRACE_S = 0.02
 
 
 class Console:
@@ -103,6 +118,9 @@ class Console:
         self._angle_source = self.game.angle_source(config)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
+        self._held_since: int | None = None  # the overdue deadline of a hold being read out
+        self._hold_said: int | None = None  # the overdue deadline of the hold last said
+        self._fed_at = 0  # the latest `now` fed to the referee (never goes back)
         self._broken: asyncio.Future[None] | None = None  # run's: fails with the timer's bug
         self._refresh: asyncio.TimerHandle | None = None
         # Where a pad's earlier press is always at least as good as a later one (the kind says:
@@ -125,13 +143,33 @@ class Console:
     # ------------------------------------------------------------------ inputs
 
     def feed(self, inputs: Sequence[GameInput], now: int | None = None) -> None:
-        """Hand inputs to the referee (received at `now`, default: the clock) and act on them."""
+        """Hand inputs to the referee (received at `now`, default: the clock) and act on them.
+
+        Received after a deadline the referee is still owed (the console was late: held up),
+        inputs that all happened before it are judged as received just before it, so its
+        decision sees them, as it would have had the console not been held up; otherwise the
+        overdue decision is taken first."""
         now = self.clock() if now is None else now
+        due = self.referee.next_deadline()
+        if due is not None and now >= due:
+            if now - due > HOLD_NS:
+                self._say_hold(due, now)
+            stamps = [input_stamp(inp) for inp in inputs]
+            if stamps and all(stamp is not None and stamp < due for stamp in stamps):
+                now = max(self._fed_at, due - 1)
+            else:
+                self._settle(now, now - due if now - due > HOLD_NS else 0)
+        self._fed_at = max(self._fed_at, now)
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
             self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
         self._carry_out(self.referee.handle_all(inputs, now), now)
+
+    def fire_due(self, now: int | None = None) -> None:
+        """Fire what is due at `now` (default: the clock), as the timer does when it is on time:
+        for a console driven by hand, outside an event loop (tests, benchmarks)."""
+        self._settle(self.clock() if now is None else now)
 
     def host(self, action: HostAction, at: int | None = None) -> None:
         self.feed([Host(action, self.clock() if at is None else at)])
@@ -386,6 +424,39 @@ class Console:
     def _on_timer(self) -> None:
         self._timer = None
         now = self.clock()
+        due = self._timer_deadline
+        if due is not None and now - due > HOLD_NS and self._held_since is None:
+            self._after_hold(due, now)
+            return
+        held, self._held_since = self._held_since, None
+        self._settle(now, 0 if held is None else now - held)
+
+    def _after_hold(self, due: int, now: int) -> None:
+        """The timer came `now - due` late: the console was held up. Read what waited on every
+        source first (see the module docstring), say so, and decide after the grace."""
+        self._held_since = due
+        self._say_hold(due, now)
+        for link in self.links.values():
+            link.drain()  # what it read is fed now, judged by when it happened (`feed`)
+        if self._timer is not None:  # armed by what was read: the grace comes first all the same
+            self._timer.cancel()
+        next_due = self.referee.next_deadline()
+        self._timer = asyncio.get_running_loop().call_later(HOLD_GRACE_S, self._on_timer)
+        self._timer_deadline = due if next_due is None else min(due, next_due)
+
+    def _say_hold(self, due: int, now: int) -> None:
+        """The console found the decision due at `due` still owed at `now`: say so, once."""
+        if self._hold_said == due:
+            return
+        self._hold_said = due
+        log.warning("the console was held up %.0f ms past a deadline; its sources are read first",
+                    (now - due) / NS_PER_MS)
+        self._publish(ConsoleHeld(t_ns=now, held_ms=round((now - due) / NS_PER_MS, 3), deadline_ns=due))
+
+    def _settle(self, now: int, held_ns: int = 0) -> None:
+        """Fire what is due at `now` (`held_ns`: the decision comes that late, held up)."""
+        now = max(now, self._fed_at)
+        self._fed_at = now
         try:
             outputs = self.referee.on_timer(now)
         except Exception as exc:
@@ -400,7 +471,7 @@ class Console:
             broken.set_exception(exc)
             return
         if self.journal.open and decides(outputs):  # a resume must know the clock got this far
-            self.journal.write(clock_line(now))
+            self.journal.write(clock_line(now, held_ns))
         self._carry_out(outputs, now)
 
     # ------------------------------------------------------------------ drivers

@@ -45,11 +45,14 @@ class LampOutput(Protocol):
 
 
 class RunningLink(LampOutput, Protocol):
-    """A link the console runs as a task until it stops (an MCU on a serial line), with lamps."""
+    """A link the console runs as a task until it stops (an MCU on a serial line), with lamps;
+    `drain()` reads and hands on at once whatever waits on it (the console, held up, calls it
+    before it judges an overdue deadline)."""
 
     @property
     def connected(self) -> bool: ...
     def run(self) -> Coroutine[Any, Any, None]: ...
+    def drain(self) -> None: ...
 
 
 class SourceHost(Protocol):

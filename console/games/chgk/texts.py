@@ -72,11 +72,12 @@ from console.shell.notices import (
     NOTICES,
     ButtonHeld,
     ConsoleError,
+    ConsoleHeld,
     FightResumed,
     SourceStatus,
     notice_from_json,
 )
-from console.texts import button_held_text, source_status_text
+from console.texts import button_held_text, console_held_text, source_status_text
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
 PHASES = {
@@ -198,6 +199,8 @@ def _notice_line(e: Event) -> str | None:
             return source_status_text(source, state)
         case ButtonHeld():
             return button_held_text(e, {})
+        case ConsoleHeld():
+            return console_held_text(e)
         case FightResumed(voided=voided):
             return "Игра восстановлена по журналу" + {
                 "round": "; прерванный раунд отменён — крутите волчок",

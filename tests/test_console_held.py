@@ -1,0 +1,85 @@
+"""The console's own lateness never counts against a player (issue 15): a `Console` on a
+hand-stepped clock, held up across the end of the 7-s window (its timer comes late, as after
+a stall of the Pi), reads a press made 40 ms before the end only afterwards. The press takes
+the turn (004 App.4: signals count until 7 s after the reading; App.5: the first one answers),
+the hold is said (`console_held`), the journal keeps the press as judged, and a replay of the
+journal gives the same decision."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from console.engine.model import NS_PER_MS as MS
+from console.engine.model import NS_PER_S as S
+from console.engine.model import HostAction
+from console.games import load_config
+from console.shell.runtime import HOLD_NS, Console
+from console.sources.mcu import McuFeed
+from console.tools.replay import replay_lines
+from drivers.mcu_serial import PadEdge, Watermark
+from tests.test_schemas import DEMO_TOML, Clock
+
+
+def held_console() -> tuple[Console, Clock, list[dict[str, object]], io.StringIO]:
+    clock = Clock()
+    journal = io.StringIO()
+    console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    console.host(HostAction.NEXT)
+    clock.now += 100 * MS
+    console.host(HostAction.READING_FINISHED)
+    return console, clock, events, journal
+
+
+def press(console: Console, pad: int, at: int) -> None:
+    """One scan of the simulated box and the watermark after it, as the link hands them on."""
+    feed = McuFeed(console, "sim")
+    feed.edge(PadEdge((pad,), True, at, at // 1000, 0))
+    feed.watermark(Watermark(at))
+
+
+def test_a_press_made_before_the_window_ends_counts_though_the_console_read_it_late() -> None:
+    console, clock, events, journal = held_console()
+    end = clock.now + 7 * S
+    due = console.referee.next_deadline()
+    assert due is not None and end <= due < end + 10 * MS  # the window's end plus the box's delay
+    clock.now = end + 1 * S  # held up a second past the end: the timer never ran
+    press(console, 1, end - 40 * MS)  # Борис, 40 ms before the end
+    kinds = [e["type"] for e in events]
+    assert "question_ended" not in kinds
+    (held,) = [e for e in events if e["type"] == "console_held"]
+    assert held["deadline_ns"] == due and held["held_ms"] == (clock.now - due) / MS
+    (accepted,) = [e for e in events if e["type"] == "signal_accepted"]
+    assert accepted["player"] == "p2"
+    lines = [json.loads(line) for line in journal.getvalue().splitlines()]
+    (pressed,) = [line for line in lines if "press" in line]
+    assert pressed["arrive_ms"] == (due - 1) / MS  # judged as read just before the deadline
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_lines(journal.getvalue().splitlines(), "journal", out, err) == 0, err.getvalue()
+    replayed = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [e["player"] for e in replayed if e["type"] == "signal_accepted"] == ["p2"]
+
+
+def test_a_press_made_after_the_window_ends_is_late_though_read_in_the_same_hold() -> None:
+    """004 App.4: a signal after the 7 s does not count, whenever the console reads it."""
+    console, clock, events, _journal = held_console()
+    end = clock.now + 7 * S
+    clock.now = end + 1 * S
+    press(console, 2, end + 500 * MS)  # Вера, half a second after the end
+    ended = [e for e in events if e["type"] == "question_ended"]
+    assert [e["reason"] for e in ended] == ["no_signal"]
+    assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["late"]
+    assert [e for e in events if e["type"] == "signal_accepted"] == []
+
+
+def test_a_timer_only_a_little_late_is_no_hold() -> None:
+    """A decision taken a few ms late (the loop's ordinary jitter) is not said as a hold."""
+    console, clock, events, _journal = held_console()
+    due = console.referee.next_deadline()
+    assert due is not None
+    clock.now = due + HOLD_NS // 2
+    console.feed([])
+    assert [e["reason"] for e in events if e["type"] == "question_ended"] == ["no_signal"]
+    assert [e for e in events if e["type"] == "console_held"] == []
