@@ -83,3 +83,27 @@ def test_a_timer_only_a_little_late_is_no_hold() -> None:
     console.feed([])
     assert [e["reason"] for e in events if e["type"] == "question_ended"] == ["no_signal"]
     assert [e for e in events if e["type"] == "console_held"] == []
+
+
+def test_a_commands_own_time_is_bounded_by_the_consoles_reading() -> None:
+    """``sent_ns`` (the host's screen's estimate of this console's clock) is the command's time
+    only between the console's last sign of life and its reading of it: a screen cannot date a
+    command before the console could have read it, nor after it did; a bad one is refused."""
+    clock = Clock()
+    journal = io.StringIO()
+    console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    alive = clock.now  # no loop here: the sign of life is the start
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    clock.now += 5 * S
+    claims = ((alive - 3 * S, alive), (clock.now + 2 * S, clock.now), (alive + 1 * S, alive + 1 * S))
+    for sent, expected in claims:
+        console.on_command(json.dumps({"action": "cancel", "sent_ns": sent}).encode())
+        line = json.loads(journal.getvalue().splitlines()[-1])
+        assert (line["host"], line["at_ms"], line.get("arrive_ms", line["at_ms"])) == (
+            "cancel", expected / MS, clock.now / MS)
+    before = journal.getvalue()
+    console.on_command(b'{"action": "next", "sent_ns": "soon"}')
+    assert journal.getvalue() == before  # refused, nothing journalled or judged
+    (error,) = [e for e in events if e["type"] == "error" and e.get("source") == "mqtt"]
+    assert "sent_ns must be an integer" in str(error["message"])

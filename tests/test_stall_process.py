@@ -12,6 +12,7 @@ the waiting frames), and the press made during the stall takes the turn (004 App
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import display
+from tests.test_console_mqtt import command, display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
@@ -99,3 +100,47 @@ async def test_a_stall_across_the_windows_end_judges_the_press_by_its_time(
             assert decided["phase"] == "idle"
             assert [e["reason"] for e in events if e["type"] == "question_ended"] == ["no_signal"]
         assert [e for e in events if e["type"] == "source_status"] == []
+
+
+@pytest.mark.parametrize("stamped", [True, False], ids=["sent-with-its-time", "no-time"])
+async def test_an_answer_begun_during_a_stall_is_in_time_when_the_screen_says_when(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, stamped: bool) -> None:
+    """The answerer must begin within 3 s of being named (004 App.7): the host's «Начал
+    отвечать» sent 2 s after naming, while the console is stopped from 1 s to 4 s, is in time
+    when the command says when it was sent (``sent_ns``, as the host's screen sends it: the
+    console's clock as the screen estimates it); without it the console can only take the time
+    it read it, and the 3 s are over."""
+    config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+        await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+        mark = len(d.seen)
+        sim.press(0)
+        sim.release(0)
+        await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+        named = await play(d, mosquitto, b'{"action": "name"}', lambda p: p.get("timer") is not None
+                           and p["timer"]["kind"] == "answer")
+        deadline = named["timer"]["ends_ns"]
+        named_at = deadline - 3000 * MS
+        mark = len(d.seen)
+        await sleep_until(named_at + 1000 * MS)
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await sleep_until(named_at + 2000 * MS)
+            sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
+            await command(mosquitto, json.dumps({"action": "answer_started", **sent}).encode())
+            await sleep_until(named_at + 4000 * MS)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                  and p["type"] in ("answer_started", "answer_judged", "error")])
+        events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+        if stamped:
+            assert [e["type"] for e in events if e["type"] in ("answer_started", "answer_judged")] == [
+                "answer_started"], events
+        else:
+            judged = [e for e in events if e["type"] == "answer_judged"]
+            assert judged and judged[0]["by"] == "timeout"

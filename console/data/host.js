@@ -236,7 +236,10 @@ function specOf(action) {
 function send(command) {
   if (!client || !online()) return;
   $("refusal").hidden = true;
-  client.publish(`${HALL.base}/host/command`, JSON.stringify(command), { qos: 1, retain: false });
+  // When it was sent, on the console's clock as this page estimates it (docs/mqtt.md): a
+  // command sent in time while the console was held up is judged in time.
+  const sent = clockOffset === null ? {} : { sent_ns: Math.round((performance.now() - clockOffset) * 1e6) };
+  client.publish(`${HALL.base}/host/command`, JSON.stringify({ ...command, ...sent }), { qos: 1, retain: false });
 }
 
 const evaluated = (value) => typeof value === "function" ? value(state || {}) : value;

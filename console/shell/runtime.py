@@ -76,6 +76,7 @@ HOLD_NS = 20 * NS_PER_MS  # a timer this late means the console itself was held 
 # After a hold, before the overdue decision: time for sources read by threads (GPIO edges) to
 # hand on what they read meanwhile; an MCU's port is read at once (McuLink.drain).
 HOLD_GRACE_S = 0.02
+LAG_TICK_S = 0.05  # the lag watch: how often the console notes that it runs
 
 
 class Console:
@@ -120,6 +121,9 @@ class Console:
         self._timer_deadline: int | None = None
         self._held_since: int | None = None  # the overdue deadline of a hold being read out
         self._hold_said: int | None = None  # the overdue deadline of the hold last said
+        # The console's sign of life (the lag watch's tick before its latest, LAG_TICK_S apart
+        # while it runs): a host command cannot have been waiting unread from before it.
+        self._alive_at = clock()
         self._fed_at = 0  # the latest `now` fed to the referee (never goes back)
         self._broken: asyncio.Future[None] | None = None  # run's: fails with the timer's bug
         self._refresh: asyncio.TimerHandle | None = None
@@ -190,7 +194,8 @@ class Console:
                 encode(command)
             except UnicodeEncodeError:
                 raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
-            inp = self.game.parse_command(command, received)
+            at = self._command_time(command.pop("sent_ns", None), received)
+            inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             if isinstance(exc, RecursionError):
                 reason = "too deeply nested"
@@ -201,6 +206,18 @@ class Console:
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
+
+    def _command_time(self, sent_ns: object, received: int) -> int:
+        """A host command's time: when the host's screen says it sent it (its estimate of this
+        console's clock, ``sent_ns``), if that falls between the console's last sign of life
+        before reading it and the reading: so a command sent in time while the console was held
+        up is judged in time, and a screen can never date one earlier than the console could
+        have read it. Otherwise (or without ``sent_ns``), when it was read."""
+        if sent_ns is None:
+            return received
+        if isinstance(sent_ns, bool) or not isinstance(sent_ns, int):
+            raise ValueError(f"sent_ns must be an integer (ns on the console's clock), got {sent_ns!r}")
+        return min(received, max(sent_ns, self._alive_at))
 
     def on_retained_command(self, payload: bytes) -> None:
         """A command the broker kept (published with the retain flag) is never executed: it
@@ -503,9 +520,23 @@ class Console:
                 for name, link in self.links.items():
                     tasks.create_task(link.run(), name=f"mcu-{name}")
                 tasks.create_task(_until(self._broken), name="referee")  # fails with a timer bug
+                tasks.create_task(self._watch_lag(), name="lag")
         finally:
             self._broken = None
             self.close_local_inputs()
+
+    async def _watch_lag(self) -> None:
+        """Note every LAG_TICK_S that the console runs, and log how late the loop came when it was
+        held up. A command's time is bounded by the tick before the latest: after a hold that is
+        the last tick before it, for as long as what waited meanwhile is being read."""
+        tick_ns = round(LAG_TICK_S * 1e9)
+        last = self.clock()
+        while True:
+            await asyncio.sleep(LAG_TICK_S)
+            now = self.clock()
+            if now - last - tick_ns > HOLD_NS:
+                log.warning("the console's loop was held up for %.0f ms", (now - last - tick_ns) / NS_PER_MS)
+            self._alive_at, last = last, now
 
     def start_local_inputs(self) -> None:
         """Claim the pins of the local inputs, each reported connected or not (run does this)."""
