@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 #: The payload kinds and their topics (docs/mqtt.md): ``<prefix>/<node>/events``, ``/state``,
-#: ``/status`` and ``/host/command``.
-KINDS = ("event", "state", "status", "command")
+#: ``/status``, ``/host/command`` and ``/host/notices``.
+KINDS = ("event", "state", "status", "command", "notices")
 #: The table's payload kinds (docs/mqtt-table.md): its events (``/events``, ``/angle``,
 #: ``/host/events``), its state (``/state``, ``/host/state``), its host commands, and the game
 #: record (``/record``, and the files in ``table.record_dir``). The status is the same as above.

@@ -777,8 +777,12 @@ async def test_topics_qos_and_retain_on_a_real_broker(mosquitto: Broker) -> None
             async with subscriber(mosquitto, f"{t.status.rsplit('/', 1)[0]}/#") as late:
                 await until(lambda: late.on(t.state) and late.on(t.status))
                 await until(lambda: late.on(t.host_state))
+                await until(lambda: late.on(t.host_notices))
                 assert {(topic, retain) for topic, _, _, retain in late.got} == {
-                    (t.state, True), (t.status, True), (t.host_state, True)}
+                    (t.state, True), (t.status, True), (t.host_state, True), (t.host_notices, True)}
+                (kept,) = late.on(t.host_notices)
+                assert [n["event"]["type"] for n in kept["notices"]] == ["source_status", "error"]
+                validate("notices", kept)
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task

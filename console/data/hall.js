@@ -8,7 +8,8 @@
 // not JSON is dropped; packet.retain tells a retained message). An optional third argument
 // {username, password} logs in with that account instead (the host's screen, host.js).
 // It keeps the #link indicator itself: "на связи" only while connected and the console's
-// retained <base>/status says online; "нет связи" otherwise, with the reason in its title
+// retained <base>/status says online and each of its sources connected (a source that is not
+// is named: "нет связи: mcu"); "нет связи" otherwise, with the reason in its title
 // and data-reason ("login" when the broker refused the login, "closed" when the connection
 // is down). MQTT.js reconnects by itself, a refused login included (the broker's
 // password file may be fixed meanwhile).
@@ -35,10 +36,11 @@ const HALL = (() => {
   };
 })();
 
-function hallLink(online, reason) {
+function hallLink(online, reason, sources) {
   const link = document.getElementById("link");
-  link.textContent = online ? "на связи" : "нет связи";
-  link.className = online ? "" : "offline";
+  const down = Object.entries(sources || {}).filter(([, state]) => state !== "connected").map(([name]) => name);
+  link.textContent = !online ? "нет связи" : down.length ? `нет связи: ${down.join(", ")}` : "на связи";
+  link.className = online && !down.length ? "" : "offline";
   if (reason !== undefined) {
     link.dataset.reason = reason;
     link.title = { login: "брокер не принял логин страницы", closed: "соединение с брокером закрыто" }[reason] || "";
@@ -75,7 +77,7 @@ function hallConnect(kinds, onMessage, login) {
     let payload;
     try { payload = JSON.parse(decoder.decode(bytes)); } catch (e) { return; }
     const kind = topic.slice(HALL.base.length + 1);
-    if (kind === "status") hallLink(payload.state === "online");
+    if (kind === "status") hallLink(payload.state === "online", undefined, payload.sources);
     onMessage(kind, payload, packet);
   });
   return client;

@@ -31,7 +31,7 @@
 "use strict";
 
 const CONFIG = window.CHGK || {};
-const TOPICS = ["host/state", "host/events", "events", "status"];
+const TOPICS = ["host/state", "host/events", "events", "status", "host/notices"];
 const STORE = `chgk-host-login:${HALL.ws}`;  // one login per broker
 
 // ---- the games' modules ----
@@ -63,6 +63,8 @@ let client = null;
 let clockOffset = null;  // local performance.now() ms minus the console's clock in ms
 let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
+let sources = {};        // each input source's state, from the retained status
+let noticesSeen = false; // a live notice came: the retained list is older
 
 const $ = (id) => document.getElementById(id);
 const online = () => linkUp && consoleOnline;
@@ -119,7 +121,11 @@ function onMessage(kind, payload, packet) {
   if (kind === "status") {
     consoleOnline = payload.state === "online";
     if (payload.game && !game) game = payload.game;
+    sources = payload.sources || {};
     render();
+  } else if (kind === "host/notices") {
+    // What happened before the page opened (retained, the last ones): shown until live ones come.
+    if (!noticesSeen) showNotices((payload.notices || []).map(n => [n.time, n.event]));
   } else if (kind === "host/state") {
     takeState(payload, received, live);
   } else if (kind === "events" || kind === "host/events") {
@@ -185,12 +191,34 @@ function askAboutLost(e) {
 function notice(e) {
   const text = noticeText(e);
   if (!text) return;
+  noticesSeen = true;
+  addNotice(new Date().toLocaleTimeString("ru-RU"), text);
+}
+
+function addNotice(time, text) {
   const item = document.createElement("li");
-  item.textContent = `${new Date().toLocaleTimeString("ru-RU")} ${text}`;
+  item.textContent = `${time} ${text}`;
   const list = $("notices");
   list.prepend(item);
   while (list.children.length > MAX_NOTICES) list.lastChild.remove();
   $("notices-box").hidden = false;
+}
+
+// The console's retained list, oldest first: the page's «Внимание» as it would have been.
+function showNotices(kept) {
+  $("notices").replaceChildren();
+  for (const [time, e] of kept) {
+    const text = noticeText(e);
+    if (text) addNotice(time, text);
+  }
+}
+
+// Each source that is not connected, by name, from the moment the page opens (the status).
+function renderSources() {
+  const down = Object.entries(sources).filter(([, state]) => state !== "connected");
+  const box = $("sources");
+  box.hidden = !consoleOnline || down.length === 0;
+  box.textContent = down.map(([name, state]) => `Устройство ${name}: ${SOURCE_STATES[state] || state}`).join("; ");
 }
 
 function takeState(s, received, live) {
@@ -377,6 +405,7 @@ function render() {
     : !linkUp ? "Нет связи с брокером: команды не отправляются, пульт переподключается сам"
     : "Консоль игры не в сети: команды не отправляются";
   renderActions();
+  renderSources();
   if (!state) return;
   $("phase").textContent = g.phases[state.phase] || state.phase || "";
   g.render(state);

@@ -8,7 +8,8 @@ Contract:
 * Its class also says where the shell takes it, so that the shell never asks which game's
   event it is: `LIVE` (a live reading such as the top's angle: its own topic, no retained
   state after it, not a decision to sync the journal for), `RECORD` (a game's record:
-  retained and kept on disk), `STARTS_GAME` (the records count a new game from it).
+  retained and kept on disk), `STARTS_GAME` (the records count a new game from it),
+  `NOTICE` (the console's own notice to the host: kept for a screen that opens later).
 * Its fields, in declaration order, are the keys of its JSON after ``type``, ``t_ns`` (and
   ``audience``); `console.wire` is the one place that turns an event into that JSON.
 * A field declared with `omitted_if_none()` is left out of the JSON when it is None (a key
@@ -44,6 +45,7 @@ class Event:
     LIVE: ClassVar[bool] = False  # a live reading, not a decision (see the module docstring)
     RECORD: ClassVar[bool] = False  # a game's record
     STARTS_GAME: ClassVar[bool] = False  # a new game begins (its record is a new one)
+    NOTICE: ClassVar[bool] = False  # the console's own notice to the host («Внимание»)
 
     t_ns: int
 

@@ -108,6 +108,7 @@ class Topics:
         self.record = f"{base}/record"  # the last game's record, retained (table)
         self.host_state = f"{base}/host/state"  # the host's view: hidden sectors too (table)
         self.host_events = f"{base}/host/events"  # events only the host may see (table)
+        self.host_notices = f"{base}/host/notices"  # the last notices, retained (the host's «Внимание»)
 
 
 class MqttLink:

@@ -23,6 +23,7 @@ class ConsoleError(Event):
     """A driver's, a host command's or the console's own problem; the game is not touched."""
 
     TYPE: ClassVar[str] = "error"
+    NOTICE: ClassVar[bool] = True
 
     source: str  # the source of the problem: a source's name, "mqtt", "journal", ...
     message: str
@@ -33,6 +34,7 @@ class SourceStatus(Event):
     """An input source connected, lost or gave up (``state``), with the driver's detail."""
 
     TYPE: ClassVar[str] = "source_status"
+    NOTICE: ClassVar[bool] = True
 
     source: str
     state: str
@@ -47,6 +49,7 @@ class FightResumed(Event):
     line was cut by a power cut and left out."""
 
     TYPE: ClassVar[str] = "resumed"
+    NOTICE: ClassVar[bool] = True
 
     journal: str  # the journal's file name
     inputs: int  # how many inputs were replayed
@@ -61,6 +64,7 @@ class ButtonHeld(Event):
     (console/shell/held_buttons.py)."""
 
     TYPE: ClassVar[str] = "button_held"
+    NOTICE: ClassVar[bool] = True
 
     source: str  # the input source's name ([sources.NAME])
     pad: str  # the pad's name, as in [[players]] pad ("mcu:2")
@@ -76,6 +80,7 @@ class ConsoleHeld(Event):
     by when it happened (console/shell/runtime.py), so nothing counts against a player."""
 
     TYPE: ClassVar[str] = "console_held"
+    NOTICE: ClassVar[bool] = True
 
     held_ms: float  # how late the console came to the decision
     deadline_ns: int  # the decision's due time (host monotonic ns)

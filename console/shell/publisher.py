@@ -4,7 +4,11 @@ Contract: `Publisher.publish(event)` writes the event as its JSON (`console.wire
 on its topic (each topic counts its own messages, so a gap on one always means a lost message:
 ``seq``), routes it — host-only events (``AUDIENCE = "host"``, e.g. where the «форточка» lies)
 to ``host/events``, the top's live angle to ``angle``, everything else to ``events``, and a
-game record also, retained, to ``record`` — and hands it to the MQTT link. Before there is a
+game record also, retained, to ``record`` — and hands it to the MQTT link. The last
+`NOTICES_KEPT` notices (the console's own: a source's state, a problem, a held button or
+console, a resumed fight; and any decision whose inputs may have been lost) are kept, each
+with the wall-clock time it was said, and published retained on ``host/notices`` whenever one
+is added, so a host's screen opened later shows what happened before it (its «Внимание»). Before there is a
 link (a problem found while starting) up to `before_run` events are kept and published first,
 in order with their numbers, once `attach` gives the link. Then every watcher gets the typed
 event and every `wire_watcher` its JSON; a watcher that fails is logged and does not cut the
@@ -14,6 +18,8 @@ others short. Returns the JSON.
 from __future__ import annotations
 
 import logging
+import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -24,6 +30,8 @@ from console.wire import event_json
 __all__ = ["Publisher"]
 
 log = logging.getLogger("chgk.console")
+
+NOTICES_KEPT = 20  # a host reads «Внимание» at a glance; an evening's worth is the journal's
 
 
 class Publisher:
@@ -38,6 +46,7 @@ class Publisher:
         self._seqs: dict[str, int] = {}
         self._before_run: list[tuple[str, dict[str, Any]]] = []
         self._before_run_limit = before_run
+        self.notices: deque[dict[str, Any]] = deque(maxlen=NOTICES_KEPT)
 
     def attach(self, mqtt: MqttLink) -> None:
         """Publish through `mqtt` from now on; what was kept before goes first, in order."""
@@ -45,6 +54,8 @@ class Publisher:
         for topic, wire in self._before_run:
             mqtt.publish_event(wire, topic)
         self._before_run.clear()
+        # Always retained: a screen opened later finds no stale list of an earlier run.
+        mqtt.publish_retained(self.topics.host_notices, {"notices": list(self.notices)})
 
     def publish(self, event: Event) -> dict[str, Any]:
         wire = event_json(event)
@@ -58,6 +69,10 @@ class Publisher:
         wire["seq"] = seq
         if topic == self.topics.events:
             self.events_seq = seq
+        if event.NOTICE or wire.get("inputs_lost"):
+            self.notices.append({"time": time.strftime("%H:%M:%S"), "event": wire})
+            if self.mqtt is not None:
+                self.mqtt.publish_retained(self.topics.host_notices, {"notices": list(self.notices)})
         if self.mqtt is not None:
             self.mqtt.publish_event(wire, topic)
             if event.RECORD:
