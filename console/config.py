@@ -58,6 +58,7 @@ class GameSection:
     false_start_lockout_s: float = 2.0
     tie_policy: str = "random"
     tie_window_us: int = 0  # 0: the coarsest source resolution
+    lost_source_wait_s: float = 30.0  # a question waits this long for a lost button source
     seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
     pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
 
@@ -229,7 +230,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 _MAY_BE_NEGATIVE = {"pedal_pin"}  # pedal_pin -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
-_POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "baudrate", "pads",
+_POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "lost_source_wait_s",
+             "baudrate", "pads",
              "resolution_us", "port", "ws_port"}
 # Upper bounds of numbers (a TCP port is 16 bits; the volume is a fraction of full scale).
 _AT_MOST = {"port": 65535, "ws_port": 65535, "http_port": 65535, "volume": 1.0}

@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.config import finite_number
-from console.engine.model import NS_PER_MS, Host, Press, Watermark
+from console.engine.model import NS_PER_MS, Host, Press, SourceLink, Watermark
 from console.games.kind import GameInput, GameKind
 
 AnyInput = GameInput
 # The steps every game that takes buttons shares, parsed here alike (their extra keys):
-SHARED_STEPS: dict[str, tuple[str, ...]] = {"press": (), "watermark": ("lost_from_ms",)}
+# a press, a source's watermark, a source lost or back (``"link": "mcu", "up": false``).
+SHARED_STEPS: dict[str, tuple[str, ...]] = {"press": (), "watermark": ("lost_from_ms",), "link": ("up",)}
 
 
 class ScenarioError(ValueError):
@@ -59,6 +60,8 @@ def step_to_json(inp: AnyInput, arrive: int, game: GameKind) -> dict[str, Any]:
             line["lost_from_ms"] = inp.lost_from / NS_PER_MS
     elif isinstance(inp, Host):
         line, at = {"host": inp.action.value}, inp.at
+    elif isinstance(inp, SourceLink):
+        line, at = {"link": inp.source, "up": inp.up}, inp.at
     else:
         own = game.input_line(inp)
         if own is None:
@@ -100,6 +103,8 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
             return Step(press_step(obj[step], at), arrive)
         if step == "watermark":
             return Step(watermark_step(obj[step], at, obj.get("lost_from_ms")), arrive)
+        if step == "link":
+            return Step(link_step(obj[step], at, obj.get("up")), arrive)
         return Step(game.parse_step(step, obj, at), arrive)
     except (ValueError, TypeError, OverflowError) as exc:  # e.g. "status": null
         raise ScenarioError(f"{where}: {exc}") from None
@@ -119,6 +124,15 @@ def press_step(value: object, at: int) -> Press:
     if not sep:
         raise ValueError(f"press {value!r} should look like 'mcu:0'")
     return Press(source, value, at)
+
+
+def link_step(value: object, at: int, up: object) -> SourceLink:
+    """``"link": "mcu", "up": false``: source ``mcu`` was lost at `at` (``true``: it is back)."""
+    if not isinstance(value, str) or not value:
+        raise ValueError("link must be a source's name")
+    if not isinstance(up, bool):
+        raise ValueError("link needs up: true (the source is back) or false (lost)")
+    return SourceLink(value, up, at)
 
 
 def watermark_step(value: object, at: int, lost_from_ms: object = None) -> Watermark:

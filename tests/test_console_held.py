@@ -107,3 +107,33 @@ def test_a_commands_own_time_is_bounded_by_the_consoles_reading() -> None:
     assert journal.getvalue() == before  # refused, nothing journalled or judged
     (error,) = [e for e in events if e["type"] == "error" and e.get("source") == "mqtt"]
     assert "sent_ns must be an integer" in str(error["message"])
+
+
+def test_a_box_lost_in_the_window_is_waited_for_and_its_press_judged_when_back() -> None:
+    """The runtime hands a button source's loss and return to the referee (`SourceLink`, from
+    its status): the window waits for it (004 App.4 by the press's time, IV 4.4), the press
+    it sends when back takes the turn, the journal keeps it all and replays to the same."""
+    clock = Clock()
+    journal = io.StringIO()
+    console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    console.host(HostAction.NEXT)
+    clock.now += 100 * MS
+    console.host(HostAction.READING_FINISHED)
+    start = clock.now
+    clock.now += 2 * S
+    console.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected.")
+    clock.now = start + 9 * S  # the 7 s are over: nothing is decided while the box is away
+    console.fire_due()
+    assert [e["type"] for e in events if e["type"] in ("signals_held", "question_ended")] == ["signals_held"]
+    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    press(console, 3, start + 4 * S)  # Глеб pressed 4 s in, sent again by the box
+    (accepted,) = [e for e in events if e["type"] == "signal_accepted"]
+    assert accepted["player"] == "p4" and accepted["inputs_lost"] == ["sim"]
+    out, err = io.StringIO(), io.StringIO()
+    assert replay_lines(journal.getvalue().splitlines(), "journal", out, err) == 0, err.getvalue()
+    replayed = [json.loads(line) for line in out.getvalue().splitlines()]
+    kinds = ("signals_held", "signals_resumed", "signal_accepted")
+    assert [e["type"] for e in replayed if e["type"] in kinds] == list(kinds)

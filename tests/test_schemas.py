@@ -326,8 +326,27 @@ CORRECTIONS: list[dict[str, Any]] = [
     {"at_ms": 20000, "host": "reverse", "reason": "дуальный ответ"},  # now correct: p3 took it
 ]
 
+LOST_BOX: list[dict[str, Any]] = [
+    # The box unplugged in the window: held, back with a press it kept (signals_held, _resumed);
+    # then lost again and waited for in vain (given_up), the question decided without it.
+    {"config": {"game": {"values": [10, 20], "themes": 1, "lost_source_wait_s": 5.0}}},
+    {"at_ms": 1000, "host": "next"},
+    {"at_ms": 2000, "host": "reading_finished"},
+    {"at_ms": 3000, "link": "mcu", "up": False},
+    {"at_ms": 7500, "link": "mcu", "up": True},
+    {"at_ms": 5000, "press": "mcu:1", "arrive_ms": 7501},  # stamped in time, sent again
+    {"at_ms": 7501, "watermark": "mcu"},
+    {"at_ms": 7600, "host": "name"},
+    {"at_ms": 7700, "host": "correct"},
+    {"at_ms": 13000, "host": "next"},
+    {"at_ms": 14000, "host": "reading_finished"},
+    {"at_ms": 15000, "link": "mcu", "up": False},  # gone for good: decided without it
+    {"at_ms": 30000, "host": "next"},  # refused: the fight is over
+]
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "four_players_host_clock": FOUR_PLAYERS_HOST_CLOCK,
+    "lost_box": LOST_BOX,
     "corrections": CORRECTIONS,
     "lockout_tie_timeout_game_over": LOCKOUT_TIE_TIMEOUT_GAME_OVER,
     "two_players_lamp_clock": TWO_PLAYERS_LAMP_CLOCK,

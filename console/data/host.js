@@ -163,6 +163,11 @@ function noticeText(e) {
       return e.state === "held" ? `Кнопка ${e.pad}${whose} зажата уже ${seconds} с: проверьте её`
                                 : `Кнопка ${e.pad}${whose} отпущена (была нажата ${seconds} с)`;
     }
+    case "signals_held": return `Пауза: нет связи с кнопками ${e.source} — решение ждёт их `
+      + "(нажатия за это время засчитаются по их времени)";
+    case "signals_resumed": return e.given_up
+      ? `Кнопки ${e.source} не вернулись: вопрос решается без них (решение под сомнением)`
+      : `Кнопки ${e.source} снова на связи`;
     case "console_held": return `Пульт задержался на ${(e.held_ms / 1000).toFixed(1).replace(".", ",")} с `
       + "(система была занята): нажатия за это время засчитаны по их времени";
     case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal

@@ -19,6 +19,14 @@ reported through time T when
 With one ordered MCU the first press settles the moment it arrives, so the lamp lights at
 once; with GPIO or mixed sources the console waits at most the declared delay. The same
 rule closes windows: a window ending at E closes once every source has reported through E.
+
+A source that was lost (unplugged, gone silent: `lose`) reports through T only by its own
+evidence, its watermark, never by the host clock passing T + max_delay: what it stamped
+meanwhile may still come when it is back (`restore`), so nothing after its last word is
+settled while it is away, nor once it is back until its watermark has passed the time it came
+back (an unordered source, which cannot send again, by its declared delay after it), unless
+the console gives up waiting for it (`give_up`). Decisions over the span it was away name it
+in `lost_between`.
 """
 
 from __future__ import annotations
@@ -59,6 +67,9 @@ class Arbiter:
         )
         self._watermark: dict[str, int] = {}
         self._lost: deque[tuple[str, int, int]] = deque(maxlen=_LOST_SPANS_KEPT)
+        self._down: dict[str, int] = {}  # lost sources: since when (host ns)
+        self._back: dict[str, tuple[int, int]] = {}  # back, not yet caught up: (since, back at)
+        self._given_up: dict[str, int] = {}  # lost sources no longer waited for: since when
         self.max_delay_ns = max(s.max_delay_ns for s in self._sources.values())
 
     def knows(self, source: str) -> bool:
@@ -73,16 +84,53 @@ class Arbiter:
             self._lost.append((source, lost_from, up_to))
         if up_to > self._watermark.get(source, up_to - 1):
             self._watermark[source] = up_to
+        back = self._back.get(source)
+        if back is not None and up_to >= back[1]:  # it has said all it held from the span away
+            del self._back[source]
+
+    def lose(self, source: str, at: int) -> None:
+        """`source` is lost from `at` on (see the module docstring); an unknown one is ignored."""
+        if source in self._sources and source not in self._down and source not in self._given_up:
+            self._down[source] = at
+
+    def restore(self, source: str, at: int) -> None:
+        """`source` is back at `at`: its span away is kept for the decisions over it."""
+        since = self._down.pop(source, None)
+        if since is not None:
+            self._back[source] = (since, at)
+        else:
+            since = self._given_up.pop(source, None)
+        if since is not None:
+            self._lost.append((source, since, at))
+
+    def give_up(self, source: str) -> None:
+        """Stop waiting for lost `source`: the host clock settles it again, and every decision
+        from when it was lost names it, until it is back."""
+        since = self._down.pop(source, None)
+        if since is not None:
+            self._given_up[source] = since
+        self._back.pop(source, None)
+
+    def lost_sources(self) -> dict[str, int]:
+        """The sources lost (or back and not yet caught up) and still waited for, since when."""
+        return {**{s: since for s, (since, _) in self._back.items()}, **self._down}
 
     def lost_between(self, start: int, end: int) -> tuple[str, ...]:
         """The sources that may have lost inputs made between `start` and `end` (sorted):
         a decision over that span is not guaranteed."""
-        return tuple(sorted({source for source, lo, hi in self._lost if lo <= end and hi >= start}))
+        away = (*self._down.items(), *self._given_up.items())  # still away: up to `end` at least
+        spans = [*self._lost, *((source, since, end) for source, since in away)]
+        return tuple(sorted({source for source, lo, hi in spans if lo <= end and hi >= start}))
 
     def reported_through(self, source: str, t: int, now: int) -> bool:
         timing = self._sources[source]
-        if now >= t + timing.max_delay_ns:
-            return True
+        down = self._down.get(source)
+        back = self._back.get(source)
+        if back is not None and not timing.ordered:  # it cannot send again: its delay after it
+            return now >= max(t, back[1]) + timing.max_delay_ns
+        if now >= t + timing.max_delay_ns and (down is None or t + timing.max_delay_ns <= down) and (
+                back is None or t + timing.max_delay_ns <= back[0] or t > back[1]):
+            return True  # had its declared delay to deliver it, while it was there
         mark = self._watermark.get(source)
         return timing.ordered and mark is not None and mark >= t - timing.resolution_ns + 1
 

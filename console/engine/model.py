@@ -65,6 +65,16 @@ class Host:
     at: int
 
 
+@dataclass(frozen=True, slots=True)
+class SourceLink:
+    """Input source `source` was lost at `at` (unplugged, gone silent: `up` False), or is back
+    (`up` True). What it stamped meanwhile may still come when it is back."""
+
+    source: str
+    up: bool
+    at: int
+
+
 Input = Press | Watermark | Host
 # The field holding an input's time at its source, by the names every engine's inputs use.
 STAMP_FIELDS = ("at", "up_to", "at_ns")

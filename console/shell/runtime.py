@@ -42,11 +42,12 @@ from console.engine.model import (
     PlayCue,
     Press,
     SetLamps,
+    SourceLink,
     Watermark,
     input_stamp,
 )
 from console.games import game
-from console.games.kind import GameInput, GameKind
+from console.games.kind import BUTTONS, GameInput, GameKind
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.coalesce import PressCoalescer
@@ -125,6 +126,7 @@ class Console:
         # while it runs): a host command cannot have been waiting unread from before it.
         self._alive_at = clock()
         self._fed_at = 0  # the latest `now` fed to the referee (never goes back)
+        self._lost_links: set[str] = set()  # button sources lost after being connected
         self._broken: asyncio.Future[None] | None = None  # run's: fails with the timer's bug
         self._refresh: asyncio.TimerHandle | None = None
         # Where a pad's earlier press is always at least as good as a later one (the kind says:
@@ -339,13 +341,25 @@ class Console:
         self._publish(ConsoleError(t_ns=now, source=source, message=message))
 
     def report_status(self, source: str, state: str, detail: str) -> None:
+        """A source's state: published, retained in the status, and, for a button source that
+        was connected and is lost (or back after that), handed to the referee (`SourceLink`):
+        an open window waits for what it stamped meanwhile."""
         log.info("%s: %s (%s)", source, state, detail)
+        before = self.source_status.get(source)
         self.source_status[source] = state
         if self.held is not None and state != LinkState.CONNECTED:
             self.held.forget(source)  # its pads are unknown until it is back (its HEARTBEAT says)
         if self.mqtt is not None:
             self.mqtt.set_status(sources=dict(self.source_status))
-        self._publish(SourceStatus(t_ns=self.clock(), source=source, state=state, detail=detail))
+        now = self.clock()
+        self._publish(SourceStatus(t_ns=now, source=source, state=state, detail=detail))
+        if BUTTONS in self.game.takes:
+            if before == LinkState.CONNECTED and state == LinkState.DISCONNECTED:
+                self._lost_links.add(source)
+                self.feed([SourceLink(source, False, now)], now)
+            elif state == LinkState.CONNECTED and source in self._lost_links:
+                self._lost_links.discard(source)
+                self.feed([SourceLink(source, True, now)], now)
 
     # ------------------------------------------------------------------ outputs
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from console.engine.events import refusal
-from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press
+from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, SourceLink
 from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
@@ -67,7 +67,7 @@ from console.engine.svoya.rules import PackTheme, Player
 
 __all__ = ["FightPhase", "QuartetFight", "QuartetInput"]
 
-QuartetInput = Input | Correction | QuartetHost
+QuartetInput = Input | SourceLink | Correction | QuartetHost
 
 
 class FightPhase(StrEnum):
@@ -117,6 +117,7 @@ class QuartetFight:
         self.rules = rules
         self._teams = {t.id: t for t in rules.teams}
         self._pads = {t.pad: t for t in rules.teams}
+        self._lost: dict[str, int] = {}  # button sources lost, since when (a new fight too)
         self._reset()
 
     def _reset(self) -> None:
@@ -184,9 +185,15 @@ class QuartetFight:
         seen whole (see `SvoyaReferee.handle_all`)."""
         out: list[Output] = []
         self._timers(now, out)
-        batch: list[Input | Correction] = []
+        batch: list[Input | SourceLink | Correction] = []
         for inp in inputs:
-            if isinstance(inp, QuartetHost):
+            if isinstance(inp, SourceLink):  # kept for the next theme's referee too
+                if inp.up:
+                    self._lost.pop(inp.source, None)
+                else:
+                    self._lost.setdefault(inp.source, inp.at)
+                batch.append(inp)
+            elif isinstance(inp, QuartetHost):
                 self._to_referee(batch, now, out)
                 batch = []
                 self._on_host(inp, now, out)
@@ -229,7 +236,7 @@ class QuartetFight:
         if self._referee is not None:
             self._referee_out(self._referee.on_timer(now), now, out)
 
-    def _to_referee(self, batch: list[Input | Correction], now: int, out: list[Output]) -> None:
+    def _to_referee(self, batch: list[Input | SourceLink | Correction], now: int, out: list[Output]) -> None:
         if not batch:
             return
         ref, theme = self._referee, self._theme
@@ -478,6 +485,8 @@ class QuartetFight:
         self._referee = SvoyaReferee(replace(self.rules.svoya, players=tuple(players), themes=1,
                                              seed=self.rules.svoya.seed + ordinal,
                                              pack=self.rules.pack[ordinal - 1:ordinal]))
+        # A button source lost before the theme is still lost for its referee.
+        self._referee.handle_all([SourceLink(s, False, since) for s, since in self._lost.items()], now)
         return None
 
     def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:

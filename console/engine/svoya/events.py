@@ -84,6 +84,32 @@ class SignalsReset(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignalsHeld(Event):
+    """A button source was lost (`since_ns`) while signals count: nothing after its last word
+    is decided until it is back (its presses of the meantime are judged then by their time) or
+    until `wait_ends_ns`, when the question is decided without it and the decision names it
+    in `inputs_lost`."""
+
+    TYPE: ClassVar[str] = "signals_held"
+
+    source: str
+    since_ns: int
+    wait_ends_ns: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignalsResumed(Event):
+    """The lost source is back (`given_up` False), or the wait for it is over (`given_up`
+    True): the question goes on; decisions over the span it was away name it (inputs_lost)."""
+
+    TYPE: ClassVar[str] = "signals_resumed"
+
+    source: str
+    held_ms: float  # how long it was away (or waited for)
+    given_up: bool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SignalAccepted(Event):
     """The first eligible signal took the turn (App.5); `tie_policy`/`tied` only on a tie."""
 

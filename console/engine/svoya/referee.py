@@ -48,6 +48,7 @@ from console.engine.model import (
     PlayCue,
     Press,
     SetLamps,
+    SourceLink,
     Watermark,
 )
 from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse
@@ -64,7 +65,9 @@ from console.engine.svoya.events import (
     ReadingFinished,
     ScoreAdjusted,
     SignalAccepted,
+    SignalsHeld,
     SignalsReset,
+    SignalsResumed,
     decision_view,
     end_view,
     reversal_view,
@@ -75,7 +78,7 @@ from console.engine.svoya.rules import AnswerClock, Player, SvoyaRules
 
 __all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
 
-SvoyaInput = Input | Correction
+SvoyaInput = Input | SourceLink | Correction
 
 _PRESS_AT = attrgetter("at")
 
@@ -128,6 +131,8 @@ class SvoyaReferee:
                 self._on_press(inp, now, out)
             elif isinstance(inp, Watermark):
                 self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
+            elif isinstance(inp, SourceLink):
+                self._on_link(inp, out)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)  # a host action may change what the next input means
@@ -148,6 +153,14 @@ class SvoyaReferee:
         if q is None:
             return None
         deadlines: list[int] = []
+        lost = self._arbiter.lost_sources()
+        if lost and self._phase in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
+            # Nothing a lost source may still report on settles by the clock: only the end of
+            # the wait for it (and the host's own clocks) are due.
+            deadlines.append(min(lost.values()) + self.rules.lost_source_wait_ns)
+            if self._phase is Phase.AWAIT_RESET and (end := self._window_end()) is not None:
+                deadlines.append(end + self.rules.host_max_delay_ns)
+            return min(deadlines)
         candidates = self._candidates()
         if candidates and self._phase in (Phase.READING, Phase.OPEN):
             deadlines.append(self._arbiter.first_deadline(min(p.at for p in candidates)))
@@ -255,10 +268,37 @@ class SvoyaReferee:
 
     # ------------------------------------------------------------------ settling and timers
 
+    def _on_link(self, link: SourceLink, out: list[Output]) -> None:
+        """A button source lost or back (see the `SignalsHeld` and `SignalsResumed` events)."""
+        if not self._arbiter.knows(link.source):
+            return
+        counting = self._q is not None and self._phase in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET)
+        if not link.up:
+            self._arbiter.lose(link.source, link.at)
+            since = self._arbiter.lost_sources().get(link.source)
+            if counting and since is not None:
+                out.append(SignalsHeld(t_ns=link.at, source=link.source, since_ns=since,
+                                       wait_ends_ns=since + self.rules.lost_source_wait_ns))
+            return
+        since = self._arbiter.lost_sources().get(link.source)
+        self._arbiter.restore(link.source, link.at)
+        if counting and since is not None:
+            out.append(SignalsResumed(t_ns=link.at, source=link.source,
+                                      held_ms=round((link.at - since) / 1e6, 3), given_up=False))
+
+    def _give_up_on_lost(self, now: int, out: list[Output]) -> None:
+        """Lost sources waited for long enough are decided without (named in inputs_lost)."""
+        for source, since in self._arbiter.lost_sources().items():
+            if now >= since + self.rules.lost_source_wait_ns:
+                self._arbiter.give_up(source)
+                out.append(SignalsResumed(t_ns=now, source=source, held_ms=round((now - since) / 1e6, 3),
+                                          given_up=True))
+
     def _settle(self, now: int, out: list[Output]) -> None:
         q = self._q
         if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
             return
+        self._give_up_on_lost(now, out)
         self._presses.judge_pending(q, self._phase, now, out)
         if self._phase in (Phase.READING, Phase.OPEN) and q.pending:
             t0 = min(map(_PRESS_AT, q.pending))

@@ -72,6 +72,7 @@ class SvoyaRules:
     tie_policy: TiePolicy = TiePolicy.RANDOM
     tie_window_ns: int | None = None  # None: the coarsest source resolution
     host_max_delay_ns: int = 20_000_000  # worst-case delay of host keys (answer-clock closing)
+    lost_source_wait_ns: int = 30 * NS_PER_S  # a question waits this long for a lost button source
     seed: int = 0
     pack: tuple[PackTheme, ...] = ()  # the pack's themes; () = numbered themes at `values`
     pads: Mapping[str, Player] = field(init=False, repr=False, compare=False)

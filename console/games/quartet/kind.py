@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
-from console.engine.model import NS_PER_S, Host, HostAction, Press, Watermark
+from console.engine.model import NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
 from console.engine.quartet.fight import QuartetFight
 from console.engine.quartet.rules import (
     Penalty,
@@ -175,7 +175,7 @@ GAME = GameKind(
     engine=_engine,
     parse_command=parse_command,
     command_help=f'expected {{"action": one of {", ".join(_ACTIONS)}, ...its arguments}}',
-    steps=("press", "host", "watermark"),
+    steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
@@ -185,7 +185,7 @@ GAME = GameKind(
         "quartet": {"teams": [{"id": f"t{i + 1}", "players": [f"Игрок {i + 1}.{j + 1}" for j in range(4)]}
                               for i in range(4)]},
     },
-    inputs=(Press, Watermark, Host, AdjustScore, Reverse, QuartetHost),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, QuartetHost),
     board="quartet.html",
     # Each theme is judged by «Своя игра»: its module (actions, phases) comes first.
     host_pages=("host-svoya.js", "quartet-texts.js", "host-quartet.js"),

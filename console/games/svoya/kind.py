@@ -15,7 +15,7 @@ from typing import Any
 
 from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
-from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, Watermark
+from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
 from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
 from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
@@ -66,6 +66,7 @@ def svoya_rules(config: Config, seed: int | None = None,
             tie_policy=TiePolicy(g.tie_policy),
             tie_window_ns=g.tie_window_us * 1000 or None,
             host_max_delay_ns=int(config.host.max_delay_ms * NS_PER_MS),
+            lost_source_wait_ns=round(g.lost_source_wait_s * NS_PER_S),
             seed=g.seed if seed is None else seed,
             pack=pack,
         )
@@ -216,7 +217,7 @@ GAME = GameKind(
     command_help=(f'expected {{"action": one of {", ".join(a.value for a in HostAction)}}}, '
                   '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
                   '{"action": "reverse", "reason": TEXT}'),
-    steps=("press", "host", "watermark"),
+    steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
     journal_header=journal_header,
@@ -224,7 +225,7 @@ GAME = GameKind(
         "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, Host, AdjustScore, Reverse),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse),
     board="scoreboard.html",
     host_pages=("host-svoya.js",),
     demo="console.tools.demo:run_demo",

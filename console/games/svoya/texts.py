@@ -24,7 +24,9 @@ from console.engine.svoya.events import (
     ReadingFinished,
     ScoreAdjusted,
     SignalAccepted,
+    SignalsHeld,
     SignalsReset,
+    SignalsResumed,
 )
 from console.texts import describe_notice
 
@@ -93,6 +95,14 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             if by == "timeout":
                 verdict = "не начал ответ за 3 секунды — неверно"
             return f"{who(player)}: {verdict}, {delta:+d} → {score}"
+        case SignalsHeld(source=source):
+            return (f"Пауза: нет связи с кнопками {source} — решение ждёт их возвращения "
+                    "(нажатия за это время будут засчитаны по их времени)")
+        case SignalsResumed(source=source, given_up=False):
+            return f"Кнопки {source} снова на связи: игра продолжается"
+        case SignalsResumed(source=source):
+            return (f"Кнопки {source} не вернулись: вопрос решается без них "
+                    "(решение под сомнением — можно снять вопрос)")
         case SignalsReset(window_ends_ns=None):
             return "Сброс: сигналы снова принимаются; если сигнала нет — продолжайте чтение"
         case SignalsReset():

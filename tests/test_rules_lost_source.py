@@ -1,0 +1,82 @@
+"""A button source lost while signals count never burns the question (issue 15, §2). The
+regulation knows no unplugged box (the organisers decide what it does not cover, 004 IV 4.4);
+what holds is its rule that signals count until 7 s after the reading (004 App.4) and the
+first one answers (App.5), judged by when each press happened: so the window waits for the
+box, its presses of the meantime are judged when it is back, and a decision over the span it
+was away names it (``inputs_lost``) for the host to keep or withdraw."""
+
+from __future__ import annotations
+
+from console.engine.model import HostAction, Press, SourceLink, Watermark
+from tests.engine_harness import MCU, MS, PLAYERS, S, Table, make_rules
+
+
+def table(**rules: object) -> Table:
+    return Table(make_rules(players=PLAYERS[:3], sources={"mcu": MCU}, **rules))
+
+
+def read(t: Table) -> int:
+    """A question announced and read to the end; the window's base (004 App.4)."""
+    t.host(HostAction.NEXT)
+    t.advance(1 * S)
+    t.host(HostAction.READING_FINISHED)
+    return t.now
+
+
+def test_the_window_waits_for_a_lost_box_and_judges_what_it_stamped_meanwhile_004_app4() -> None:
+    t = table()
+    base = read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))  # unplugged 2 s into the window
+    (held,) = t.events("signals_held")
+    assert (held["source"], held["since_ns"]) == ("mcu", base + 2 * S)
+    t.advance(8 * S)  # the 7 s are long over: nothing is decided while the box is away
+    assert t.events("question_ended") == [] and t.ref.phase == "open"
+    t.deliver(SourceLink("mcu", True, t.now))  # back 10 s in
+    (resumed,) = t.events("signals_resumed")
+    assert (resumed["held_ms"], resumed["given_up"]) == (8000.0, False)
+    # It kept its power: the press it stamped at 5 s (in time) comes now, then its watermark.
+    t.deliver(Press("mcu", "mcu:1", base + 5 * S))
+    t.deliver(Watermark("mcu", t.now))
+    accepted = t.last("signal_accepted")
+    assert accepted["player"] == "p2" and accepted["inputs_lost"] == ["mcu"]  # put to the host
+    assert t.answerer() == "p2"
+
+
+def test_a_box_back_with_nothing_in_time_ends_the_question_naming_it_004_app4() -> None:
+    t = table()
+    read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))
+    t.advance(8 * S)
+    t.deliver(SourceLink("mcu", True, t.now))  # it lost its power: it has nothing to send
+    t.deliver(Watermark("mcu", t.now))
+    ended = t.last("question_ended")
+    assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
+
+
+def test_after_the_configured_wait_the_question_is_decided_without_the_box_004_iv_4_4() -> None:
+    t = table(lost_source_wait_ns=5 * S)
+    read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))
+    (held,) = t.events("signals_held")
+    assert held["wait_ends_ns"] == held["since_ns"] + 5 * S
+    t.advance(4900 * MS)
+    assert t.events("question_ended") == []
+    t.advance(200 * MS)  # the wait is over: decided without it, and the host is told
+    (resumed,) = t.events("signals_resumed")
+    assert resumed["given_up"] is True
+    ended = t.last("question_ended")
+    assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
+
+
+def test_a_press_before_the_box_was_lost_is_decided_as_usual_004_app5() -> None:
+    """A press the box reported (and vouched for) before it went away takes the turn at once:
+    only what comes after its last word waits for it."""
+    t = table()
+    read(t)
+    t.advance(1 * S)
+    t.press("p3")
+    t.deliver(SourceLink("mcu", False, t.now + 1))
+    assert t.answerer() == "p3" and t.last("signal_accepted").get("inputs_lost") is None
