@@ -144,3 +144,41 @@ async def test_an_answer_begun_during_a_stall_is_in_time_when_the_screen_says_wh
         else:
             judged = [e for e in events if e["type"] == "answer_judged"]
             assert judged and judged[0]["by"] == "timeout"
+
+
+async def test_the_box_unplugged_in_the_window_holds_it_and_the_host_is_told(
+        mosquitto: Broker, tmp_path: Path) -> None:
+    """The button box unplugged by a foot 1 s into the 7-s window and plugged back 9 s in (it
+    lost its power: its presses of the meantime are gone, and its restart says so): the window
+    waits for it instead of running out (it used to end no_signal with nothing said), the host
+    is told (signals_held, signals_resumed), and the question's end names the box as a span
+    where presses may have been lost (inputs_lost), for the host to judge (004 IV 4.4)."""
+    sim = SimulatedMcu(pads=2, link_path=str(tmp_path / "box"))
+    sim.start()
+    try:
+        config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
+        topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+        async with display(mosquitto, *topics) as d, daemon(config, 1):
+            await online(d, 0)
+            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            state = await play(d, mosquitto, b'{"action": "reading_finished"}',
+                               lambda p: p["phase"] == "open")
+            end = state["timer"]["ends_ns"]
+            mark = len(d.seen)
+            await sleep_until(end - 6000 * MS)
+            sim.unplug()
+            await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                      and p["type"] == "signals_held"], within=10)
+            await sleep_until(end + 2000 * MS)  # the 7 s are over: the question still waits
+            events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+            assert [e for e in events if e["type"] == "question_ended"] == []
+            sim.replug()
+            ended = await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                              and p["type"] == "question_ended"], within=15)
+            assert ended[0]["reason"] == "no_signal" and ended[0]["inputs_lost"] == ["mcu"]
+            kinds = [p["type"] for t, p in d.seen[mark:] if t.endswith("/events")]
+            assert kinds.index("signals_held") < kinds.index("signals_resumed") < kinds.index(
+                "question_ended")
+    finally:
+        sim.stop()
