@@ -55,20 +55,38 @@ def test_a_box_back_with_nothing_in_time_ends_the_question_naming_it_004_app4() 
     assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
 
 
-def test_after_the_configured_wait_the_question_is_decided_without_the_box_004_iv_4_4() -> None:
+def test_after_the_configured_wait_the_host_ends_the_question_without_the_box_004_iv_4_4() -> None:
     t = table(lost_source_wait_ns=5 * S)
     read(t)
     t.advance(2 * S)
+    assert "end_question" not in t.ref.host_actions(t.now)  # every source there: nothing to end
     t.deliver(SourceLink("mcu", False, t.now))
     (held,) = t.events("signals_held")
     assert held["wait_ends_ns"] == held["since_ns"] + 5 * S
     t.advance(4900 * MS)
-    assert t.events("question_ended") == []
-    t.advance(200 * MS)  # the wait is over: decided without it, and the host is told
+    assert t.events("signals_wait_over") == []
+    t.advance(200 * MS)  # the wait is over: the host is asked, the question waits for the host
+    (over,) = t.events("signals_wait_over")
+    assert over["source"] == "mcu"
+    t.advance(60 * S)
+    assert t.events("question_ended") == [] and t.ref.next_deadline() is None  # no busy clock
+    assert {"cancel", "end_question"} <= set(t.ref.host_actions(t.now))
+    t.host(HostAction.END_QUESTION)  # ended without the box
     (resumed,) = t.events("signals_resumed")
     assert resumed["given_up"] is True
     ended = t.last("question_ended")
     assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
+
+
+def test_or_the_host_withdraws_it_to_play_it_again_004_app9() -> None:
+    t = table(lost_source_wait_ns=5 * S)
+    read(t)
+    t.deliver(SourceLink("mcu", False, t.now))
+    t.advance(6 * S)
+    t.host(HostAction.CANCEL)
+    assert t.last("question_ended")["reason"] == "cancelled"
+    upcoming = t.ref.snapshot(t.now)["next"]
+    assert isinstance(upcoming, dict) and (upcoming["theme"], upcoming["number"]) == (1, 1)  # again
 
 
 def test_a_press_before_the_box_was_lost_is_decided_as_usual_004_app5() -> None:

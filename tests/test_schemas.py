@@ -340,7 +340,8 @@ LOST_BOX: list[dict[str, Any]] = [
     {"at_ms": 7700, "host": "correct"},
     {"at_ms": 13000, "host": "next"},
     {"at_ms": 14000, "host": "reading_finished"},
-    {"at_ms": 15000, "link": "mcu", "up": False},  # gone for good: decided without it
+    {"at_ms": 15000, "link": "mcu", "up": False},  # gone for good: the wait ends, the host asked
+    {"at_ms": 22000, "host": "end_question"},  # decided without it
     {"at_ms": 30000, "host": "next"},  # refused: the fight is over
 ]
 

@@ -13,6 +13,8 @@ const SVOYA = [
   { action: "reset", label: "Сброс: сигналы снова" },
   { action: "cancel", label: "Снять вопрос", look: "danger",
     confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
+  { action: "end_question", label: "Закончить без кнопок", look: "danger",
+    confirm: "Кнопки не на связи. Закончить вопрос без них? Нажатия, которые они могли сделать, не будут учтены." },
   { action: "new_game", label: "Новая игра", look: "danger",
     confirm: "Начать новую игру? Счёт всех игроков обнулится." },
   { action: "adjust_score", label: "Поправить счёт", look: "correction",

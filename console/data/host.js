@@ -134,6 +134,7 @@ function onMessage(kind, payload, packet) {
     else if (live) {
       notice(payload);
       if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
+      if (payload.type === "signals_wait_over") askAboutWait(payload);
     }
   }
 }
@@ -165,6 +166,7 @@ function noticeText(e) {
     }
     case "signals_held": return `Пауза: нет связи с кнопками ${e.source} — решение ждёт их `
       + "(нажатия за это время засчитаются по их времени)";
+    case "signals_wait_over": return `Кнопки ${e.source} не вернулись: снимите вопрос или закончите его без них`;
     case "signals_resumed": return e.given_up
       ? `Кнопки ${e.source} не вернулись: вопрос решается без них (решение под сомнением)`
       : `Кнопки ${e.source} снова на связи`;
@@ -191,6 +193,18 @@ function askAboutLost(e) {
                  + `${e.inputs_lost.join(", ")} могли потеряться (связь с кнопками или их часы): `
                  + "кто-то мог нажать раньше.",
                ok: "Снять вопрос", keep: "Оставить решение" }, []);
+}
+
+// The lost box did not come back in time: the host chooses to withdraw the question (played
+// again) here, or to end it without the box (the action bar's «Закончить без кнопок»).
+function askAboutWait(e) {
+  if (pending || !(state && (state.host_actions || []).includes("cancel"))) return;
+  const spec = specOf("cancel");
+  if (!spec) return;
+  openDialog({ ...spec, label: "Кнопки не вернулись",
+               confirm: `Нет связи с кнопками ${e.source}. Снять вопрос (он будет сыгран заново)? `
+                 + "Или закройте это окно и нажмите «Закончить без кнопок».",
+               ok: "Снять вопрос", keep: "Закрыть" }, []);
 }
 
 function notice(e) {

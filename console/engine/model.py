@@ -35,6 +35,7 @@ class HostAction(StrEnum):
     RESET = "reset"  # reset the system after a wrong answer (App.8-9)
     CANCEL = "cancel"  # withdraw the current question, no score change
     NEW_GAME = "new_game"  # scores to zero, back to the first theme
+    END_QUESTION = "end_question"  # a button source is lost: decide the question without it
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,6 +98,18 @@ class SignalsHeld(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class SignalsWaitOver(Event):
+    """The lost source is not back by the end of the wait: the host decides, to withdraw the
+    question and play it again (``cancel``) or to end it without the source (``end_question``);
+    the question waits for the host meanwhile."""
+
+    TYPE: ClassVar[str] = "signals_wait_over"
+
+    source: str
+    held_ms: float  # how long it has been away
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class SignalsResumed(Event):
     """The lost source is back (`given_up` False), or the wait for it is over (`given_up`
     True): the question goes on; decisions over the span it was away name it (inputs_lost)."""

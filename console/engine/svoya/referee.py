@@ -68,6 +68,7 @@ from console.engine.svoya.events import (
     SignalsHeld,
     SignalsReset,
     SignalsResumed,
+    SignalsWaitOver,
     decision_view,
     end_view,
     reversal_view,
@@ -103,6 +104,7 @@ class SvoyaReferee:
         self._last_decision: SignalAccepted | None = None
         self._last_end: QuestionEnded | None = None
         self._last_reversal: JudgementReversed | None = None  # of the question `_last_end` ended
+        self._wait_over: set[str] = set()  # lost sources whose wait is over: the host decides
 
     # ------------------------------------------------------------------ public API
 
@@ -156,11 +158,10 @@ class SvoyaReferee:
         lost = self._arbiter.lost_sources()
         if lost and self._phase in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
             # Nothing a lost source may still report on settles by the clock: only the end of
-            # the wait for it (and the host's own clocks) are due.
-            deadlines.append(min(lost.values()) + self.rules.lost_source_wait_ns)
-            if self._phase is Phase.AWAIT_RESET and (end := self._window_end()) is not None:
-                deadlines.append(end + self.rules.host_max_delay_ns)
-            return min(deadlines)
+            # the wait for it is due; after it, the host decides (cancel or end_question).
+            waits = [since + self.rules.lost_source_wait_ns for source, since in lost.items()
+                     if source not in self._wait_over]
+            return min(waits) if waits else None
         candidates = self._candidates()
         if candidates and self._phase in (Phase.READING, Phase.OPEN):
             deadlines.append(self._arbiter.first_deadline(min(p.at for p in candidates)))
@@ -282,23 +283,32 @@ class SvoyaReferee:
             return
         since = self._arbiter.lost_sources().get(link.source)
         self._arbiter.restore(link.source, link.at)
+        self._wait_over.discard(link.source)
         if counting and since is not None:
             out.append(SignalsResumed(t_ns=link.at, source=link.source,
                                       held_ms=round((link.at - since) / 1e6, 3), given_up=False))
 
-    def _give_up_on_lost(self, now: int, out: list[Output]) -> None:
-        """Lost sources waited for long enough are decided without (named in inputs_lost)."""
+    def _wait_for_lost(self, now: int, out: list[Output]) -> None:
+        """A lost source not back by the end of its wait: the host is asked (SignalsWaitOver)."""
         for source, since in self._arbiter.lost_sources().items():
-            if now >= since + self.rules.lost_source_wait_ns:
-                self._arbiter.give_up(source)
-                out.append(SignalsResumed(t_ns=now, source=source, held_ms=round((now - since) / 1e6, 3),
-                                          given_up=True))
+            if now >= since + self.rules.lost_source_wait_ns and source not in self._wait_over:
+                self._wait_over.add(source)
+                out.append(SignalsWaitOver(t_ns=now, source=source, held_ms=round((now - since) / 1e6, 3)))
+
+    def _end_without_lost(self, now: int, out: list[Output]) -> None:
+        """The host's end_question: the lost sources are no longer waited for."""
+        for source, since in self._arbiter.lost_sources().items():
+            self._arbiter.give_up(source)
+            out.append(SignalsResumed(t_ns=now, source=source, held_ms=round((now - since) / 1e6, 3),
+                                      given_up=True))
+        self._wait_over.clear()
 
     def _settle(self, now: int, out: list[Output]) -> None:
         q = self._q
         if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
             return
-        self._give_up_on_lost(now, out)
+        if self._phase in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
+            self._wait_for_lost(now, out)
         self._presses.judge_pending(q, self._phase, now, out)
         if self._phase in (Phase.READING, Phase.OPEN) and q.pending:
             t0 = min(map(_PRESS_AT, q.pending))
@@ -416,6 +426,11 @@ class SvoyaReferee:
                     return "вопрос не идёт"
             case HostAction.NEW_GAME:
                 pass
+            case HostAction.END_QUESTION:
+                if q is None or phase not in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
+                    return "вопрос не идёт"
+                if not self._arbiter.lost_sources():
+                    return "все кнопки на связи: вопрос идёт как обычно"
         return None
 
     def _take(self, action: HostAction, at: int, now: int, out: list[Output]) -> None:
@@ -423,6 +438,7 @@ class SvoyaReferee:
         q = self._q
         match action:
             case HostAction.NEXT:
+                self._wait_over.clear()  # a source still lost is waited for (and asked) anew
                 self._host_next(at, now, out)
             case HostAction.READING_FINISHED:
                 assert q is not None
@@ -438,6 +454,8 @@ class SvoyaReferee:
                 assert q is not None and q.answerer is not None
                 q.answer_started = True
                 out.append(AnswerStarted(t_ns=now, player=q.answerer.id))
+            case HostAction.END_QUESTION:
+                self._end_without_lost(now, out)
             case HostAction.CORRECT | HostAction.WRONG:
                 assert q is not None
                 self._judge(q, correct=action is HostAction.CORRECT, at=at, now=now, how="host", out=out)

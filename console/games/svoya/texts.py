@@ -27,6 +27,7 @@ from console.engine.svoya.events import (
     SignalsHeld,
     SignalsReset,
     SignalsResumed,
+    SignalsWaitOver,
 )
 from console.texts import describe_notice
 
@@ -67,6 +68,7 @@ ACTIONS = {
     "reset": "сброс системы",
     "cancel": "снять вопрос",
     "new_game": "новая игра",
+    "end_question": "закончить вопрос без потерянных кнопок",
     "adjust_score": "изменить счёт (с причиной)",
     "reverse": "изменить решение по вопросу (апелляция)",
 }
@@ -98,6 +100,9 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
         case SignalsHeld(source=source):
             return (f"Пауза: нет связи с кнопками {source} — решение ждёт их возвращения "
                     "(нажатия за это время будут засчитаны по их времени)")
+        case SignalsWaitOver(source=source):
+            return (f"Кнопки {source} не вернулись: снимите вопрос (он будет сыгран заново) "
+                    "или закончите его без них")
         case SignalsResumed(source=source, given_up=False):
             return f"Кнопки {source} снова на связи: игра продолжается"
         case SignalsResumed(source=source):
