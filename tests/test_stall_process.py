@@ -15,17 +15,35 @@ import asyncio
 import json
 import signal
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import command, display
+from tests.test_console_mqtt import Display, command, display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
 MS = 1_000_000
+
+
+@asynccontextmanager
+async def window_open(mosquitto: Broker, tmp_path: Path, port: str, game: str = SVOYA
+                      ) -> AsyncIterator[tuple[Display, asyncio.subprocess.Process, dict[str, Any]]]:
+    """`chgk-console run` on the box at `port` (`game`: its config), a question announced and
+    read to the end: yields the display, the daemon and the state that opened the window."""
+    config = write_config(tmp_path, mosquitto, game.format(port=port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+        state = await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+        yield d, proc, state
 
 
 @pytest.mark.parametrize("stall_s", [1.5, 3.0, 10.0])
@@ -34,13 +52,7 @@ async def test_a_press_made_while_the_console_is_stalled_takes_the_turn(
     """A stall longer than the link's 1-s silence timeout, inside an open 30-s window: the
     press made during it is judged when the console runs again, and no «нет связи» is said."""
     game = SVOYA.replace('kind = "svoya"\n', 'kind = "svoya"\nsignal_window_s = 30.0\n', 1)
-    config = write_config(tmp_path, mosquitto, game.format(port=sim.port))
-    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
-    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
-        await online(d, 0)
-        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-        await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+    async with window_open(mosquitto, tmp_path, sim.port, game) as (d, proc, _state):
         mark = len(d.seen)
         proc.send_signal(signal.SIGSTOP)
         try:
@@ -71,13 +83,7 @@ async def test_a_stall_across_the_windows_end_judges_the_press_by_its_time(
     press made 40 ms before the end takes the turn (004 App.4-5), one made 300 ms after it is
     late, whenever the console reads them; the host is told of the hold (`console_held`)."""
     game = SVOYA.replace('kind = "svoya"\n', 'kind = "svoya"\nsignal_window_s = 2.0\n', 1)
-    config = write_config(tmp_path, mosquitto, game.format(port=sim.port))
-    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
-    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
-        await online(d, 0)
-        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-        state = await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+    async with window_open(mosquitto, tmp_path, sim.port, game) as (d, proc, state):
         end = state["timer"]["ends_ns"]
         mark = len(d.seen)
         await sleep_until(end - 300 * MS)
@@ -110,13 +116,7 @@ async def test_an_answer_begun_during_a_stall_is_in_time_when_the_screen_says_wh
     when the command says when it was sent (``sent_ns``, as the host's screen sends it: the
     console's clock as the screen estimates it); without it the console can only take the time
     it read it, and the 3 s are over."""
-    config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
-    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
-    async with display(mosquitto, *topics) as d, daemon(config, 1) as proc:
-        await online(d, 0)
-        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-        await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+    async with window_open(mosquitto, tmp_path, sim.port) as (d, proc, _state):
         mark = len(d.seen)
         sim.press(0)
         sim.release(0)
@@ -156,14 +156,7 @@ async def test_the_box_unplugged_in_the_window_holds_it_and_the_host_is_told(
     sim = SimulatedMcu(pads=2, link_path=str(tmp_path / "box"))
     sim.start()
     try:
-        config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
-        topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
-        async with display(mosquitto, *topics) as d, daemon(config, 1):
-            await online(d, 0)
-            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-            state = await play(d, mosquitto, b'{"action": "reading_finished"}',
-                               lambda p: p["phase"] == "open")
+        async with window_open(mosquitto, tmp_path, sim.port) as (d, _proc, state):
             end = state["timer"]["ends_ns"]
             mark = len(d.seen)
             await sleep_until(end - 6000 * MS)
