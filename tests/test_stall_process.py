@@ -175,3 +175,39 @@ async def test_the_box_unplugged_in_the_window_holds_it_and_the_host_is_told(
                 "question_ended")
     finally:
         sim.stop()
+
+
+SPORTS = '[game]\nkind = "sports"\n[sports]\ncount_s = 2.0\nwarning_at_s = 1.0\ncollection_s = 5.0\n'
+
+
+@pytest.mark.parametrize("stamped", [True, False], ids=["sent-with-its-time", "no-time"])
+async def test_a_count_withdrawn_in_time_during_a_stall_never_runs_out(
+        mosquitto: Broker, tmp_path: Path, stamped: bool) -> None:
+    """The sports timer's count (003 5.3; 2 s here) with the daemon stopped across its end: the
+    host's «Снять отсчёт» sent 100 ms before the end, while the console cannot read it, withdraws
+    the count before time is up (no «Время» is called) when the command says when it was sent;
+    without that the console can only take the time it read it, after the end."""
+    config = write_config(tmp_path, mosquitto, SPORTS)
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics, schemas={"events": "table_event", "state": "sports_state"}) as d, \
+            daemon(config, 1) as proc:
+        await online(d, 0)
+        state = await play(d, mosquitto, b'{"action": "start"}', lambda p: p.get("timer") is not None)
+        end = state["timer"]["ends_ns"]
+        mark = len(d.seen)
+        await sleep_until(end - 300 * MS)
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await sleep_until(end - 100 * MS)
+            sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
+            await command(mosquitto, json.dumps({"action": "cancel", **sent}).encode())
+            await sleep_until(end + 1000 * MS)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                  and p["type"] == "sports_timer_cancelled"])
+        kinds = [p["type"] for t, p in d.seen[mark:] if t.endswith("/events")]
+        if stamped:
+            assert "sports_time_up" not in kinds, kinds
+        else:
+            assert kinds.index("sports_time_up") < kinds.index("sports_timer_cancelled")
