@@ -20,11 +20,11 @@ rule. Like every engine it reads no clock and does no I/O: ``handle_all(inputs, 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import replace
 
 from console.engine.events import refusal
 from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, SourceLink
+from console.engine.quartet import views
 from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
@@ -47,6 +47,7 @@ from console.engine.quartet.rules import (
     PLAYERS_PER_ROUND,
     ROUND_RU,
     THEMES_PER_ROUND,
+    FightPhase,
     Penalty,
     QuartetAction,
     QuartetHost,
@@ -54,6 +55,7 @@ from console.engine.quartet.rules import (
     QuartetTeam,
     RoundType,
 )
+from console.engine.quartet.themes import Answer, ThemeRecord
 from console.engine.svoya.corrections import AdjustScore, Correction, Reverse
 from console.engine.svoya.events import (
     AnswerJudged,
@@ -68,46 +70,6 @@ from console.engine.svoya.rules import PackTheme, Player
 __all__ = ["FightPhase", "QuartetFight", "QuartetInput"]
 
 QuartetInput = Input | SourceLink | Correction | QuartetHost
-
-
-class FightPhase(StrEnum):
-    BEFORE_ROUND = "before_round"
-    BETWEEN_THEMES = "between_themes"
-    THEME = "theme"
-    SHOOTOUT_DUE = "shootout_due"
-    OVER = "over"
-
-
-@dataclass
-class _Answer:
-    question: int
-    value: int
-    delta: int
-
-
-@dataclass
-class _Theme:
-    """What the fight keeps of one theme (see the module docstring)."""
-
-    round: int
-    number: int
-    name: str
-    shootout: bool
-    seats: dict[str, str]  # team -> player
-    answers: dict[str, list[_Answer]] = field(default_factory=dict)
-    penalties: dict[str, int] = field(default_factory=dict)  # team -> minus points (3.5)
-    adjusted: dict[str, int] = field(default_factory=dict)  # team -> points changed by hand (4.1-4.3)
-    voided: set[tuple[str, int]] = field(default_factory=set)  # (team, question) (3.5)
-
-    def counted(self, team: str) -> list[_Answer]:
-        return [a for a in self.answers.get(team, []) if (team, a.question) not in self.voided]
-
-    def score(self, team: str) -> int:
-        return (sum(a.delta for a in self.counted(team)) + self.penalties.get(team, 0)
-                + self.adjusted.get(team, 0))
-
-
-_SVOYA_ACTIONS = [a.value for a in HostAction if a is not HostAction.NEW_GAME]
 
 
 class QuartetFight:
@@ -130,12 +92,12 @@ class QuartetFight:
         self._next_name: str | None = None  # the next theme's name (half-dark, dark, shoot-out)
         self._deadline: int | None = None  # the assignment's minute or 20 s (3.6)
         self._deadline_passed = False  # it ran out: later assignments are marked late
-        self._themes: list[_Theme] = []
-        self._theme: _Theme | None = None  # the theme being played
+        self._themes: list[ThemeRecord] = []
+        self._theme: ThemeRecord | None = None  # the theme being played
         self._referee: SvoyaReferee | None = None
         # The theme just played and its referee, until the next theme starts: an appeal is heard
         # right after a theme, before the next one (4.1), by that theme's referee.
-        self._appeal: tuple[_Theme, SvoyaReferee] | None = None
+        self._appeal: tuple[ThemeRecord, SvoyaReferee] | None = None
         self._question: tuple[int, int] | None = None  # (number, value) of the theme's current question
         self._shootouts: list[Shootout] = []
         self._shootout_seats: dict[str, str] = {}
@@ -267,7 +229,7 @@ class QuartetFight:
                 case QuestionStarted():
                     self._question = (o.number, o.value)
                 case AnswerJudged() if o.player in theme.seats and self._question is not None:
-                    answer = _Answer(self._question[0], o.value, o.delta)
+                    answer = Answer(self._question[0], o.value, o.delta)
                     theme.answers.setdefault(o.player, []).append(answer)
                 case JudgementReversed() | ScoreAdjusted():
                     _correct(theme, o)
@@ -278,7 +240,7 @@ class QuartetFight:
         if over:
             self._end_theme(now, out)
 
-    def _appeal_out(self, theme: _Theme, outputs: list[Output], now: int, out: list[Output]) -> None:
+    def _appeal_out(self, theme: ThemeRecord, outputs: list[Output], now: int, out: list[Output]) -> None:
         """The theme just played, corrected on appeal (4.1-4.3): its points, the totals and, once
         the places are out, the places again."""
         reasons = []
@@ -462,7 +424,7 @@ class QuartetFight:
             return f"не назван игрок на эту тему от команд: {', '.join(missing)}"
         seats = self._seats()
         round_no, theme_no = self._slot()
-        theme = _Theme(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
+        theme = ThemeRecord(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
         self._theme = theme
         self._deadline = None
         self._appeal = None  # the next theme starts: no appeal on the last one any more (4.1)
@@ -570,7 +532,7 @@ class QuartetFight:
         out.append(FightOver(
             t_ns=now, stage=self.rules.stage,
             places=tuple(PlaceRecord(place=i + 1, team=t, total=tallies[t].total, plus=tallies[t].plus,
-                                     taken=_taken(tallies[t]))
+                                     taken=views.taken(tallies[t]))
                          for i, t in enumerate(places.order)),
             by=places.by, lots=places.lots, shootouts=len(self._shootouts)))
 
@@ -647,77 +609,21 @@ class QuartetFight:
 
     def snapshot(self, now: int) -> dict[str, Json]:
         """The whole public state (the retained state topic, docs/mqtt-quartet.md)."""
-        totals = self._totals()
-        tallies = self.tallies()
-        rnd = self._round
-        theme = self._theme
-        referee = self._referee
-        places = self._places
-        round_view: Json = None
-        if rnd is not None:
-            round_view = {
-                "number": rnd.number, "type": rnd.type.value, "plays": dict[str, Json](rnd.plays),
-                "themes": list[Json](rnd.names), "theme": self._theme_index + 1,
-                "order": {t: list[Json](o) for t, o in rnd.order.items()},
-            }
-        timer = self.running_timer()
-        return {
-            "phase": self._phase.value,
-            "stage": self.rules.stage.value,
-            "rounds": [r.value for r in self.rules.rounds],
-            "round": round_view,
-            "next_theme": self._theme_name() if theme is None else None,
-            "theme": None if theme is None else {
-                "round": theme.round, "number": theme.number, "name": theme.name, "shootout": theme.shootout,
-                "seats": [{"team": t, "pad": self._teams[t].pad, "player": p}
-                          for t, p in theme.seats.items()],
-                "question": None if self._question is None else {"number": self._question[0],
-                                                                  "value": self._question[1]},
-                "referee": None if referee is None else referee.snapshot(now),
-            },
-            "teams": [
-                {
-                    "id": t.id, "name": t.name, "pad": t.pad,
-                    "players": [{"name": p, "present": p in self._present[t.id]} for p in t.players],
-                    "total": totals[t.id], "plus": tallies[t.id].plus,
-                    "taken": dict[str, Json](_taken(tallies[t.id])),
-                    "warnings": self._warnings[t.id],
-                    "themes": [th.score(t.id) if t.id in th.seats else None for th in self._themes
-                               if not th.shootout],
-                }
-                for t in self.rules.teams
-            ],
-            "themes": [
-                {"round": th.round, "number": th.number, "name": th.name, "shootout": th.shootout,
-                 "seats": dict[str, Json](th.seats), "scores": {t: th.score(t) for t in th.seats}}
-                for th in self._themes
-            ],
-            "places": None if places is None else {
-                "order": list[Json](places.order), "by": list[Json](places.by),
-                "pending": [{"teams": list[Json](p.teams), "first": p.first, "last": p.last}
-                            for p in places.pending],
-            },
-            "timer": None if timer is None else {"kind": timer[0], "ends_ns": timer[1],
-                                                 "remaining_ms": max(0, (timer[1] - now) // 1_000_000)},
-        }
+        return views.snapshot(self._view(), now)
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
         """`snapshot` plus `host_actions` and what the theme's referee shows the host only."""
-        view = self.snapshot(now)
-        referee_actions: list[Json] = []
-        if self._referee is not None:
-            public = self._referee.snapshot(now)
-            host = self._referee.host_snapshot(now)
-            listed = host.get("host_actions")
-            referee_actions = list(listed) if isinstance(listed, list) else list[Json](_SVOYA_ACTIONS)
-            view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
-        elif self._appeal is not None:
-            # Right after a theme its referee still hears an appeal (4.1): its corrections only.
-            listed = self._appeal[1].host_snapshot(now).get("host_actions")
-            referee_actions = [a for a in listed if a in (AdjustScore.ACTION.value, Reverse.ACTION.value)] \
-                if isinstance(listed, list) else []
-        view["host_actions"] = [*referee_actions, *self._actions()]
-        return view
+        return views.host_snapshot(self._view(), now)
+
+    def _view(self) -> views.FightView:
+        """What a snapshot shows, as one record (console/engine/quartet/views.py writes it)."""
+        return views.FightView(
+            phase=self._phase, rules=self.rules, round=self._round, theme_index=self._theme_index,
+            next_theme=self._theme_name() if self._theme is None else None, theme=self._theme,
+            question=self._question, referee=self._referee, appeal=self._appeal,
+            present=self._present, warnings=self._warnings, themes=tuple(self._themes),
+            totals=self._totals(), tallies=self.tallies(), places=self._places,
+            timer=self.running_timer(), actions=tuple(self._actions()))
 
     def _actions(self) -> list[Json]:
         """The fight's own host actions that may be taken now."""
@@ -739,12 +645,7 @@ class QuartetFight:
         return actions
 
 
-def _taken(tally: Tally) -> dict[str, int]:
-    """Questions taken by value, the highest first (the 3.10 indicators), keyed "50", "40", ..."""
-    return {str(v): n for v, n in sorted(tally.taken.items(), reverse=True)}
-
-
-def _correct(theme: _Theme, event: JudgementReversed | ScoreAdjusted) -> None:
+def _correct(theme: ThemeRecord, event: JudgementReversed | ScoreAdjusted) -> None:
     """A correction of the theme's referee, kept in the theme's record (4.1-4.3): a reversed
     judgement changes that answer (so a question now taken counts among the taken, 3.10); a
     score adjusted by hand changes the total only."""

@@ -143,3 +143,11 @@ class QuartetRules:
 
     def team(self, team_id: str) -> QuartetTeam | None:
         return next((t for t in self.teams if t.id == team_id), None)
+
+
+class FightPhase(StrEnum):
+    BEFORE_ROUND = "before_round"
+    BETWEEN_THEMES = "between_themes"
+    THEME = "theme"
+    SHOOTOUT_DUE = "shootout_due"
+    OVER = "over"
