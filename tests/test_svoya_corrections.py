@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from console.engine.events import CommandRefused
-from console.engine.model import Host, HostAction
+from console.engine.model import Host, HostAction, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
 from console.games import game
@@ -226,7 +226,8 @@ def attempt(t: Table, action: str) -> bool:
 
 SCRIPT = ["next", "press:p2", "name", "answer_started", "wrong", "reset", "reading_finished",
           "press:p1", "short_form", "correct", "reverse", "next", "press:p3", "wrong", "reset",
-          "cancel", "next", "reading_finished", "wait", "new_game"]
+          "cancel", "next", "reading_finished", "wait", "next", "lost:mcu", "end_question", "back:mcu",
+          "new_game"]
 
 
 def test_host_actions_are_exactly_what_the_engine_accepts_over_a_scripted_game() -> None:
@@ -242,6 +243,8 @@ def test_host_actions_are_exactly_what_the_engine_accepts_over_a_scripted_game()
                 t.advance(8 * S)
             elif step == "reverse":
                 t.deliver(Reverse(reason="апелляция", at=t.now))
+            elif step.startswith(("lost:", "back:")):  # a button source lost, or back
+                t.deliver(SourceLink(step[5:], step.startswith("back:"), t.now))
             else:
                 t.host(HostAction(step))
         listed = t.ref.host_snapshot(t.now)["host_actions"]
