@@ -126,6 +126,9 @@ class Console:
         # while it runs): a host command cannot have been waiting unread from before it.
         self._alive_at = clock()
         self._fed_at = 0  # the latest `now` fed to the referee (never goes back)
+        # The referee's next deadline as of its last outputs (every change of its state is
+        # carried out, which asks it): `feed` checks for an overdue one without asking again.
+        self._due: int | None = None
         self._lost_links: set[str] = set()  # button sources lost after being connected
         self._broken: asyncio.Future[None] | None = None  # run's: fails with the timer's bug
         self._refresh: asyncio.TimerHandle | None = None
@@ -156,7 +159,7 @@ class Console:
         decision sees them, as it would have had the console not been held up; otherwise the
         overdue decision is taken first."""
         now = self.clock() if now is None else now
-        due = self.referee.next_deadline()
+        due = self._due
         if due is not None and now >= due:
             if now - due > HOLD_NS:
                 self._say_hold(due, now)
@@ -250,8 +253,7 @@ class Console:
     def scan(self, presses: list[Press], mark: Watermark) -> None:
         """An ordered source's scan and the watermark after it, to the referee in one go; a
         mark alone that nothing waits on (a flood's coalesced scans) is not journalled."""
-        waited_on = self.coalescer is None or self.referee.next_deadline() is not None
-        if presses or mark.lost_from is not None or waited_on:
+        if presses or mark.lost_from is not None or self.coalescer is None or self._due is not None:
             self.feed([*presses, mark])
 
     def watches_buttons(self) -> bool:
@@ -435,7 +437,7 @@ class Console:
     # ------------------------------------------------------------------ the one timer
 
     def _arm_timer(self, now: int) -> None:
-        deadline = self.referee.next_deadline()
+        deadline = self._due = self.referee.next_deadline()
         if self._timer is not None:
             if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
                 # Armed for no later than needed: firing early only re-arms. The usual case
