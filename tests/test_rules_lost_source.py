@@ -98,3 +98,33 @@ def test_a_press_before_the_box_was_lost_is_decided_as_usual_004_app5() -> None:
     t.press("p3")
     t.deliver(SourceLink("mcu", False, t.now + 1))
     assert t.answerer() == "p3" and t.last("signal_accepted").get("inputs_lost") is None
+
+
+def test_a_question_ended_while_the_box_was_away_may_be_withdrawn_after_its_end_004_app9() -> None:
+    """«Nobody signalled» over a span the box was away is put to the host: it may withdraw the
+    question even after its end, with no score change, and it is played again (as after a
+    reset the reading may begin again, App.9; the organisers' call, IV 4.4). An ordinary end
+    is final."""
+    t = table()
+    read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))
+    t.advance(8 * S)
+    t.deliver(SourceLink("mcu", True, t.now))
+    t.deliver(Watermark("mcu", t.now))
+    assert t.last("question_ended")["inputs_lost"] == ["mcu"]
+    assert "cancel" in t.ref.host_actions(t.now)
+    t.advance(1 * S)
+    t.host(HostAction.CANCEL)
+    withdrawn = t.last("question_ended")
+    assert (withdrawn["reason"], withdrawn["number"]) == ("cancelled", 1)
+    upcoming = t.ref.snapshot(t.now)["next"]
+    assert isinstance(upcoming, dict) and (upcoming["theme"], upcoming["number"]) == (1, 1)
+    # Played again, nobody signals, every source there: that end is final.
+    read(t)
+    t.advance(8 * S)
+    ended = t.last("question_ended")
+    assert ended["reason"] == "no_signal" and "inputs_lost" not in ended
+    assert "cancel" not in t.ref.host_actions(t.now)
+    t.host(HostAction.CANCEL)
+    assert t.last("error")["details"]["action"] == "cancel"  # refused: the question is over

@@ -135,6 +135,7 @@ function onMessage(kind, payload, packet) {
       notice(payload);
       if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
       if (payload.type === "signals_wait_over") askAboutWait(payload);
+      if (payload.type === "question_ended" && (payload.inputs_lost || []).length) askAboutLostEnd(payload);
     }
   }
 }
@@ -205,6 +206,18 @@ function askAboutWait(e) {
                confirm: `Нет связи с кнопками ${e.source}. Снять вопрос (он будет сыгран заново)? `
                  + "Или закройте это окно и нажмите «Закончить без кнопок».",
                ok: "Снять вопрос", keep: "Закрыть" }, []);
+}
+
+// «Nobody signalled» over a span where a source may have lost a press: the host keeps the end,
+// or withdraws the question to play it again.
+function askAboutLostEnd(e) {
+  if (pending) return;
+  const spec = specOf("cancel");
+  if (!spec) return;
+  openDialog({ ...spec, label: "Решение под сомнением",
+               confirm: `Вопрос окончен без сигналов, но нажатия с ${e.inputs_lost.join(", ")} могли `
+                 + "потеряться (связь с кнопками или их часы). Снять вопрос? Он будет сыгран заново.",
+               ok: "Снять вопрос", keep: "Оставить решение" }, []);
 }
 
 function notice(e) {

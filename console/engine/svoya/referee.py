@@ -422,7 +422,7 @@ class SvoyaReferee:
                 if phase is not Phase.AWAIT_RESET or q is None:
                     return "сброс нужен только после неверного ответа (прил. 9)"
             case HostAction.CANCEL:
-                if q is None or phase in (Phase.IDLE, Phase.GAME_OVER):
+                if self._doubtful_end() is None and (q is None or phase in (Phase.IDLE, Phase.GAME_OVER)):
                     return "вопрос не идёт"
             case HostAction.NEW_GAME:
                 pass
@@ -467,10 +467,36 @@ class SvoyaReferee:
                 # With no new signal and the reading unfinished, the host goes on reading (App.9).
                 out.append(SignalsReset(t_ns=now, window_ends_ns=self._window_end(),
                                         players_in_play=q.in_play(self.rules.players)))
+            case HostAction.CANCEL if (doubtful := self._doubtful_end()) is not None:
+                self._withdraw_ended(doubtful, now, out)
             case HostAction.CANCEL:
                 self._end_question(now, at, EndReason.CANCELLED, out)
             case HostAction.NEW_GAME:
                 self._host_new_game(now, out)
+
+    def _doubtful_end(self) -> Question | None:
+        """The question just ended with no signal over a span where a source may have lost a
+        press (inputs_lost), while nothing has happened since: the host may still withdraw it."""
+        q, end = self._q, self._last_end
+        if (self._phase is Phase.IDLE and q is not None and end is not None and end.inputs_lost
+                and end.reason is EndReason.NO_SIGNAL and q.end_reason is EndReason.NO_SIGNAL):
+            return q
+        return None
+
+    def _withdraw_ended(self, q: Question, now: int, out: list[Output]) -> None:
+        """Withdraw the doubtful question after its end, with no score change (nobody scored):
+        it is not counted as played, so it is played again, as after a reset the reading may
+        begin again (004 App.9; the organisers' call where presses may be lost, IV 4.4)."""
+        if self._question_index > 0:
+            self._question_index -= 1
+        else:
+            self._theme_index -= 1
+            self._question_index = len(self.rules.theme_values(self._theme_index)) - 1
+        q.end_reason = EndReason.CANCELLED
+        end = QuestionEnded(t_ns=now, reason=EndReason.CANCELLED, theme=q.theme, number=q.number,
+                            value=q.value, winner=None, scores=dict(self._scores))
+        self._last_end, self._last_reversal = end, None
+        out.append(end)
 
     def _host_next(self, at: int, now: int, out: list[Output]) -> None:
         value = self.rules.theme_values(self._theme_index)[self._question_index]
