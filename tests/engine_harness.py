@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 MS = NS_PER_MS
 S = NS_PER_S
-MCU = SourceTiming(resolution_ns=1_000, max_delay_ns=5 * MS, ordered=True)
+MCU = SourceTiming(resolution_ns=1_000, max_delay_ns=5 * MS, ordered=True, resends=True)
 GPIO = SourceTiming(resolution_ns=1_000, max_delay_ns=10 * MS, ordered=False)
 PLAYERS = (
     Player("p1", "Анна", "mcu:0"),

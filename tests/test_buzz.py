@@ -18,7 +18,7 @@ import pytest
 
 from console.config import ConfigError
 from console.engine.events import Event
-from console.engine.svoya.events import SignalAccepted
+from console.engine.svoya.events import QuestionEnded, SignalAccepted
 from console.games import config_from_dict
 from console.shell.notices import SourceStatus
 from console.shell.runtime import Console
@@ -401,3 +401,30 @@ async def test_chgk_console_run_with_a_buzz(mosquitto: Broker, tmp_path: Path) -
             assert ended[0]["scores"] == {"p1": 0, "p2": 10, "p3": 0}
             assert await asyncio.to_thread(fake.wait_lamps, lambda lit: lit == 0, 3.0) == 0
             assert d.events("error") == [], d.events("error")
+
+
+async def test_a_receiver_unplugged_in_the_window_holds_it_until_it_is_back(fake: FakeBuzz) -> None:
+    """The Buzz! receiver pulled out 1 s into the 7-s window (004 App.4): the window waits
+    instead of running out; plugged back (it kept nothing: the handsets' presses meanwhile never
+    reached it), the window, long over, closes at once, the end naming the span the receiver was
+    away (inputs_lost: the host may withdraw the question and play it again, 004 IV 4.4)."""
+    from console.engine.model import HostAction
+    async with buzz_console(fake.port) as (console, _link, clock, events):
+        await until(lambda: console.source_status.get("buzz") == "connected")
+        await question(console, clock)
+        console.host(HostAction.READING_FINISHED)
+        start = clock.now
+        clock.now = start + 1_000 * MS
+        fake.unplug()
+        await until(lambda: console.source_status.get("buzz") == "disconnected", within=5.0)
+        clock.now = start + 8_000 * MS  # past the 7 s: nothing decided while it is away
+        console.fire_due()
+        assert not [e for e in events if e.TYPE == "question_ended"]
+        fake.replug()
+        await until(lambda: console.source_status.get("buzz") == "connected", within=5.0)
+        held = [e.TYPE for e in events if e.TYPE.startswith("signals_")]
+        assert held == ["signals_held", "signals_resumed"]
+        clock.now = start + 9_000 * MS
+        console.fire_due()  # back with nothing to send: the window (long over) closes at once
+        ended = [e for e in events if isinstance(e, QuestionEnded)]
+        assert ended and ended[0].inputs_lost == ("buzz",)

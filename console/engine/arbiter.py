@@ -23,8 +23,10 @@ rule closes windows: a window ending at E closes once every source has reported 
 A source that was lost (unplugged, gone silent: `lose`) reports through T only by its own
 evidence, its watermark, never by the host clock passing T + max_delay: what it stamped
 meanwhile may still come when it is back (`restore`), so nothing after its last word is
-settled while it is away, nor once it is back until its watermark has passed the time it came
-back (an unordered source, which cannot send again, by its declared delay after it), unless
+settled while it is away, nor, for a source that keeps and sends again what it stamped
+meanwhile (`resends`: an MCU), once it is back until its watermark has passed the time it
+came back (unordered, by its declared delay after it); one that cannot (a Buzz! receiver,
+GPIO) has nothing to send, so its return settles what it may, unless
 the console gives up waiting for it (`give_up`). Decisions over the span it was away name it
 in `lost_between`.
 """
@@ -47,6 +49,7 @@ class SourceTiming:
     resolution_ns: int
     max_delay_ns: int
     ordered: bool
+    resends: bool = False  # keeps what it stamped while lost and sends it when back (an MCU)
 
     def __post_init__(self) -> None:
         if self.resolution_ns < 1:
@@ -97,7 +100,8 @@ class Arbiter:
         """`source` is back at `at`: its span away is kept for the decisions over it."""
         since = self._down.pop(source, None)
         if since is not None:
-            self._back[source] = (since, at)
+            if self._sources[source].resends:  # what it stamped meanwhile is still to come
+                self._back[source] = (since, at)
         else:
             since = self._given_up.pop(source, None)
         if since is not None:

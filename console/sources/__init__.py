@@ -74,6 +74,9 @@ class SourceKind:
     pads: Callable[[SourceSettings], int]  # how many pads it has (a player's pad must exist)
     problem: Callable[[SourceSettings], tuple[str, str] | None]  # (key, what is wrong) or None
     backend: str  # "module:function", the function attaching it to a SourceHost
+    # It keeps what it stamped while its link was lost and sends it again (an MCU's frames):
+    # a window waits for that after it is back (console/engine/arbiter.py).
+    resends: bool = False
     defaults: tuple[tuple[str, object], ...] = ()  # settings this kind defaults otherwise (config.py)
 
     def attach(self, host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
@@ -122,10 +125,10 @@ _KINDS = {
     kind.name: kind for kind in (
         SourceKind("serial_mcu", frozenset({BUTTONS, ANGLE}), ordered=True,
                    pads=lambda s: MCU_PADS, problem=_needs_port,
-                   backend="console.sources.mcu:attach_serial"),
+                   backend="console.sources.mcu:attach_serial", resends=True),
         SourceKind("simulated_mcu", frozenset({BUTTONS, ANGLE}), ordered=True,
                    pads=lambda s: s.pads, problem=lambda s: None,
-                   backend="console.sources.mcu:attach_simulated"),
+                   backend="console.sources.mcu:attach_simulated", resends=True),
         SourceKind("gpio", frozenset({BUTTONS}), ordered=False,
                    pads=lambda s: len(s.pins), problem=_gpio_buttons,
                    backend="console.sources.gpio:attach_buttons"),

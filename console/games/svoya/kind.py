@@ -49,6 +49,7 @@ def svoya_rules(config: Config, seed: int | None = None,
             resolution_ns=s.resolution_us * 1000,
             max_delay_ns=int(s.max_delay_ms * NS_PER_MS),
             ordered=source_kind(s.kind).ordered,
+            resends=source_kind(s.kind).resends,
         )
         for name, s in config.sources.items()
     }
