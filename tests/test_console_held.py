@@ -19,6 +19,7 @@ from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_serial import PadEdge, Watermark
 from tests.test_schemas import DEMO_TOML, Clock
+from tests.test_schemas_table import DEMO_CHGK
 
 
 def held_console() -> tuple[Console, Clock, list[dict[str, object]], io.StringIO]:
@@ -62,15 +63,17 @@ def test_a_press_made_before_the_window_ends_counts_though_the_console_read_it_l
     assert [e["player"] for e in replayed if e["type"] == "signal_accepted"] == ["p2"]
 
 
-def test_a_press_made_after_the_window_ends_is_late_though_read_in_the_same_hold() -> None:
-    """004 App.4: a signal after the 7 s does not count, whenever the console reads it."""
+def test_a_press_made_after_the_window_ends_does_not_count_though_read_in_the_same_hold() -> None:
+    """004 App.4: a signal after the 7 s does not count, whenever the console reads it: the
+    question ends at its own deadline, as on time, and the press comes after it."""
     console, clock, events, _journal = held_console()
     end = clock.now + 7 * S
     clock.now = end + 1 * S
     press(console, 2, end + 500 * MS)  # Вера, half a second after the end
     ended = [e for e in events if e["type"] == "question_ended"]
     assert [e["reason"] for e in ended] == ["no_signal"]
-    assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["late"]
+    # As a console on time would say: the question ended at its deadline, before this press.
+    assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["false_start"]
     assert [e for e in events if e["type"] == "signal_accepted"] == []
 
 
@@ -137,3 +140,28 @@ def test_a_box_lost_in_the_window_is_waited_for_and_its_press_judged_when_back()
     replayed = [json.loads(line) for line in out.getvalue().splitlines()]
     kinds = ("signals_held", "signals_resumed", "signal_accepted")
     assert [e["type"] for e in replayed if e["type"] in kinds] == list(kinds)
+
+
+def test_a_verdict_given_in_time_during_a_hold_ends_the_round_before_time_is_called() -> None:
+    """The ChGK table: the team answers within the minute (003 6.1.4) and the host keys the
+    verdict 100 ms before the minute runs out, while the console is held up past its end; sent
+    with its time (``sent_ns``), the round ends on the verdict and time is never called (the
+    hall hears no gong). The decisions due before it are taken first, each at its own time:
+    the 10-second warning."""
+    clock = Clock()
+    console = Console(load_config(DEMO_CHGK), clock=clock)
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    for command in ({"action": "pick_sector", "sector": 2}, {"action": "start_timer"}):
+        clock.now += 100 * MS
+        console.on_command(json.dumps(command).encode())
+    (started,) = [e for e in events if e["type"] == "timer_started"]
+    end = started["deadline_ns"]
+    assert isinstance(end, int)
+    clock.now = end + 1 * S  # held up across the minute's end
+    console.on_command(json.dumps({"action": "answer_correct", "sent_ns": end - 100 * MS}).encode())
+    kinds = [e["type"] for e in events]
+    assert "time_up" not in kinds and "round_ended" in kinds, kinds
+    assert kinds.index("timer_warning") < kinds.index("round_ended")
+    (warning,) = [e["t_ns"] for e in events if e["type"] == "timer_warning"]
+    assert isinstance(warning, int) and warning < end  # at its own time, not when the console ran again

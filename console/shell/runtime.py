@@ -161,19 +161,35 @@ class Console:
         now = self.clock() if now is None else now
         due = self._due
         if due is not None and now >= due:
-            if now - due > HOLD_NS:
-                self._say_hold(due, now)
-            stamps = [input_stamp(inp) for inp in inputs]
-            if stamps and all(stamp is not None and stamp < due for stamp in stamps):
-                now = max(self._fed_at, due - 1)
-            else:
-                self._settle(now, now - due if now - due > HOLD_NS else 0)
+            now = self._catch_up(inputs, due, now)
         self._fed_at = max(self._fed_at, now)
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
             self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
         self._carry_out(self.referee.handle_all(inputs, now), now)
+
+    def _catch_up(self, inputs: Sequence[GameInput], due: int, now: int) -> int:
+        """The console reads `inputs` at `now`, late with the decision due at `due` (and maybe
+        more): the decisions due before the inputs happened are taken first, each at its own
+        time, and the inputs are then judged as read just before the next one (see `feed`).
+        Returns the time to hand them on at."""
+        held = now - due if now - due > HOLD_NS else 0
+        if held:
+            self._say_hold(due, now)
+        stamps = [stamp for inp in inputs if (stamp := input_stamp(inp)) is not None]
+        # When the earliest of them happened; None for none, or one that names no time.
+        first = min(stamps) if stamps and len(stamps) == len(inputs) else None
+        current: int | None = due
+        while current is not None and current <= now:
+            if first is not None and first < current:
+                return max(self._fed_at, current - 1)
+            self._settle(current, held)
+            if self._due is not None and self._due <= current:  # still owed: decide it now
+                self._settle(now, held)
+                break
+            current = self._due
+        return now
 
     def fire_due(self, now: int | None = None) -> None:
         """Fire what is due at `now` (default: the clock), as the timer does when it is on time:
