@@ -25,7 +25,12 @@ from console.games import config_from_dict, game, names
 from console.scenario import AnyInput, ScenarioError, Step, parse_step
 from console.sources import source_kind
 
-__all__ = ["ClockStep", "Scenario", "VirtualTable", "play", "read_scenario", "with_scan_watermarks"]
+__all__ = ["ClockStep", "Scenario", "StuckTimer", "VirtualTable", "play", "read_scenario",
+           "with_scan_watermarks"]
+
+
+class StuckTimer(RuntimeError):
+    """An engine's timer that does not move on (see `VirtualTable.advance_to`)."""
 
 
 class VirtualTable:
@@ -37,10 +42,17 @@ class VirtualTable:
         self.outputs: list[Output] = []
 
     def advance_to(self, t: int) -> None:
-        """Move the clock to `t`, firing each deadline on the way at its exact time."""
+        """Move the clock to `t`, firing each deadline on the way at its exact time. An engine
+        whose `on_timer(d)` leaves its next deadline at or before `d` would never let the clock
+        move on: `StuckTimer` says so instead of hanging."""
+        fired: int | None = None
         while (deadline := self.referee.next_deadline()) is not None and deadline <= t:
+            if fired is not None and deadline <= fired:
+                raise StuckTimer(f"{type(self.referee).__name__}.on_timer({fired}) left its next "
+                                 f"deadline at {deadline}: a timer that never moves on")
             self.now = max(self.now, deadline)
             self.outputs += self.referee.on_timer(self.now)
+            fired = deadline
         self.now = max(self.now, t)
 
     def deliver(self, inp: AnyInput, arrive: int | None = None) -> list[Output]:

@@ -1,6 +1,6 @@
-"""`bench storm` runs briefly and prints its figures (none asserted but their presence, that
-the storm really chattered and questions were played through it, and that the run counted
-the events it says it counted)."""
+"""`bench storm` runs briefly and prints its figures: the storm really chattered and
+questions were played through it, and no event the daemon published was lost on the way to
+the subscriber (the bench says it must be 0)."""
 
 from __future__ import annotations
 
@@ -18,5 +18,5 @@ def test_bench_storm_runs_and_prints_its_figures(capsys: pytest.CaptureFixture[s
         assert key in result, key
     assert result["presses_sent"] > 500 and result["questions"] > 0
     assert result["events_published"] > 0
-    assert result["events_lost"] == result["events_published"] - result["events_received"]
+    assert result["events_lost"] == result["events_published"] - result["events_received"] == 0
     assert result["journal_bytes_per_s"] > 0 and result["press_to_subscriber_ms"]["p99"] > 0

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from console.engine.model import Host, HostAction, Press, Watermark
 from console.games import config_from_dict
 from console.shell.runtime import Console
@@ -219,3 +221,18 @@ def test_the_12th_sectors_question_draw_replays_from_the_journal(tmp_path: Path)
     assert [e["type"] for e in live_draws] == ["question_drawn", "question_source"] * 2
     assert live_draws[0]["text"] != live_draws[2]["text"]  # no repeats within the game
     assert drawn([json.loads(line) for line in out.getvalue().splitlines()]) == live_draws
+
+
+def test_a_timer_that_never_moves_on_fails_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A referee whose timer leaves its deadline due (a `>` for a `>=`, a deadline a ns late)
+    stops the replay with StuckTimer, naming the deadline, instead of looping for ever."""
+    from console.playback import StuckTimer
+    from tests.engine_harness import S, Table
+
+    t = Table()
+    t.host(HostAction.NEXT)
+    t.advance(1 * S)
+    t.host(HostAction.READING_FINISHED)
+    monkeypatch.setattr(t.ref, "on_timer", lambda now: [])  # the bug: nothing is ever settled
+    with pytest.raises(StuckTimer, match=r"on_timer\(\d+\) left its next deadline at \d+"):
+        t.advance(10 * S)
