@@ -15,16 +15,17 @@ import asyncio
 import json
 import signal
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pytest
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import Display, command, display
+from tests.test_console_mqtt import Display, display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
@@ -68,6 +69,18 @@ async def test_a_press_made_while_the_console_is_stalled_takes_the_turn(
         assert [e["player"] for e in accepted] == ["p2"]
         statuses = [p for t, p in d.seen[mark:] if t.endswith("/events") and p["type"] == "source_status"]
         assert statuses == [], statuses  # the box was never declared silent, nor reopened
+
+
+@asynccontextmanager
+async def tablet(broker: Broker) -> AsyncIterator[Callable[[bytes], Awaitable[None]]]:
+    """The host's tablet, connected to the broker for the body: each call publishes one host
+    command and returns once the broker has it (QoS 1), whatever the console is doing."""
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+
+        async def send(payload: bytes) -> None:
+            await client.publish("chgk/t1/host/command", payload, qos=1)
+
+        yield send
 
 
 async def sleep_until(monotonic_ns: int) -> None:
@@ -130,15 +143,16 @@ async def test_an_answer_begun_during_a_stall_is_in_time_when_the_screen_says_wh
         deadline = named["timer"]["ends_ns"]
         named_at = deadline - 3000 * MS
         mark = len(d.seen)
-        await sleep_until(named_at + stop_ms * MS)
-        proc.send_signal(signal.SIGSTOP)
-        try:
-            await sleep_until(named_at + sent_ms * MS)
-            sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
-            await command(mosquitto, json.dumps({"action": "answer_started", **sent}).encode())
-            await sleep_until(named_at + (stop_ms + stall_ms) * MS)
-        finally:
-            proc.send_signal(signal.SIGCONT)
+        async with tablet(mosquitto) as host:  # connected before: the stall holds the console only
+            await sleep_until(named_at + stop_ms * MS)
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                await sleep_until(named_at + sent_ms * MS)
+                sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
+                await host(json.dumps({"action": "answer_started", **sent}).encode())
+                await sleep_until(named_at + (stop_ms + stall_ms) * MS)
+            finally:
+                proc.send_signal(signal.SIGCONT)
         await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
                                   and p["type"] in ("answer_started", "answer_judged", "error")])
         events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
@@ -199,15 +213,16 @@ async def test_a_count_withdrawn_in_time_during_a_stall_never_runs_out(
         state = await play(d, mosquitto, b'{"action": "start"}', lambda p: p.get("timer") is not None)
         end = state["timer"]["ends_ns"]
         mark = len(d.seen)
-        await sleep_until(end - 300 * MS)
-        proc.send_signal(signal.SIGSTOP)
-        try:
-            await sleep_until(end - 100 * MS)
-            sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
-            await command(mosquitto, json.dumps({"action": "cancel", **sent}).encode())
-            await sleep_until(end + 1000 * MS)
-        finally:
-            proc.send_signal(signal.SIGCONT)
+        async with tablet(mosquitto) as host:  # connected before: the stall holds the console only
+            await sleep_until(end - 300 * MS)
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                await sleep_until(end - 100 * MS)
+                sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
+                await host(json.dumps({"action": "cancel", **sent}).encode())
+                await sleep_until(end + 1000 * MS)
+            finally:
+                proc.send_signal(signal.SIGCONT)
         await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
                                   and p["type"] == "sports_timer_cancelled"])
         kinds = [p["type"] for t, p in d.seen[mark:] if t.endswith("/events")]
