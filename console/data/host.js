@@ -182,42 +182,36 @@ function noticeText(e) {
   }
 }
 
-// A decision over a span where a source may have lost a press (frames lost for good, a clock
-// that could not be trusted) is put to the host as a question, not only listed: keep it, or
-// withdraw the question and play it again. Never over a dialog the host has open.
+// Put a decision under doubt to the host as a question: withdraw the question (`cancel`: it is
+// played again) or keep it. Never over a dialog the host has open. `listed`: only while the
+// engine lists cancel (a question just ended: the state saying so may not have come yet).
+function askToWithdraw(label, text, keep, listed) {
+  if (pending || (listed && !(state && (state.host_actions || []).includes("cancel")))) return;
+  const spec = specOf("cancel");
+  if (!spec) return;
+  openDialog({ ...spec, label, confirm: text, ok: "Снять вопрос", keep }, []);
+}
+
+// A first signal over a span where a source may have lost a press (frames lost for good, a
+// clock that could not be trusted): someone may have pressed earlier.
 function askAboutLost(e) {
-  if (pending || !(state && (state.host_actions || []).includes("cancel"))) return;
-  const spec = specOf("cancel");
-  if (!spec) return;
-  openDialog({ ...spec, label: "Решение под сомнением",
-               confirm: `Первым засчитан сигнал: ${nameOf(e.player)}. Но нажатия с `
-                 + `${e.inputs_lost.join(", ")} могли потеряться (связь с кнопками или их часы): `
-                 + "кто-то мог нажать раньше.",
-               ok: "Снять вопрос", keep: "Оставить решение" }, []);
+  askToWithdraw("Решение под сомнением", `Первым засчитан сигнал: ${nameOf(e.player)}. Но нажатия с `
+    + `${e.inputs_lost.join(", ")} могли потеряться (связь с кнопками или их часы): кто-то мог нажать раньше.`,
+    "Оставить решение", true);
 }
 
-// The lost box did not come back in time: the host chooses to withdraw the question (played
-// again) here, or to end it without the box (the action bar's «Закончить без кнопок»).
+// The lost box did not come back in time: withdraw the question here, or end it without the
+// box (the action bar's «Закончить без кнопок»).
 function askAboutWait(e) {
-  if (pending || !(state && (state.host_actions || []).includes("cancel"))) return;
-  const spec = specOf("cancel");
-  if (!spec) return;
-  openDialog({ ...spec, label: "Кнопки не вернулись",
-               confirm: `Нет связи с кнопками ${e.source}. Снять вопрос (он будет сыгран заново)? `
-                 + "Или закройте это окно и нажмите «Закончить без кнопок».",
-               ok: "Снять вопрос", keep: "Закрыть" }, []);
+  askToWithdraw("Кнопки не вернулись", `Нет связи с кнопками ${e.source}. Снять вопрос (он будет сыгран `
+    + "заново)? Или закройте это окно и нажмите «Закончить без кнопок».", "Закрыть", true);
 }
 
-// «Nobody signalled» over a span where a source may have lost a press: the host keeps the end,
-// or withdraws the question to play it again.
+// «Nobody signalled» over a span where a source may have lost a press.
 function askAboutLostEnd(e) {
-  if (pending) return;
-  const spec = specOf("cancel");
-  if (!spec) return;
-  openDialog({ ...spec, label: "Решение под сомнением",
-               confirm: `Вопрос окончен без сигналов, но нажатия с ${e.inputs_lost.join(", ")} могли `
-                 + "потеряться (связь с кнопками или их часы). Снять вопрос? Он будет сыгран заново.",
-               ok: "Снять вопрос", keep: "Оставить решение" }, []);
+  askToWithdraw("Решение под сомнением", `Вопрос окончен без сигналов, но нажатия с ${e.inputs_lost.join(", ")} `
+    + "могли потеряться (связь с кнопками или их часы). Снять вопрос? Он будет сыгран заново.",
+    "Оставить решение", false);
 }
 
 function notice(e) {
