@@ -12,12 +12,13 @@ game's sections), so `config.py` of a game imports nothing heavier than its rule
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from console.config import Config, ConfigError, GameSections, parse_config, read_config
+from console.config import Config, ConfigError, GameSections, SectionParser, parse_config, read_config
 from console.games.kind import GameKind
 from console.sources import source_kind
 
@@ -29,7 +30,6 @@ _MODULES = {
     "quartet": "console.games.quartet",
 }
 _LOADED: dict[str, GameKind] = {}
-_SECTIONS: list[GameSections] = []  # every game's, read once
 
 
 def names() -> tuple[str, ...]:
@@ -47,17 +47,16 @@ def game(name: str) -> GameKind:
     return found
 
 
+@functools.cache
 def sections() -> GameSections:
     """Every game's config sections and choices (their config modules, imported once)."""
-    if not _SECTIONS:
-        parsers: dict[str, Any] = {}
-        choices: dict[str, tuple[str, ...]] = {}
-        for package in _MODULES.values():
-            module = importlib.import_module(f"{package}.config")
-            parsers.update(module.SECTIONS)
-            choices.update(module.CHOICES)
-        _SECTIONS.append(GameSections(parsers, choices))
-    return _SECTIONS[0]
+    parsers: dict[str, SectionParser] = {}
+    choices: dict[str, tuple[str, ...]] = {}
+    for package in _MODULES.values():
+        module = importlib.import_module(f"{package}.config")
+        parsers.update(module.SECTIONS)
+        choices.update(module.CHOICES)
+    return GameSections(parsers, choices)
 
 
 def load_config(path: str | Path) -> Config:
