@@ -14,7 +14,8 @@ Timing, honestly: the report carries no time. The host polls the controller's in
 endpoint every ``bInterval`` = 10 ms, so a report's arrival places its presses only within
 that interval; presses of several handsets in one report arrive together and are a tie. The
 driver stamps each report with ``clock()`` when the loop reads it (reports read in one go,
-after a stall of the loop, share that stamp: equal times, judged as ties, never reordered).
+after a stall of the loop, share that stamp: equal times, judged as ties, never reordered;
+console/sources/buzz.py then dates them at the stall's start, as unsure).
 The source must declare ``resolution_us`` of at least the poll interval to the referee; the
 interval the kernel reports in sysfs is read at connect and a finer declaration is reported.
 

@@ -23,9 +23,10 @@ from typing import Any
 import aiomqtt
 import pytest
 
+from drivers.buzz_fake import FakeBuzz
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import Display, display
+from tests.test_console_mqtt import Display, command, display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
@@ -230,3 +231,86 @@ async def test_a_count_withdrawn_in_time_during_a_stall_never_runs_out(
             assert "sports_time_up" not in kinds, kinds
         else:
             assert kinds.index("sports_time_up") < kinds.index("sports_timer_cancelled")
+
+
+ZEITNOT_TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "serial_mcu"\nport = "{port}"\n'
+                 '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\nzeitnot = [2]\n')
+
+
+@pytest.mark.parametrize(("stall_ms", "stamped"), [(300, True), (3000, True), (10_000, True), (1000, False)],
+                         ids=["0.3s", "3s", "10s", "1s-no-time"])
+async def test_a_verdict_keyed_in_time_during_a_stall_ends_the_round_before_time_is_called(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, stall_ms: int, stamped: bool) -> None:
+    """The ChGK table's count («цейтнот», 10 s: 000 4.2 в) with the daemon stopped from 300 ms
+    before its end until `stall_ms` after it: the team answered within the count and the host
+    keys «Верно» 100 ms before the end (003 6.1.4). Sent with its time, the round ends on the
+    verdict and time is never called (no gong for the hall); without it the console can only
+    take the time it read it, after the end."""
+    config = write_config(tmp_path, mosquitto, ZEITNOT_TABLE.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    schemas = {"events": "table_event", "state": "table_state"}
+    async with display(mosquitto, *topics, schemas=schemas) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await play(d, mosquitto, b'{"action": "pick_sector", "sector": 2}',
+                   lambda p: p["current"] is not None and p["current"]["played_as"] == "zeitnot")
+        mark = len(d.seen)
+        await command(mosquitto, b'{"action": "start_timer"}')
+        (started,) = await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                               and p["type"] == "timer_started"])
+        end = started["deadline_ns"]
+        async with tablet(mosquitto) as host:  # connected before: the stall holds the console only
+            await sleep_until(end - 300 * MS)
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                await sleep_until(end - 100 * MS)
+                sent = {"sent_ns": time.monotonic_ns()} if stamped else {}
+                await host(json.dumps({"action": "answer_correct", **sent}).encode())
+                await sleep_until(end + stall_ms * MS)
+            finally:
+                proc.send_signal(signal.SIGCONT)
+        await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                  and p["type"] == "round_ended"])
+        events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+        kinds = [e["type"] for e in events]
+        held = [e for e in events if e["type"] == "console_held"]
+        assert held and held[0]["held_ms"] > 100, kinds
+        if stamped:
+            assert "time_up" not in kinds, kinds
+        else:
+            assert kinds.index("time_up") < kinds.index("round_ended"), kinds
+        (ended,) = [e for e in events if e["type"] == "round_ended"]
+        assert ended["result"] == "team", ended
+
+
+@pytest.mark.parametrize("press_ms", [-40, 300], ids=["in-time", "late"])
+async def test_a_buzz_press_read_after_a_stall_is_put_to_the_host(
+        mosquitto: Broker, tmp_path: Path, press_ms: int) -> None:
+    """A Buzz! report carries no time (drivers/buzz.py): one that waited through a stall across
+    the window's end (2 s here) cannot be placed before or after it. It is never late for the
+    console's stall: it is dated at the stall's start and takes the turn (004 App.4-5), and the
+    decision names the Buzz! as a span where the time is unsure (inputs_lost), so the host's
+    screen asks the host to confirm or withdraw it (004 IV 4.4), for the press made 40 ms
+    before the end and the one made 300 ms after it alike."""
+    link = tmp_path / "buzz-link"
+    game = ('[game]\nkind = "svoya"\nsignal_window_s = 2.0\n'
+            f'[sources.buzz]\nkind = "buzz"\nport = "{link}"\n'
+            '[[players]]\nid = "p1"\nname = "Аня"\npad = "buzz:0"\n'
+            '[[players]]\nid = "p2"\nname = "Боря"\npad = "buzz:1"\n')
+    with FakeBuzz(link_path=str(link)) as fake:
+        async with window_open(mosquitto, tmp_path, "", game) as (d, proc, state):
+            end = state["timer"]["ends_ns"]
+            mark = len(d.seen)
+            await sleep_until(end - 300 * MS)
+            proc.send_signal(signal.SIGSTOP)
+            try:
+                await sleep_until(end + press_ms * MS)
+                fake.press(1)  # Боря
+                await sleep_until(end + 1000 * MS)
+            finally:
+                proc.send_signal(signal.SIGCONT)
+            accepted = await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                                 and p["type"] == "signal_accepted"])
+            assert accepted[0]["player"] == "p2" and accepted[0]["inputs_lost"] == ["buzz"], accepted
+            assert accepted[0]["press_at_ns"] < end
+            kinds = [p["type"] for t, p in d.seen[mark:] if t.endswith("/events")]
+            assert "console_held" in kinds and "question_ended" not in kinds, kinds

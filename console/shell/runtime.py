@@ -125,6 +125,7 @@ class Console:
         # The console's sign of life (the lag watch's tick before its latest, LAG_TICK_S apart
         # while it runs): a host command cannot have been waiting unread from before it.
         self._alive_at = clock()
+        self._ticked_at: int | None = None  # the lag watch's latest tick (None: it does not run)
         self._fed_at = 0  # the latest `now` fed to the referee (never goes back)
         # The referee's next deadline as of its last outputs (every change of its state is
         # carried out, which asks it): `feed` checks for an overdue one without asking again.
@@ -239,6 +240,26 @@ class Console:
         if isinstance(sent_ns, bool) or not isinstance(sent_ns, int):
             raise ValueError(f"sent_ns must be an integer (ns on the console's clock), got {sent_ns!r}")
         return min(received, max(sent_ns, self._alive_at))
+
+    def read_time(self, received: int) -> tuple[int, int | None]:
+        """When an input from a source with no clock of its own (a Buzz! report), read at
+        `received`, is taken to have happened, and from when it may be misplaced (None: sure).
+
+        Read while the console runs on time: at `received`. Read just after a hold (the lag
+        watch has not ticked for longer than a hold, or its latest tick came after one): it
+        may have waited through the hold, so it is dated at the console's last sign of life
+        before it, the earliest it can have happened (a press made during a stall is never
+        late for the stall), and that instant begins a span whose decisions are not sure
+        (`Watermark.lost_from`): they carry ``inputs_lost`` and are put to the host."""
+        ticked = self._ticked_at
+        if ticked is None:
+            return received, None  # no lag watch (a console driven by hand): no hold to see
+        tick_ns = round(LAG_TICK_S * 1e9)
+        if received - ticked > tick_ns + HOLD_NS:  # held now: the watch has not run since
+            return ticked, ticked
+        if ticked - self._alive_at > tick_ns + HOLD_NS and received - ticked <= HOLD_NS:
+            return self._alive_at, self._alive_at  # read right after the tick that saw a hold
+        return received, None
 
     def on_retained_command(self, payload: bytes) -> None:
         """A command the broker kept (published with the retain flag) is never executed: it
@@ -569,6 +590,7 @@ class Console:
             if now - last - tick_ns > HOLD_NS:
                 log.warning("the console's loop was held up for %.0f ms", (now - last - tick_ns) / NS_PER_MS)
             self._alive_at, last = last, now
+            self._ticked_at = now
 
     def start_local_inputs(self) -> None:
         """Claim the pins of the local inputs, each reported connected or not (run does this)."""

@@ -4,8 +4,9 @@ Contract: `add_buzz(host, name, port, ...)` builds the Buzz! driver (drivers/buz
 source `name` on a `SourceHost`: a local input the console opens when it runs (reported
 connected or disconnected, retried until it appears, reopened after an unplug) and a lamp
 output the referee's lamps reach. In a game that takes buttons, every report goes to the
-referee as the presses it holds (stamped with the report's arrival) followed by a watermark
-one resolution before that arrival. A Buzz! sends its reports in order, each with every
+referee as the presses it holds (stamped with the report's arrival; read just after the
+console was held up, with the hold's start and as unsure: `SourceHost.read_time`) followed
+by a watermark one resolution before that arrival. A Buzz! sends its reports in order, each with every
 handset in it, but their arrival stamps are not quantised like an MCU's timer: the next
 report may be read less than a poll after this one, and a press made within the poll
 interval after this report's must still be judged a tie with it. The referee's arbiter counts
@@ -38,10 +39,17 @@ def add_buzz(host: SourceHost, name: str, port: str, *, buzzer_buttons: tuple[st
     vouched_ns = resolution_us * 1000  # see the module docstring
     pads = tuple(f"{name}:{h}" for h in range(4))
 
-    def on_report(handsets: tuple[int, ...], at_ns: int) -> None:
+    dated = 0  # the latest time a press was dated at: never earlier than one before it
+
+    def on_report(handsets: tuple[int, ...], read_ns: int) -> None:
+        nonlocal dated
         if takes_buttons:
-            presses = [Press(name, pads[h], at_ns) for h in handsets]
-            host.feed([*presses, Watermark(name, at_ns - vouched_ns)])
+            # The report carries no time: read after a hold it is dated at the hold's start
+            # and marked unsure (SourceHost.read_time).
+            at_ns, unsure_from = host.read_time(read_ns)
+            dated = max(dated, at_ns)
+            presses = [Press(name, pads[h], dated) for h in handsets]
+            host.feed([*presses, Watermark(name, read_ns - vouched_ns, lost_from=unsure_from)])
 
     link = BuzzLink(
         port,
