@@ -84,6 +84,7 @@ class SourceSection:
     max_delay_ms: float = 5.0
     buzzer_buttons: tuple[str, ...] = ("red",)  # buzz: which of a handset's buttons buzz
     lamp_pins: tuple[int, ...] = ()  # gpio: BCM pin of each pad's lamp (() = no lamps)
+    presence_pin: int = -1  # gpio: BCM pin a wire in the box's plug ties to GND (-1 = none)
 
 
 @dataclass(frozen=True)
@@ -228,7 +229,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "console.log_level": ("debug", "info", "warning", "error"),
     "host.pedal_action": tuple(a.value for a in HostAction),
 }
-_MAY_BE_NEGATIVE = {"pedal_pin"}  # pedal_pin -1 means "none"
+_MAY_BE_NEGATIVE = {"pedal_pin", "presence_pin"}  # -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.
 _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "lost_source_wait_s",
              "baudrate", "pads",

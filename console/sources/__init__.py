@@ -59,6 +59,8 @@ class SourceSettings(Protocol):
     def buzzer_buttons(self) -> tuple[str, ...]: ...
     @property
     def lamp_pins(self) -> tuple[int, ...]: ...
+    @property
+    def presence_pin(self) -> int: ...
 
 
 Stop = Callable[[], None]
@@ -98,6 +100,11 @@ def _gpio_buttons(s: SourceSettings) -> tuple[str, str] | None:
         return ("lamp_pins", f"one lamp pin per pad: {len(s.pins)} pins, {len(s.lamp_pins)} lamp pins")
     if set(s.lamp_pins) & set(s.pins) or len(set(s.lamp_pins)) != len(s.lamp_pins):
         return ("lamp_pins", "each lamp needs a pin of its own, not a button's or another lamp's")
+    if s.presence_pin < -1:
+        return ("presence_pin", f"a BCM pin, or -1 for none, got {s.presence_pin}")
+    if s.presence_pin in (*s.pins, *s.lamp_pins):
+        return ("presence_pin", f"pin {s.presence_pin} is a button's or a lamp's: the plug's wire "
+                                "needs its own")
     return None
 
 

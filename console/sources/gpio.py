@@ -4,7 +4,8 @@ Contract: `add_buttons`, `add_pedal` and `add_encoder` build the gpiozero driver
 a `SourceHost` and register it as a *local input*: the console claims its pins when it runs
 (`LocalInput.start`, which reports the source connected or disconnected) and frees them when
 it stops. Each edge reaches the referee stamped with the kernel's (the pin factory's) time;
-the encoder's readings go through the same thinning as an MCU's (`SourceHost.angle`).
+the encoder's readings go through the same thinning as an MCU's (`SourceHost.angle`). A box
+of buttons on a plug may have a presence pin (`watch_plug`): pulled out, it is a lost source.
 The `attach_*` functions are this backend's entries in the source registry.
 """
 
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
     from console.sources.host import SourceHost
 
 __all__ = ["GpioInput", "add_buttons", "add_encoder", "add_lamps", "add_pedal", "attach_buttons",
-           "attach_encoder"]
+           "attach_encoder", "watch_plug"]
 
 
 @dataclass
@@ -39,26 +40,58 @@ class GpioInput:
     device: GpioButtons | GpioEncoder
     what: str  # the detail of "connected"
     players: bool = False  # players' buttons: a pad down at start counts as held from then
+    plug: GpioButtons | None = None  # the box's presence pin (`watch_plug`), if it has one
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
             self.device.start(loop)
+            if self.plug is not None:
+                self.plug.start(loop)
         except GpioError as exc:
+            self.device.close()
             self.host.report_status(self.name, LinkState.DISCONNECTED, str(exc))
-        else:
-            self.host.report_status(self.name, LinkState.CONNECTED, self.what)
-            if self.players and isinstance(self.device, GpioButtons):
-                now = self.host.clock()
-                for pad in self.device.pressed_pads():
-                    self.host.button_edge(self.name, f"{self.name}:{pad}", True, now)
+            return
+        if self.plug is not None and not self.plug.pressed_pads():
+            self.host.report_status(self.name, LinkState.DISCONNECTED, unplugged(self.plug.pins[0]))
+            return
+        self.host.report_status(self.name, LinkState.CONNECTED, self.what)
+        if self.players and isinstance(self.device, GpioButtons):
+            now = self.host.clock()
+            for pad in self.device.pressed_pads():
+                self.host.button_edge(self.name, f"{self.name}:{pad}", True, now)
 
     def close(self) -> None:
         self.device.close()
+        if self.plug is not None:
+            self.plug.close()
+
+
+def unplugged(pin: int) -> str:
+    return f"the button box is unplugged (its plug's GPIO pin {pin} is not tied to ground)"
+
+
+def watch_plug(host: SourceHost, name: str, pin: int, what: str, *,
+               pin_factory: str | object = "") -> GpioButtons:
+    """The plug of GPIO source `name`'s button box on `pin`: a wire in the plug ties the pin to
+    ground while the box is plugged in (the internal pull-up holds it high when it is out). The
+    source is reported disconnected when the plug comes out and connected when it is back, so
+    an open window waits for it as for any lost box (console/engine/arbiter.py): the pins of a
+    pulled cable float at their pull-ups, which no press can be told from."""
+
+    def on_edge(edge: GpioPress) -> None:
+        if edge.pressed:
+            host.report_status(name, LinkState.CONNECTED, what)
+        else:
+            host.report_status(name, LinkState.DISCONNECTED, unplugged(pin))
+
+    # A plugged-in box holds its pin down from the start: that is not a stuck pad to report.
+    return GpioButtons([pin], on_edge=on_edge, pin_factory=pin_factory, on_error=lambda message: None)
 
 
 def add_buttons(host: SourceHost, name: str, pins: Sequence[int], *, pull_up: bool = True,
-                pin_factory: str | object = "") -> GpioButtons:
-    """Players' buttons on GPIO pins; pad i of source `name` is pins[i]."""
+                pin_factory: str | object = "", presence_pin: int = -1) -> GpioButtons:
+    """Players' buttons on GPIO pins; pad i of source `name` is pins[i]; `presence_pin` (-1:
+    none) says whether their box is plugged in (`watch_plug`)."""
 
     def on_edge(edge: GpioPress) -> None:
         pad = f"{name}:{edge.pad}"
@@ -68,7 +101,9 @@ def add_buttons(host: SourceHost, name: str, pins: Sequence[int], *, pull_up: bo
 
     buttons = GpioButtons(pins, on_edge=on_edge, pull_up=pull_up, pin_factory=pin_factory,
                           on_error=lambda message: host.report_error(name, message))
-    host.add_local_input(GpioInput(host, name, buttons, f"GPIO pins {list(pins)}", players=True))
+    what = f"GPIO pins {list(pins)}"
+    plug = None if presence_pin < 0 else watch_plug(host, name, presence_pin, what, pin_factory=pin_factory)
+    host.add_local_input(GpioInput(host, name, buttons, what, players=True, plug=plug))
     return buttons
 
 
@@ -122,7 +157,8 @@ def add_lamps(host: SourceHost, name: str, pins: Sequence[int], *,
 
 
 def attach_buttons(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    add_buttons(host, name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory)
+    add_buttons(host, name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory,
+                presence_pin=settings.presence_pin)
     if settings.lamp_pins:
         add_lamps(host, name, settings.lamp_pins, pin_factory=settings.pin_factory)
     return None
