@@ -25,6 +25,7 @@ import pytest
 
 from drivers.buzz_fake import FakeBuzz
 from drivers.sim_mcu import SimulatedMcu
+from drivers.sim_top import LiveTopFeed, SimTop
 from tests.conftest import Broker
 from tests.test_console_mqtt import Display, command, display
 from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
@@ -314,3 +315,45 @@ async def test_a_buzz_press_read_after_a_stall_is_put_to_the_host(
             assert accepted[0]["press_at_ns"] < end
             kinds = [p["type"] for t, p in d.seen[mark:] if t.endswith("/events")]
             assert "console_held" in kinds and "question_ended" not in kinds, kinds
+
+
+async def test_the_tables_box_unplugged_mid_spin_picks_the_sector_once_the_top_is_read_again(
+        mosquitto: Broker, tmp_path: Path) -> None:
+    """The table's box (its angle sensor) unplugged while the top spins and plugged back after
+    it stopped: no stop is made up from the last reading before the unplug (the arrow was
+    still turning); once the sensor speaks again the resting arrow picks its sector (003
+    6.1.1), the stop marked as read across a fault, and the host was told of the silence."""
+    sim = SimulatedMcu(pads=1, link_path=str(tmp_path / "box"))
+    sim.start()
+    top = SimTop(seed=11, rate_hz=200.0, start_deg=100.0)
+    feed = LiveTopFeed(top, sim)
+    feed.start()
+    try:
+        config = write_config(tmp_path, mosquitto, ZEITNOT_TABLE.format(port=sim.port))
+        topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+        schemas = {"events": "table_event", "state": "table_state"}
+        async with display(mosquitto, *topics, schemas=schemas) as d, daemon(config, 1):
+            await online(d, 0)
+            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            mark = len(d.seen)
+            at = time.monotonic_ns() + 50 * MS
+            target = 5 * 30.0 - 15.0  # mid-sector 5 of 12 equal sectors from 0°
+            rotation = (target - top.angle_deg(at)) % 360.0 + 1080.0
+            truth = top.spin(at, omega0_dps=2 * rotation / 3.1, duration_s=3.0, spinup_s=0.1,
+                             viscous_share=0.0)
+            await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                      and p["type"] == "spin_started"], within=5)
+            sim.unplug()  # a foot on the cable, the top still turning
+            await sleep_until(truth.stopped_ns + 1000 * MS)
+            events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+            assert [e for e in events if e["type"] in ("spin_stopped", "sector_chosen")] == [], events
+            assert [e for e in events if e["type"] == "sensor_silent"], [e["type"] for e in events]
+            sim.replug()
+            stopped = await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                                and p["type"] == "spin_stopped"], within=10)
+            assert stopped[0]["sector"] == 5 and stopped[0]["degraded"] is True, stopped
+            state = await state_where(d, lambda p: p["current"] is not None, after=mark)
+            assert state["current"]["sector"] == 5
+    finally:
+        feed.stop()
+        sim.stop()
