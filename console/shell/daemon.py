@@ -4,7 +4,8 @@ Contract: starts every configured source, the sound, the MQTT link (the embedded
 `mqtt.host` is empty), tells systemd READY=1 once the broker has accepted the connection,
 pings the watchdog from the event loop (so a blocked loop trips it), re-checks the config on
 SIGHUP (a running fight is never rebuilt under the players: changes apply at the next
-start), and stops cleanly on SIGTERM/SIGINT with "offline" published.
+start), and stops cleanly on SIGTERM/SIGINT with "offline" published. A second console for
+the same node or journal exits at once, touching nothing (console/shell/instance_lock.py).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TextIO
 
 from console.config import Config, ConfigError
 from console.games import load_config
-from console.shell import resume, sdnotify
+from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
 from console.shell.files import create_new
@@ -33,6 +34,18 @@ log = logging.getLogger("chgk.daemon")
 
 
 async def run_daemon(config: Config, config_path: str) -> int:
+    try:
+        locks = instance_lock.acquire(config)  # before anything is read, renamed or published
+    except instance_lock.AlreadyRunning as exc:
+        log.error("%s", exc)
+        return 1
+    try:
+        return await _run(config, config_path)
+    finally:
+        locks.release()
+
+
+async def _run(config: Config, config_path: str) -> int:
     # Today's journal is read before this start's is created (console/shell/resume.py).
     found = resume.prepare(config, time.monotonic_ns())
     journal = open_journal(config.console.journal)
