@@ -68,7 +68,10 @@ def run_mode(mode: str, directory: Path, samples: int) -> dict[str, list[float]]
         if mode == "flush":
             journal.sync_soon = lambda: None  # type: ignore[method-assign]
         elif mode == "inline_fdatasync":
-            journal.sync_soon = journal.sync_now  # type: ignore[method-assign]
+            def sync_inline() -> None:
+                journal.sync_now()
+
+            journal.sync_soon = sync_inline  # type: ignore[method-assign]
         lamp_us: list[float] = []
         loop_us: list[float] = []
         t = 1_000_000_000

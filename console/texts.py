@@ -2,7 +2,7 @@
 
 Contract: `describe_notice(event, names, actions)` gives one Russian line for an event every
 game can publish (a refused command, the console's own errors, a source's state, a held
-button, a resumed fight), or None for a game's own event; each game's `texts` module
+button, a resumed fight, the journal's health), or None for a game's own event; each game's `texts` module
 describes its own events and falls back to this. `SOURCE_STATES` names every source state.
 """
 
@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import CommandRefused, Event
-from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, FightResumed, SourceStatus
+from console.shell.notices import (
+    ButtonHeld,
+    ConsoleError,
+    ConsoleHeld,
+    FightResumed,
+    JournalStatus,
+    SourceStatus,
+)
 
 # One word per LinkState (drivers/link_state.py); the host screen shows the same (host.js).
 SOURCE_STATES = {
@@ -20,6 +27,13 @@ SOURCE_STATES = {
     "incompatible": "другая версия прошивки",
     "resyncing": "часы устройства сбились: пересинхронизация, проверьте решения",
 }
+
+# The journal's health (console/shell/journal.py); the host screen says the same (host.js).
+JOURNAL_FAILING = ("Журнал не записывается (диск полон, извлечён или только для чтения): игра идёт, "
+                   "решения хранятся в памяти и будут записаны, как только диск их примет; "
+                   "не выключайте пульт")
+JOURNAL_BACK = "Журнал снова записывается: ничего не потеряно"
+
 
 def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str, str]) -> str | None:
     """One Russian line for a shared event (`actions`: the game's host actions by name); None
@@ -35,6 +49,10 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
             return button_held_text(event, names)
         case ConsoleHeld():
             return console_held_text(event)
+        case JournalStatus(state="failing"):
+            return JOURNAL_FAILING
+        case JournalStatus():
+            return JOURNAL_BACK
         case FightResumed(voided=voided):
             return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
                                                     if voided else "")

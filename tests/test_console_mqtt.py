@@ -307,8 +307,8 @@ async def test_a_problem_at_start_reaches_the_displays_once_the_link_is_up(mosqu
         async with display(mosquitto, "chgk/t1/events") as d:
             task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))
             try:
-                errors = await d.wait_for(lambda: d.events("error"))
-                assert errors[0]["source"] == "journal" and errors[0]["seq"] == 1
+                said = await d.wait_for(lambda: d.events("journal_status"))
+                assert said[0]["state"] == "failing" and said[0]["seq"] == 1
                 console.host(HostAction.NEXT)
                 started = await d.wait_for(lambda: d.events("question_started"))
                 assert started[0]["seq"] == 2

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import errno
 import io
 import json
 import subprocess
@@ -140,19 +139,6 @@ def test_the_journal_replays_to_the_same_decisions() -> None:
     assert decisions(replayed) == decisions(live)
 
 
-class _DiskFillsUp(io.StringIO):
-    """A journal file on a card that fills up after `room` lines (flush raises ENOSPC)."""
-
-    def __init__(self, room: int) -> None:
-        super().__init__()
-        self.room = room
-        self.name = "journal.jsonl"
-
-    def flush(self) -> None:
-        if self.getvalue().count("\n") > self.room:
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-
 def _journal_config() -> Any:
     return config_from_dict({
         "game": {"seed": 5},
@@ -161,19 +147,20 @@ def _journal_config() -> Any:
     }, "test")
 
 
-def test_a_journal_that_fills_the_disk_is_dropped_and_no_press_is_lost() -> None:
-    journal = _DiskFillsUp(room=2)  # the config line and the first host action fit
-    console = Console(_journal_config(), journal=journal)
-    events: list[dict[str, Any]] = []
-    console.wire_watchers.append(events.append)
-    console.host(HostAction.NEXT, at=1_000)
-    console.feed([Press("mcu", "mcu:1", 2_000), Watermark("mcu", 2_000)], now=3_000)  # disk full here
-    console.feed([Press("mcu", "mcu:2", 4_000), Watermark("mcu", 4_000)], now=5_000)
-    errors = [e for e in events if e["type"] == "error"]
-    assert len(errors) == 1 and errors[0]["source"] == "journal"
-    assert "No space left on device" in errors[0]["message"]
+def test_a_journal_on_a_full_disk_is_said_once_and_no_press_is_lost() -> None:
+    with open("/dev/full", "w", encoding="utf-8") as journal:  # every write: ENOSPC
+        console = Console(_journal_config(), journal=journal)
+        events: list[dict[str, Any]] = []
+        console.wire_watchers.append(events.append)
+        console.host(HostAction.NEXT, at=1_000)
+        console.feed([Press("mcu", "mcu:1", 2_000), Watermark("mcu", 2_000)], now=3_000)
+        console.feed([Press("mcu", "mcu:2", 4_000), Watermark("mcu", 4_000)], now=5_000)
+        console.journal.retry(10**10)  # still full: tried again, nothing more said
+        assert console.journal.failing is not None and "No space left on device" in console.journal.failing
+        assert console.journal_status == {"state": "failing", "detail": console.journal.failing}
     assert svoya_of(console).phase == "answering"
     assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p1"]
+    assert [e["type"] for e in events if e["type"] in ("error", "journal_status")] == []  # said before
 
 
 def test_a_journal_on_a_full_device_at_start_does_not_stop_the_console() -> None:

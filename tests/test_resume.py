@@ -191,6 +191,7 @@ def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
     assert first is not None
     clock = Clock(1_000 * S)
     old = Console(svoya_config(players=3), clock=clock, journal=first)
+    old.journal.commit()  # as the daemon does at start
     old.host(HostAction.NEXT, at=clock.now)
     old.journal.close()
     [path] = tmp_path.iterdir()
@@ -207,6 +208,7 @@ def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
     resume.announce(console, found)
+    console.journal.commit()
     assert [e["type"] for e in events] == ["error"]
     assert "not resumed" in events[0]["message"] and "a fresh game" in events[0]["message"]
     assert console.state()["phase"] == "idle" and scores(console.state()) == {"p0": 0, "p1": 0}
@@ -222,6 +224,7 @@ def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts
                                "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
     clock = Clock(1_000 * S)
     first = Console(config, clock=clock, journal=open_journal(str(base)))
+    first.journal.commit()
     first.host(HostAction.NEXT, at=clock.now)
     clock.now += S
     press(first, 0, clock.now)
@@ -234,6 +237,8 @@ def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts
         assert isinstance(found, resume.Resumption), restart
         console = Console(config, clock=clock, journal=open_journal(str(base)), resume=found)
         resume.announce(console, found)
+        assert found.path.exists()  # until this start's journal is on the disk under its name
+        console.journal.commit()
         assert scores(console.state()) == {"p0": 10, "p1": 0, "p2": 0}
         assert not found.path.exists() and found.path.with_name(f"{found.path.stem}.resumed.jsonl").exists()
     assert path.with_name(f"{path.stem}.resumed.jsonl").exists()

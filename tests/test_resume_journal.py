@@ -8,6 +8,7 @@ import errno
 import io
 import json
 import os
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -17,11 +18,18 @@ import pytest
 
 from console.engine.model import HostAction, Press, Watermark
 from console.games import config_from_dict
-from console.shell.journal import Journal
+from console.shell.journal import RETRY_S, Journal
+from console.shell.journal_files import JournalFiles
+from console.shell.notices import JournalStatus
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
 
 MS = 1_000_000
+S = 1_000_000_000
+
+
+def quiet(source: str, message: str) -> None:
+    raise AssertionError(f"{source}: {message}")
 
 
 def svoya_config(**game: Any) -> Any:
@@ -106,25 +114,41 @@ def test_the_syncer_really_syncs_and_close_syncs_the_rest(tmp_path: Path,
     assert (tmp_path / "journal.jsonl").read_text(encoding="utf-8").count("\n") == 2
 
 
-def test_a_sync_that_fails_is_reported_once_and_the_journal_dropped(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(fd: int) -> None:
-        raise OSError(errno.EIO, "Input/output error")
+def test_a_sync_that_fails_is_said_once_and_the_journal_kept_until_the_disk_recovers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_fdatasync = os.fdatasync
+    disk_ok = False
 
-    monkeypatch.setattr(os, "fdatasync", broken)
-    reports: list[str] = []
-    journal = Journal((tmp_path / "journal.jsonl").open("w", encoding="utf-8"),
-                      lambda source, message: reports.append(f"{source}: {message}"))
+    def disk(fd: int) -> None:
+        if not disk_ok:
+            raise OSError(errno.EIO, "Input/output error")
+        real_fdatasync(fd)
+
+    monkeypatch.setattr(os, "fdatasync", disk)
+    states: list[tuple[str, str]] = []
+    journal = Journal((tmp_path / "journal.jsonl").open("w", encoding="utf-8"), quiet,
+                      on_state=lambda state, detail: states.append((state, detail)))
     journal.write({"at_ms": 1, "host": "next"})
     # The syncer thread fails; the loop's thread hears of it at its next request.
     def asked_and_told() -> bool:
         journal.sync_soon()
-        return bool(reports)
+        return bool(states)
 
     assert wait_for(asked_and_told)
     journal.sync_soon()
-    assert len(reports) == 1 and "cannot sync" in reports[0] and "Input/output error" in reports[0]
-    assert not journal.open
+    journal.write({"at_ms": 2, "host": "correct"})
+    assert len(states) == 1 and states[0][0] == "failing"
+    assert "cannot sync" in states[0][1] and "Input/output error" in states[0][1]
+    assert journal.open and journal.failing is not None
+    journal.retry(10 * S)  # the disk still fails: nothing more said
+    assert len(states) == 1
+    disk_ok = True
+    journal.retry(10 * S + round(RETRY_S * S) // 2)  # too soon after the last try
+    assert len(states) == 1
+    journal.retry(12 * S)
+    assert [s for s, _ in states] == ["failing", "writing"] and journal.failing is None
+    assert (tmp_path / "journal.jsonl").read_text(encoding="utf-8").count("\n") == 2
+    journal.close()
 
 
 def syncers() -> int:
@@ -175,3 +199,54 @@ def test_replay_refuses_a_bad_clock_line() -> None:
     status = replay_lines(io.StringIO('{"at_ms": 0, "host": "next"}\n{"clock_ms": "soon"}\n'),
                           "j", out, err)
     assert status == 1 and "j:2: clock_ms must be a (finite) number" in err.getvalue()
+
+
+def journal_events(config: Any) -> list[dict[str, Any]]:
+    """The ``journal_status`` notices, as published: a console's journal whose reader goes away
+    (a pipe: the next write fails, as on a pulled card), then one that could not be created at
+    start (a file stands where its directory should be) and can be after."""
+    now = [5_000 * S]
+    seen: list[dict[str, Any]] = []
+    read_end, write_end = os.pipe()
+    with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
+        console = Console(config, clock=lambda: now[0], journal=pipe)
+        console.wire_watchers.append(seen.append)
+        os.close(read_end)
+        console.journal.write({"clock_ms": 1.0})  # EPIPE: failing
+        console.journal.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        blocked = Path(tmp) / "disk"
+        blocked.write_text("", encoding="utf-8")
+        console = Console(config, clock=lambda: now[0], journal=JournalFiles(blocked / "journal.jsonl"))
+        console.wire_watchers.append(seen.append)
+        blocked.unlink()
+        blocked.mkdir()
+        now[0] += 90 * S
+        console.journal.retry(now[0])  # created, written, synced: writing
+        console.journal.close()
+    return [e for e in seen if e["type"] == "journal_status"]
+
+
+def test_a_journal_that_could_not_be_created_at_start_is_created_when_it_can_be(tmp_path: Path) -> None:
+    """Nothing waited in memory is lost: the journal made later begins with the config line
+    and holds the host's action taken while it could not be written, and replays."""
+    blocked = tmp_path / "disk"
+    blocked.write_text("", encoding="utf-8")
+    states: list[str] = []
+    console = Console(svoya_config(), journal=JournalFiles(blocked / "journal.jsonl"))
+    console.watchers.append(lambda e: states.append(e.state) if isinstance(e, JournalStatus) else None)
+    assert console.journal_status is not None  # failing from the start (said before any watcher)
+    assert console.journal_status["state"] == "failing" and "create" in console.journal_status["detail"]
+    console.host(HostAction.NEXT)
+    blocked.unlink()
+    blocked.mkdir()
+    console.journal.retry(time.monotonic_ns())
+    assert states == ["writing"] and console.journal_status["state"] == "writing"
+    console.journal.close()
+    (written,) = blocked.iterdir()
+    assert not written.name.endswith(".part")  # committed once written
+    lines = written.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith('{"config"') and '"host": "next"' in lines[1]
+    out = io.StringIO()
+    assert replay_lines(lines, written.name, out, io.StringIO()) == 0
+    assert "question_started" in out.getvalue()

@@ -44,6 +44,7 @@ from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_inputs import Watermark as McuWatermark
 from tests.conftest import Broker, until
 from tests.test_resume import resumed_events
+from tests.test_resume_journal import journal_events
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TOML = ROOT / "console" / "data" / "demo.toml"
@@ -177,6 +178,17 @@ def test_every_link_state_has_one_russian_name_on_every_screen() -> None:
     assert on_screen == SOURCE_STATES
     assert set(SOURCE_STATES) == {s.value for s in LinkState}
     assert set(EVENT_DEFS["source_state"]["enum"]) == set(SOURCE_STATES)
+
+
+def test_the_journals_health_reads_the_same_in_the_terminal_and_on_the_host_screen() -> None:
+    from console.texts import JOURNAL_BACK, JOURNAL_FAILING
+
+    script = (ROOT / "console" / "data" / "host.js").read_text(encoding="utf-8")
+    for name, text in (("JOURNAL_FAILING", JOURNAL_FAILING), ("JOURNAL_BACK", JOURNAL_BACK)):
+        found = re.search(rf"const {name} = (.*?);\n", script, re.S)
+        assert found is not None, name
+        on_screen = "".join(re.findall(r'"([^"]*)"', found.group(1)))
+        assert on_screen == text, name
 
 
 def test_source_states_are_link_states_everywhere() -> None:
@@ -425,7 +437,8 @@ def held_events() -> list[Payload]:
 def corpus() -> tuple[Payload, ...]:
     """Every event of every scenario, plus the runtime's own."""
     events = [e for name in SCENARIOS for e in replay(name)]
-    return tuple(events + console_events() + held_events() + resumed_events("svoya"))
+    return tuple(events + console_events() + held_events() + resumed_events("svoya")
+                 + journal_events(demo_config()))
 
 
 def samples() -> dict[str, Payload]:

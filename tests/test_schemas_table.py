@@ -51,6 +51,7 @@ from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
 from tests.test_resume import resumed_events
+from tests.test_resume_journal import journal_events
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "examples"
@@ -494,6 +495,7 @@ def corpus() -> Iterator[Payload]:
     yield from console_events()
     yield from sports_events()
     yield from resumed_events("table")
+    yield from journal_events(load_config(DEMO_CHGK))
 
 
 # ---------------------------------------------------------------- (a) the schemas themselves
@@ -699,7 +701,8 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     replay_only = {e["type"] for events in replayed().values() for e in events}
     # what no replay can show: the runtime's own events and the sports timer
     assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
-                                              "round_corrected", "button_held", "console_held", *SPORTS_TYPES}
+                                              "round_corrected", "button_held", "console_held",
+                                              "journal_status", *SPORTS_TYPES}
 
 
 def test_targeted_runs_fit_the_schema() -> None:

@@ -64,6 +64,7 @@ let clockOffset = null;  // local performance.now() ms minus the console's clock
 let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
+let journalState = null; // the journal's health, from the retained status (null: none kept)
 let noticesSeen = false; // a live notice came: the retained list is older
 
 const $ = (id) => document.getElementById(id);
@@ -122,6 +123,7 @@ function onMessage(kind, payload, packet) {
     consoleOnline = payload.state === "online";
     if (payload.game && !game) game = payload.game;
     sources = payload.sources || {};
+    journalState = payload.journal || null;
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -173,6 +175,8 @@ function noticeText(e) {
       : `Кнопки ${e.source} снова на связи`;
     case "console_held": return `Пульт задержался на ${(e.held_ms / 1000).toFixed(1).replace(".", ",")} с `
       + "(система была занята): нажатия за это время засчитаны по их времени";
+    case "journal_status": return e.state === "failing"
+      ? `${JOURNAL_FAILING}. Подробности (для техника): ${e.detail}` : JOURNAL_BACK;
     case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
       + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
       + (e.torn ? "; последняя строка журнала была оборвана" : "");
@@ -239,12 +243,20 @@ function showNotices(kept) {
   }
 }
 
-// Each source that is not connected, by name, from the moment the page opens (the status).
+const JOURNAL_FAILING = "Журнал не записывается (диск полон, извлечён или только для чтения): "
+  + "игра идёт, решения хранятся в памяти и будут записаны, как только диск их примет; "
+  + "не выключайте пульт";
+const JOURNAL_BACK = "Журнал снова записывается: ничего не потеряно";
+
+// Each source that is not connected, by name, and a journal that cannot be written, from the
+// moment the page opens (the retained status).
 function renderSources() {
-  const down = Object.entries(sources).filter(([, state]) => state !== "connected");
+  const down = Object.entries(sources).filter(([, state]) => state !== "connected")
+    .map(([name, state]) => `Устройство ${name}: ${SOURCE_STATES[state] || state}`);
+  if (journalState && journalState.state === "failing") down.push(JOURNAL_FAILING);
   const box = $("sources");
   box.hidden = !consoleOnline || down.length === 0;
-  box.textContent = down.map(([name, state]) => `Устройство ${name}: ${SOURCE_STATES[state] || state}`).join("; ");
+  box.textContent = down.join("; ");
 }
 
 function takeState(s, received, live) {

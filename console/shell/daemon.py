@@ -17,14 +17,13 @@ import logging
 import signal
 import time
 from pathlib import Path
-from typing import TextIO
 
 from console.config import Config, ConfigError
 from console.games import load_config
 from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
-from console.shell.files import create_new
+from console.shell.journal_files import JournalFiles
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
@@ -61,6 +60,7 @@ async def _run(config: Config, config_path: str) -> int:
 
     add_host_inputs(console, config.host)  # pedals and key devices (console/sources/host_keys.py)
     resume.announce(console, found)  # voids what was interrupted, says it resumed
+    console.journal.commit()  # synced and named: the journal to resume from now on
 
     def ready() -> None:
         """Once, when the referee, the buttons and the lamps run: the game can be played,
@@ -121,21 +121,11 @@ async def _run(config: Config, config_path: str) -> int:
     return 0
 
 
-def open_journal(path: str) -> TextIO | None:
+def open_journal(path: str) -> JournalFiles | None:
     """One journal file per start (journal.jsonl -> journal-20261130-190501.jsonl): each file
-    begins with its own config line, so it replays on its own."""
-    if not path:
-        return None
-    base = Path(path)
-    dated = base.with_name(f"{base.stem}-{time.strftime('%Y%m%d-%H%M%S')}{base.suffix}")
-    try:
-        base.parent.mkdir(parents=True, exist_ok=True)
-        dated, journal = create_new(dated)  # never appended to another start's journal
-        log.info("journal: %s", dated)
-        return journal
-    except OSError as exc:
-        log.warning("journal: cannot open %s (%s); running without a journal", path, exc.strerror)
-        return None
+    begins with its own config line, so it replays on its own. The journal creates it, under
+    a name no resume reads until its beginning is on the disk (console/shell/journal_files.py)."""
+    return JournalFiles(Path(path)) if path else None
 
 
 def _recheck(config_path: str) -> None:

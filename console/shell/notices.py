@@ -14,8 +14,8 @@ from typing import ClassVar
 from console.engine.event_read import read_event
 from console.engine.events import Event
 
-__all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "ConsoleHeld", "FightResumed", "SourceStatus",
-           "notice_from_json"]
+__all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "ConsoleHeld", "FightResumed", "JournalStatus",
+           "SourceStatus", "notice_from_json"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -86,7 +86,21 @@ class ConsoleHeld(Event):
     deadline_ns: int  # the decision's due time (host monotonic ns)
 
 
-NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld, ConsoleHeld)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalStatus(Event):
+    """The journal cannot be written (``state`` "failing": the disk is full, pulled or
+    read-only; its lines wait in memory) or is written again ("writing": every waiting line
+    reached it), with the detail (console/shell/journal.py)."""
+
+    TYPE: ClassVar[str] = "journal_status"
+    NOTICE: ClassVar[bool] = True
+
+    state: str
+    detail: str
+
+
+NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld, ConsoleHeld,
+                                    JournalStatus)
 _BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
 
 

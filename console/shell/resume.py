@@ -46,17 +46,19 @@ from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
 from console.games.kind import GameInput
 from console.playback import ClockStep, play, read_scenario
+from console.shell.journal import RESUMED
+from console.shell.journal_files import set_aside
 from console.shell.notices import FightResumed
 from console.shell.resumption import NotResumed, Resumption
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
 
-__all__ = ["NotResumed", "Resumption", "TimeShifted", "announce", "find_journal", "load", "prepare"]
+__all__ = ["RESUMED", "NotResumed", "Resumption", "TimeShifted", "announce", "find_journal", "load",
+           "prepare"]
 
 log = logging.getLogger("chgk.resume")
 
-RESUMED = ".resumed"  # a journal resumed into a later start's journal
 NOT_RESUMED = ".not-resumed"  # a journal of another config, kept
 PAST_MIDNIGHT_S = 6 * 3600  # yesterday's journal still counts if written this recently
 SHIFT_MARGIN_NS = NS_PER_MS  # after a reboot: the first new time this far past the journal's last
@@ -148,7 +150,7 @@ def prepare(config: Config, now: int) -> Resumption | NotResumed | None:
         return None
     found = load(path, config, now)
     if isinstance(found, NotResumed):
-        kept = _renamed(path, NOT_RESUMED)
+        kept = set_aside(path, NOT_RESUMED)
         found = dataclasses.replace(found, kept_as=kept)
         log.warning("journal: %s not resumed: %s; a fresh game (the journal is kept as %s)",
                     path, found.why, kept or path)
@@ -172,7 +174,6 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
                                         f"mid-write?) and is left out: {shown!r}; the rest is resumed")
     for problem in found.skipped:
         console.report_error("journal", f"resuming: {problem}")
-    console.journal.sync_now()  # the copy is on the disk before the old journal is renamed
     voided = console.game.interrupted(found.engine, found.known_until)
     if voided is not None:
         inp, _what = voided
@@ -182,8 +183,9 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
         t_ns=console.clock() + found.shift_ns, journal=found.path.name, inputs=found.inputs,
         voided=None if voided is None else voided[1], torn=found.torn is not None))
     console.publish_state()
-    if console.journal.open:  # this start's journal holds it all now
-        _renamed(found.path, RESUMED)
+    # This start's journal holds it all now: once it is on the disk under its name (its
+    # commit), the resumed one is set aside, never before (console/shell/journal.py).
+    console.journal.continues = found.path
 
 
 def shifted(inp: GameInput, by: int) -> GameInput:
@@ -244,18 +246,3 @@ def _is_json_object(text: str) -> bool:
         return isinstance(json.loads(text), dict)
     except (ValueError, RecursionError):
         return False
-
-
-def _renamed(path: Path, mark: str) -> Path | None:
-    """journal-X.jsonl -> journal-X.resumed.jsonl (or -2 … if taken); None if it cannot be."""
-    target = path.with_name(f"{path.stem}{mark}{path.suffix}")
-    n = 1
-    while target.exists():
-        n += 1
-        target = path.with_name(f"{path.stem}{mark}-{n}{path.suffix}")
-    try:
-        path.rename(target)
-    except OSError as exc:
-        log.warning("journal: cannot rename %s (%s)", path, exc.strerror)
-        return None
-    return target

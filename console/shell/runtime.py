@@ -54,9 +54,10 @@ from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
+from console.shell.journal_files import JournalFiles
 from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
-from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, SourceStatus
+from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resumption import Resumption
@@ -90,7 +91,7 @@ class Console:
         *,
         cue_player: CuePlayer | None = None,
         clock: Callable[[], int] = time.monotonic_ns,
-        journal: TextIO | None = None,
+        journal: TextIO | JournalFiles | None = None,
         resume: Resumption | None = None,
     ) -> None:
         self.config = config
@@ -113,7 +114,12 @@ class Console:
         self.wire_watchers = self.publisher.wire_watchers  # and their JSON
         self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
                                    max_chars=MAX_ERROR_CHARS)
-        self.journal = Journal(journal, self.report_error, shift_ns=resume.shift_ns if resume else 0)
+        # The journal's health, as the retained status says it (None: no journal kept).
+        self.journal_status: dict[str, str] | None = None
+        self.journal = Journal(journal, self.report_error, shift_ns=resume.shift_ns if resume else 0,
+                               on_state=self._journal_state)
+        if self.journal.open and self.journal.failing is None:
+            self.journal_status = {"state": "writing", "detail": self.journal.name}
         self.records = GameRecords(self.game.record_dir(config), self.report_error)
         self._lamps = LampMasks(p.pad for p in config.players)
         self._thinning = AngleThinning(self.game.angle_rate_hz(config))
@@ -400,6 +406,15 @@ class Console:
                 self._lost_links.discard(source)
                 self.feed([SourceLink(source, True, now)], now)
 
+    def _journal_state(self, state: str, detail: str) -> None:
+        """The journal failed (its lines wait in memory) or is written again: said at once, to
+        the host (a notice) and in the retained status, so a page opened later sees it too."""
+        (log.error if state == "failing" else log.warning)("journal: %s", detail)
+        self.journal_status = {"state": state, "detail": detail}
+        if self.mqtt is not None:
+            self.mqtt.set_status(journal=self.journal_status)
+        self._publish(JournalStatus(t_ns=self.clock(), state=state, detail=detail))
+
     # ------------------------------------------------------------------ outputs
 
     def _carry_out(self, outputs: list[Output], now: int) -> None:
@@ -562,7 +577,8 @@ class Console:
             tls=self.config.mqtt.tls_settings(),
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
-                             game=self.kind, seed=self.seed)
+                             game=self.kind, seed=self.seed,
+                             **({} if self.journal_status is None else {"journal": self.journal_status}))
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
         self.start_local_inputs()
@@ -591,6 +607,7 @@ class Console:
                 log.warning("the console's loop was held up for %.0f ms", (now - last - tick_ns) / NS_PER_MS)
             self._alive_at, last = last, now
             self._ticked_at = now
+            self.journal.retry(now)  # a failing journal tries the disk again (every RETRY_S)
 
     def start_local_inputs(self) -> None:
         """Claim the pins of the local inputs, each reported connected or not (run does this)."""
