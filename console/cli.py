@@ -22,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--config", required=True, help="the TOML config (see config/console.toml)")
     run.add_argument("--pack", help="«Своя игра»: a question pack (.siq or TOML, docs/packs.md), "
                                     "instead of the config's game.pack")
+    chosen = run.add_mutually_exclusive_group()
+    chosen.add_argument("--resume", metavar="JOURNAL",
+                        help="resume the fight of this journal with its own settings (players, rules, "
+                             "pack), whatever the config says of them (docs/journal.md)")
+    chosen.add_argument("--fresh", action="store_true",
+                        help="start a fresh game: today's journal is set aside, not resumed")
 
     demo = sub.add_parser("demo", help="play on a simulated table from the terminal")
     demo.add_argument("--game", choices=[n for n in names() if game(n).demo], default="svoya",
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         from console.tournament.cli import main_tournament
 
         return main_tournament(args.config, args.export)
-    return _run(args.config, args.pack)
+    return _run(args.config, args.pack, resume_file=args.resume, fresh=args.fresh)
 
 
 def _open_missing_standard_fds() -> None:
@@ -133,7 +139,7 @@ def _load_or_exit(path: str) -> object:
         raise SystemExit(1) from exc
 
 
-def _run(path: str, pack: str | None = None) -> int:
+def _run(path: str, pack: str | None = None, *, resume_file: str | None = None, fresh: bool = False) -> int:
     from dataclasses import replace
     from pathlib import Path
 
@@ -145,7 +151,14 @@ def _run(path: str, pack: str | None = None) -> int:
     if pack is not None:  # relative to where the command runs (game.pack: to the config file)
         config = replace(config, game=replace(config.game, pack=str(Path(pack).resolve())))
     logging.getLogger().setLevel(config.console.log_level.upper())
-    return run_loop(run_daemon(config, path))
+    done = run_loop(run_daemon(config, path, resume_file=resume_file, fresh=fresh))
+    if isinstance(done, Path):
+        # The host chose to resume a journal with its own settings: this process becomes
+        # `run --resume` on it (the same pid: systemd keeps watching the same service).
+        logging.getLogger("chgk").info("starting again to resume %s with its own settings", done)
+        os.execv(sys.executable, [sys.executable, "-m", "console.cli", "run", "--config", path,
+                                  "--resume", str(done)])
+    return done
 
 
 def _demo(path: str | None, kind: str, *, sound: bool) -> int:

@@ -17,6 +17,7 @@ from console.shell.notices import (
     ConsoleHeld,
     FightResumed,
     JournalStatus,
+    ResumeOffered,
     SourceStatus,
 )
 
@@ -53,6 +54,14 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
             return JOURNAL_FAILING
         case JournalStatus():
             return JOURNAL_BACK
+        case ResumeOffered(state="offered", journal=journal):
+            return (f"Бой {journal} записан с другими настройками — выберите: продолжить его "
+                    "или начать новый")
+        case ResumeOffered(state="accepted", journal=journal):
+            return f"Продолжаем бой {journal} с его настройками: пульт перезапускается"
+        case ResumeOffered(journal=journal, implicit=implicit):
+            return (f"Начат новый бой{' (вы продолжили игру)' if implicit else ''}; "
+                    f"журнал прежнего сохранён как {journal}")
         case FightResumed(voided=voided):
             return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
                                                     if voided else "")

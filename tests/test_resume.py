@@ -184,7 +184,7 @@ def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
     assert isinstance(found, resume.Resumption) and found.torn is None and found.inputs == 17
 
 
-def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
+def test_a_journal_of_another_config_is_offered_and_kept_aside_when_the_host_starts_afresh(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     base = tmp_path / "journal.jsonl"
     first = open_journal(str(base))
@@ -200,19 +200,22 @@ def test_a_journal_of_another_config_is_kept_aside_and_a_fresh_game_starts(
         "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(2)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
     found = resume.prepare(other, clock.now)
-    assert isinstance(found, resume.NotResumed)
-    assert "differs from this one in players" in found.why
-    assert not path.exists() and found.kept_as is not None and found.kept_as.exists()
-    assert found.kept_as.name == path.name.replace(".jsonl", ".not-resumed.jsonl")
+    assert isinstance(found, resume.NotResumed) and found.offered
+    assert "differs from this one in players" in found.why and found.differs == ("players",)
+    assert path.exists() and found.kept_as is None  # nothing renamed until the host chooses
     console = Console(other, clock=clock, journal=open_journal(str(base)))
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
     resume.announce(console, found)
-    console.journal.commit()
-    assert [e["type"] for e in events] == ["error"]
-    assert "not resumed" in events[0]["message"] and "a fresh game" in events[0]["message"]
+    assert [(e["type"], e["state"]) for e in events] == [("resume_offer", "offered")]
     assert console.state()["phase"] == "idle" and scores(console.state()) == {"p0": 0, "p1": 0}
-    assert resume.prepare(other, clock.now) is None  # this start's journal has nothing yet
+    again = resume.prepare(other, clock.now)  # a restart now: asked again, this start not committed
+    assert isinstance(again, resume.NotResumed) and again.path == path
+    console.on_command(b'{"action": "start_fresh"}')
+    assert [(e["type"], e["state"]) for e in events][1:] == [("resume_offer", "declined")]
+    kept = path.with_name(path.name.replace(".jsonl", ".not-resumed.jsonl"))
+    assert kept.exists()  # (the name it had may be this start's now: a start in the same second)
+    assert resume.prepare(other, clock.now) is None  # this start's journal (committed) has nothing yet
     console.journal.close()
 
 
@@ -373,3 +376,29 @@ def test_a_quartet_fight_voids_the_question_in_play_of_its_theme() -> None:
     after = f.fight.snapshot(f.now)
     assert after["teams"] == before["teams"]  # seats and points as they were
     assert [e["reason"] for e in f.events("question_ended")][-1] == "cancelled"
+
+
+def offer_events(config: Any) -> list[dict[str, Any]]:
+    """Real ``resume_offer`` events, for the schema tests' corpora: today's journal of another
+    config offered, declined by the host (and one declined by playing on), and one accepted."""
+    import tempfile
+
+    events: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory() as directory:
+        for n, action in enumerate((b'{"action": "start_fresh"}', None, b'{"action": "resume_journal"}')):
+            clock = Clock(1_000 * S)
+            offered = Path(directory) / f"journal-20261202-19050{n}.jsonl"
+            offered.write_text('{"config": {}}\n', encoding="utf-8")
+            console = Console(config, clock=clock, journal=(Path(directory) / f"new-{n}.jsonl").open(
+                "w", encoding="utf-8"))
+            console.on_resume = lambda path: None
+            console.wire_watchers.append(events.append)
+            console.offer_resume(offered, ("players",))
+            clock.now += S
+            if action is None:
+                console.host(HostAction.NEXT) if console.kind == "svoya" else console.feed(
+                    [console.host_command({"action": "new_game"}, clock.now)])
+            else:
+                console.on_command(action)
+            console.journal.close()
+    return [e for e in events if e["type"] == "resume_offer"]

@@ -37,13 +37,14 @@ from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
+from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_inputs import Watermark as McuWatermark
 from tests.conftest import Broker, until
-from tests.test_resume import resumed_events
+from tests.test_resume import offer_events, resumed_events
 from tests.test_resume_journal import journal_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +146,8 @@ def test_schema_enums_match_the_code() -> None:
     actions = plain | {a.value for a in CorrectionAction}
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
-    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:]} == actions - plain
+    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-1]} == actions - plain
+    assert enum_of(command["oneOf"][-1], "properties", "action") == set(SHELL_ACTIONS)
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
     assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions
     details = props("error")["details"]["oneOf"][1]["properties"]
@@ -438,7 +440,7 @@ def corpus() -> tuple[Payload, ...]:
     """Every event of every scenario, plus the runtime's own."""
     events = [e for name in SCENARIOS for e in replay(name)]
     return tuple(events + console_events() + held_events() + resumed_events("svoya")
-                 + journal_events(demo_config()))
+                 + journal_events(demo_config()) + offer_events(demo_config()))
 
 
 def samples() -> dict[str, Payload]:

@@ -46,11 +46,12 @@ from console.games.chgk.kind import parse_command as parse_chgk_command
 from console.games.chgk.texts import DESCRIBED, describe_table, read_table_event
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
 from console.shell.mqtt_link import Topics
+from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
-from tests.test_resume import resumed_events
+from tests.test_resume import offer_events, resumed_events
 from tests.test_resume_journal import journal_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -496,6 +497,7 @@ def corpus() -> Iterator[Payload]:
     yield from sports_events()
     yield from resumed_events("table")
     yield from journal_events(load_config(DEMO_CHGK))
+    yield from offer_events(load_config(DEMO_CHGK))
 
 
 # ---------------------------------------------------------------- (a) the schemas themselves
@@ -619,7 +621,8 @@ def test_a_round_in_the_record_is_round_ended_plus_asked() -> None:
 def test_schema_enums_match_the_code() -> None:
     """What the event classes cannot say (tests/test_event_classes.py checks every enum field
     of every event): the commands, the state, the refusals' details."""
-    assert enum_of(COMMAND_SCHEMA, "properties", "action") == [PICK_SECTOR, *(a.value for a in ChgkAction)]
+    assert enum_of(COMMAND_SCHEMA, "properties", "action") == [PICK_SECTOR, *(a.value for a in ChgkAction),
+                                                               *SHELL_ACTIONS]
     assert enum_of(STATE_SCHEMA, "properties", "phase") == [p.value for p in Phase]
     assert enum_of(EVENT_DEFS, "stage") == [s.value for s in Stage]
     assert list(STATE_SCHEMA["properties"]["helps"]["properties"]) == sorted(h.value for h in HelpKind)
@@ -702,7 +705,7 @@ def test_the_runs_produce_every_event_type_and_nothing_else() -> None:
     # what no replay can show: the runtime's own events and the sports timer
     assert set(EVENT_TYPES) - replay_only == {"source_status", "resumed", "question_drawn", "question_source",
                                               "round_corrected", "button_held", "console_held",
-                                              "journal_status", *SPORTS_TYPES}
+                                              "journal_status", "resume_offer", *SPORTS_TYPES}
 
 
 def test_targeted_runs_fit_the_schema() -> None:

@@ -65,6 +65,7 @@ let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
 let journalState = null; // the journal's health, from the retained status (null: none kept)
+let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
 let noticesSeen = false; // a live notice came: the retained list is older
 
 const $ = (id) => document.getElementById(id);
@@ -124,6 +125,7 @@ function onMessage(kind, payload, packet) {
     if (payload.game && !game) game = payload.game;
     sources = payload.sources || {};
     journalState = payload.journal || null;
+    resumeOffer = payload.resume_offer || null;
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -177,6 +179,11 @@ function noticeText(e) {
       + "(система была занята): нажатия за это время засчитаны по их времени";
     case "journal_status": return e.state === "failing"
       ? `${JOURNAL_FAILING}. Подробности (для техника): ${e.detail}` : JOURNAL_BACK;
+    case "resume_offer": return {
+      offered: `Бой ${e.journal} записан с другими настройками — выберите: продолжить его или начать новый`,
+      accepted: `Продолжаем бой ${e.journal} с его настройками: пульт перезапускается`,
+      declined: `Начат новый бой${e.implicit ? " (вы продолжили игру)" : ""}; журнал прежнего сохранён как ${e.journal}`,
+    }[e.state] || "";
     case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
       + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
       + (e.torn ? "; последняя строка журнала была оборвана" : "");
@@ -258,6 +265,23 @@ function renderSources() {
   box.hidden = !consoleOnline || down.length === 0;
   box.textContent = down.join("; ");
 }
+
+// Today's fight was kept under another config: the host resumes it (with its own settings)
+// or starts afresh; nothing is renamed or lost until then (docs/journal.md).
+function renderResumeOffer() {
+  const box = $("resume-offer");
+  box.hidden = !consoleOnline || !resumeOffer;
+  if (!resumeOffer) return;
+  const differs = resumeOffer.differs.map(s => SECTION_NAMES[s] || s).join(", ");
+  $("resume-offer-text").textContent = `Сегодняшний бой (${resumeOffer.journal}) записан с другими `
+    + `настройками: отличаются ${differs}. Сейчас идёт новый бой; продолжить тот — с его игроками `
+    + "и правилами, или оставить его в стороне (журнал сохранится)?";
+}
+// The shared sections by name; a game's own section shows as it is named in the config.
+const SECTION_NAMES = { players: "игроки", game: "правила и пакет", sources: "кнопки",
+                        host: "пульт ведущего" };
+$("resume-journal").addEventListener("click", () => send({ action: "resume_journal" }));
+$("start-fresh").addEventListener("click", () => send({ action: "start_fresh" }));
 
 function takeState(s, received, live) {
   state = s;
@@ -444,6 +468,7 @@ function render() {
     : "Консоль игры не в сети: команды не отправляются";
   renderActions();
   renderSources();
+  renderResumeOffer();
   if (!state) return;
   $("phase").textContent = g.phases[state.phase] || state.phase || "";
   g.render(state);

@@ -23,7 +23,7 @@ from console.games import load_config
 from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
-from console.shell.journal_files import JournalFiles
+from console.shell.journal_files import JournalFiles, set_aside
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
@@ -32,25 +32,53 @@ from console.sources.host_keys import add_host_inputs
 log = logging.getLogger("chgk.daemon")
 
 
-async def run_daemon(config: Config, config_path: str) -> int:
+async def run_daemon(config: Config, config_path: str, *, resume_file: str | None = None,
+                     fresh: bool = False) -> int | Path:
+    """Run until stopped: the exit code, or the journal the host chose to resume with its own
+    settings (the caller starts `run --resume` on it: console/shell/resume_offer.py)."""
     try:
         locks = instance_lock.acquire(config)  # before anything is read, renamed or published
     except instance_lock.AlreadyRunning as exc:
         log.error("%s", exc)
         return 1
     try:
-        return await _run(config, config_path)
+        found = _find(config, resume_file, fresh)
+        if isinstance(found, str):
+            log.error("journal: %s", found)
+            return 1
+        return await _run(found[0], config_path, found[1], own_settings=resume_file is not None)
     finally:
         locks.release()
 
 
-async def _run(config: Config, config_path: str) -> int:
-    # Today's journal is read before this start's is created (console/shell/resume.py).
-    found = resume.prepare(config, time.monotonic_ns())
+def _find(config: Config, resume_file: str | None, fresh: bool
+          ) -> tuple[Config, resume.Resumption | resume.NotResumed | None] | str:
+    """The config to run and the journal to resume (console/shell/resume.py), before this
+    start's journal is created: today's, or `resume_file` with its own settings, or none
+    (`fresh`: today's is set aside first); or what stops the start."""
+    now = time.monotonic_ns()
+    if fresh:
+        today = resume.find_journal(config.console.journal)
+        if today is not None:
+            log.info("journal: --fresh: %s kept as %s", today, set_aside(today, resume.NOT_RESUMED))
+        return config, None
+    if resume_file is None:
+        return config, resume.prepare(config, now)
+    own = resume.with_journal_settings(config, Path(resume_file))
+    if isinstance(own, str):
+        return f"--resume: {own}"
+    found = resume.load(Path(resume_file), own, now)
+    if isinstance(found, resume.NotResumed):
+        return f"--resume: {resume_file} cannot be resumed: {found.why}"
+    return own, found
+
+
+async def _run(config: Config, config_path: str, found: resume.Resumption | resume.NotResumed | None,
+               *, own_settings: bool) -> int | Path:
     journal = open_journal(config.console.journal)
     player = open_player(config.sound.device or None, config.sound.enabled, log,
                          volume=config.sound.volume)
-    console = Console(config, cue_player=player, journal=journal,
+    console = Console(config, cue_player=player, journal=journal, own_settings=own_settings,
                       resume=found if isinstance(found, resume.Resumption) else None)
     stops: list[Stop] = []
     for name, source in config.sources.items():
@@ -60,7 +88,8 @@ async def _run(config: Config, config_path: str) -> int:
 
     add_host_inputs(console, config.host)  # pedals and key devices (console/sources/host_keys.py)
     resume.announce(console, found)  # voids what was interrupted, says it resumed
-    console.journal.commit()  # synced and named: the journal to resume from now on
+    if console.offer is None:  # else once the host has chosen (console/shell/resume_offer.py)
+        console.journal.commit()  # synced and named: the journal to resume from now on
 
     def ready() -> None:
         """Once, when the referee, the buttons and the lamps run: the game can be played,
@@ -77,6 +106,13 @@ async def _run(config: Config, config_path: str) -> int:
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    chosen: list[Path] = []
+
+    def resume_chosen(path: Path) -> None:
+        chosen.append(path)
+        stop.set()
+
+    console.on_resume = resume_chosen
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, _recheck, config_path)
@@ -118,7 +154,7 @@ async def _run(config: Config, config_path: str) -> int:
         for stop_source in stops:
             stop_source()
         console.journal.close()  # the last sync, then the file
-    return 0
+    return chosen[0] if chosen else 0
 
 
 def open_journal(path: str) -> JournalFiles | None:

@@ -15,7 +15,7 @@ from console.engine.event_read import read_event
 from console.engine.events import Event
 
 __all__ = ["NOTICES", "ButtonHeld", "ConsoleError", "ConsoleHeld", "FightResumed", "JournalStatus",
-           "SourceStatus", "notice_from_json"]
+           "ResumeOffered", "SourceStatus", "notice_from_json"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -99,8 +99,24 @@ class JournalStatus(Event):
     detail: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResumeOffered(Event):
+    """Today's journal `journal` was kept under another config (`differs`: the sections): it
+    is offered to the host (``state`` "offered"), who resumes it with its own settings
+    ("accepted": the console starts again for it) or starts afresh ("declined": it is kept
+    aside; `implicit`: the host played on instead of choosing). console/shell/resume_offer.py."""
+
+    TYPE: ClassVar[str] = "resume_offer"
+    NOTICE: ClassVar[bool] = True
+
+    state: str
+    journal: str
+    differs: tuple[str, ...]
+    implicit: bool
+
+
 NOTICES: tuple[type[Event], ...] = (ConsoleError, SourceStatus, FightResumed, ButtonHeld, ConsoleHeld,
-                                    JournalStatus)
+                                    JournalStatus, ResumeOffered)
 _BY_TYPE: dict[str, type[Event]] = {cls.TYPE: cls for cls in NOTICES}
 
 

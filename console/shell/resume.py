@@ -49,17 +49,17 @@ from console.playback import ClockStep, play, read_scenario
 from console.shell.journal import RESUMED
 from console.shell.journal_files import set_aside
 from console.shell.notices import FightResumed
+from console.shell.resume_offer import NOT_RESUMED
 from console.shell.resumption import NotResumed, Resumption
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
 
-__all__ = ["RESUMED", "NotResumed", "Resumption", "TimeShifted", "announce", "find_journal", "load",
-           "prepare"]
+__all__ = ["NOT_RESUMED", "RESUMED", "NotResumed", "Resumption", "TimeShifted", "announce", "find_journal",
+           "load", "prepare", "with_journal_settings"]
 
 log = logging.getLogger("chgk.resume")
 
-NOT_RESUMED = ".not-resumed"  # a journal of another config, kept
 PAST_MIDNIGHT_S = 6 * 3600  # yesterday's journal still counts if written this recently
 SHIFT_MARGIN_NS = NS_PER_MS  # after a reboot: the first new time this far past the journal's last
 TIME_FIELDS = ("at", "up_to", "at_ns", "lost_from")  # the inputs' times (console/engine/model.py...)
@@ -127,7 +127,8 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
     expected = json.loads(json.dumps(current.journal_header(config, seed)))
     differs = _differences(expected, scenario.header["config"])
     if differs:
-        return NotResumed(path, None, f"its config differs from this one in {', '.join(differs)}")
+        return NotResumed(path, None, f"its config differs from this one in {', '.join(differs)}",
+                          differs=tuple(differs))
     inputs = sum(not isinstance(step, ClockStep) for step in scenario.steps)
     if inputs == 0:
         return None
@@ -142,27 +143,76 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
 
 
 def prepare(config: Config, now: int) -> Resumption | NotResumed | None:
-    """Today's journal for `config` read (see the module docstring); a mismatched one renamed."""
+    """Today's journal for `config` read (see the module docstring). One of another config is
+    left as it is for the host to choose; one that cannot be resumed at all is set aside."""
     if not config.console.resume:
         return None
     path = find_journal(config.console.journal)
     if path is None:
         return None
     found = load(path, config, now)
-    if isinstance(found, NotResumed):
+    if isinstance(found, NotResumed) and found.differs and _chosen_before(path):
+        # The host chose this fight's own settings earlier this evening (`run --resume`): a
+        # restart (a crash, the watchdog) keeps that choice instead of asking again.
+        own = with_journal_settings(config, path)
+        if isinstance(own, Config):
+            log.info("journal: %s was resumed with its own settings before: again", path)
+            return load(path, own, now)
+    if isinstance(found, NotResumed) and not found.differs:
         kept = set_aside(path, NOT_RESUMED)
         found = dataclasses.replace(found, kept_as=kept)
         log.warning("journal: %s not resumed: %s; a fresh game (the journal is kept as %s)",
                     path, found.why, kept or path)
+    elif isinstance(found, NotResumed):
+        log.warning("journal: %s not resumed: %s; a fresh game until the host chooses (the journal is "
+                    "left as it is: `run --resume %s` resumes it with its own settings)",
+                    path, found.why, path)
     elif found is not None:
         log.info("journal: resuming the fight of %s (%d inputs%s)", path, found.inputs,
                  f", clock shifted by {found.shift_ns} ns after a reboot" if found.shift_ns else "")
     return found
 
 
+def with_journal_settings(config: Config, path: Path) -> Config | str:
+    """`config` with the game's settings of the journal at `path` (its game, rules, players
+    and pack, from its config line), this machine's own kept (the sources' ports and pins,
+    the broker, the sound): so the fight it holds can be resumed; or what stops that."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as file:
+            first = file.readline()
+    except OSError as exc:
+        return f"cannot read {path} ({exc.strerror})"
+    problems = io.StringIO()
+    scenario = read_scenario([first], path.name, problems)
+    if scenario is None or scenario.header is None:
+        return f"{path.name} does not begin with a usable config line {problems.getvalue().strip()}".strip()
+    own = scenario.config
+    # The journal's sources as it judged them, each at this machine's address if it has one.
+    sources = {name: dataclasses.replace(source, **{key: getattr(config.sources[name], key)
+                                                    for key in (*_ADDRESSES, "pin_factory")})
+               if name in config.sources else source
+               for name, source in own.sources.items()}
+    return dataclasses.replace(config, game=own.game, players=own.players, sources=sources,
+                               sections=own.sections)
+
+
+def _chosen_before(path: Path) -> bool:
+    """Whether the journal at `path` was begun by `run --resume` (its config line says so)."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as file:
+            header = json.loads(file.readline())
+    except (OSError, ValueError, RecursionError):
+        return False
+    return isinstance(header, dict) and header.get("own_settings") is True
+
+
 def announce(console: Console, found: Resumption | NotResumed | None) -> None:
-    """On the console built with `found`: void what was interrupted, say it resumed."""
+    """On the console built with `found`: void what was interrupted, say it resumed; offer a
+    journal of another config to the host (`Console.offer_resume`)."""
     if isinstance(found, NotResumed):
+        if found.offered:
+            console.offer_resume(found.path, found.differs)
+            return
         kept = f"; the journal is kept as {found.kept_as.name}" if found.kept_as else ""
         console.report_error("journal", f"{found.path.name} not resumed: {found.why}; a fresh game{kept}")
         return

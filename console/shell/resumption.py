@@ -35,8 +35,16 @@ class Resumption:
 
 @dataclass(frozen=True)
 class NotResumed:
-    """A journal of today that could not be resumed, kept under another name."""
+    """A journal of today that was not resumed. One of another config (`differs`: the
+    sections) is left as it is, for the host to choose (resume it with its own settings, or
+    start afresh); one that cannot be resumed at all is kept under another name (`kept_as`)."""
 
     path: Path
     kept_as: Path | None
     why: str
+    differs: tuple[str, ...] = ()
+
+    @property
+    def offered(self) -> bool:
+        """Whether the host is offered to resume it (with the journal's own settings)."""
+        return bool(self.differs) and self.kept_as is None

@@ -27,6 +27,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from console.config import Config
@@ -60,6 +61,7 @@ from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
+from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRESH, ResumeOffer
 from console.shell.resumption import Resumption
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
@@ -70,6 +72,9 @@ log = logging.getLogger("chgk.console")
 
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
+# Inputs that do not mean the host plays on (a journal offered stays offered): the sources'
+# own traffic, a player's press (between questions it is a false start at most).
+PASSIVE = (Press, Watermark, SourceLink, AngleSample)
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
@@ -93,6 +98,7 @@ class Console:
         clock: Callable[[], int] = time.monotonic_ns,
         journal: TextIO | JournalFiles | None = None,
         resume: Resumption | None = None,
+        own_settings: bool = False,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -149,7 +155,14 @@ class Console:
                      if hold_s > 0 else None)
         self._held_timer: asyncio.TimerHandle | None = None
         self._held_due: int | None = None
-        self.journal.write({"config": self.game.journal_header(config, self.seed)})
+        # A journal of another config offered to the host (console/shell/resume_offer.py), and
+        # what the daemon does when the host takes it (starts again with `run --resume FILE`).
+        self.offer: ResumeOffer | None = None
+        self.on_resume: Callable[[Path], None] | None = None
+        header: dict[str, Any] = {"config": self.game.journal_header(config, self.seed)}
+        if own_settings:  # `run --resume FILE`: a later restart keeps the host's choice
+            header["own_settings"] = True
+        self.journal.write(header)
         if resume:  # this start's journal replays alone: the resumed one's lines come first
             self.journal.write_text(resume.copied)
         log.info("%s ready; draw seed %d", self.game.title, self.seed)
@@ -166,6 +179,8 @@ class Console:
         decision sees them, as it would have had the console not been held up; otherwise the
         overdue decision is taken first."""
         now = self.clock() if now is None else now
+        if self.offer is not None and any(not isinstance(i, PASSIVE) for i in inputs):
+            self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
         if due is not None and now >= due:
             now = self._catch_up(inputs, due, now)
@@ -223,6 +238,9 @@ class Console:
             except UnicodeEncodeError:
                 raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
             at = self._command_time(command.pop("sent_ns", None), received)
+            if command.get("action") in SHELL_ACTIONS:
+                self._choose(str(command["action"]))
+                return
             inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             if isinstance(exc, RecursionError):
@@ -234,6 +252,29 @@ class Console:
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
+
+    def offer_resume(self, path: Path, differs: tuple[str, ...]) -> None:
+        """Offer today's journal of another config to the host (console/shell/resume_offer.py)."""
+        self.offer = ResumeOffer(path, differs, self.journal, self._publish, self.clock,
+                                 lambda chosen: self.on_resume(chosen) if self.on_resume else None)
+        self._status_offer()
+
+    def _choose(self, action: str, *, implicit: bool = False) -> None:
+        offer = self.offer
+        if offer is None:
+            self.report_error("mqtt", f"«{action}»: no journal is waiting to be resumed or set aside")
+            return
+        if action == RESUME_JOURNAL and self.on_resume is None:
+            self.report_error("mqtt", f"«{action}»: this console cannot start again by itself; "
+                                      f"run chgk-console run --resume {offer.path}")
+            return
+        self.offer = None
+        offer.choose(action, implicit=implicit)
+        self._status_offer()
+
+    def _status_offer(self) -> None:
+        if self.mqtt is not None:
+            self.mqtt.set_status(resume_offer=None if self.offer is None else self.offer.view())
 
     def _command_time(self, sent_ns: object, received: int) -> int:
         """A host command's time: when the host's screen says it sent it (its estimate of this
@@ -578,7 +619,8 @@ class Console:
         )
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game=self.kind, seed=self.seed,
-                             **({} if self.journal_status is None else {"journal": self.journal_status}))
+                             **({} if self.journal_status is None else {"journal": self.journal_status}),
+                             **({} if self.offer is None else {"resume_offer": self.offer.view()}))
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
         self.start_local_inputs()
