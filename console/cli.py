@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("file")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
-    bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path"])
+    bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path",
+                                        "resume"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
                        help="latency, display, press-path: presses to measure (300, 200, 300)")
@@ -90,6 +91,10 @@ def main(argv: list[str] | None = None) -> int:
             from bench.display import main as bench_display
 
             return bench_display(samples=args.samples or 200, as_json=args.json)
+        if args.what == "resume":
+            from bench.resume import main as bench_resume
+
+            return bench_resume(as_json=args.json)
         from bench.latency import main as bench_latency
 
         return bench_latency(samples=args.samples or 300, as_json=args.json, journal=args.journal)

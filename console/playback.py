@@ -6,7 +6,8 @@ each refused line named on `err`), or None when its config is unusable. `play(sc
 feeds a fresh engine (the scenario's seed) every step at its arrival time on a
 `VirtualTable`: every deadline the engine announces in between fires at its exact time, as
 it would have on the table; a journal's ``{"clock_ms": ...}`` line (written when the console
-decided on its own timer) only moves the clock on. `chgk-console replay`
+decided on its own timer) only moves the clock on; a checkpoint line (console/shell/checkpoint.py)
+is skipped: `play` starts from one when given its engine. `chgk-console replay`
 (console/tools/replay.py) prints what it decides; resuming a fight from the journal
 (console/shell/resume.py) goes on from it, so a resumed referee is exactly the replayed one.
 """
@@ -131,6 +132,8 @@ def read_scenario(lines: Iterable[str], name: str, err: TextIO) -> Scenario | No
     steps: list[AnyStep] = []
     bad = 0
     for number, text in numbered:
+        if text.lstrip().startswith('{"checkpoint"'):
+            continue  # the engine's state at that point: the lines before it say the same
         try:
             clock = _clock_step(text, f"{name}:{number}")
             steps.append(clock if clock is not None else parse_step(text, f"{name}:{number}", rules))
@@ -150,23 +153,29 @@ def read_scenario(lines: Iterable[str], name: str, err: TextIO) -> Scenario | No
     return Scenario(header, config, steps, bad)
 
 
-def play(scenario: Scenario, on_step: Callable[[list[Output]], None] | None = None) -> VirtualTable:
-    """A fresh engine (the scenario's seed) fed every step at its arrival time; `on_step` gets
-    each step's outputs (the deadlines before it included). The clock stops at the last step."""
-    config = scenario.config
-    kind_game = game(config.game.kind)
-    # No live start: a replay's sensor watchdog starts with the journal's first sample.
-    engine = kind_game.engine(config, kind_game.seed(config), None)
+def play(scenario: Scenario, engine: Game[Any] | None = None, start: int | None = None,
+         on_step: Callable[[list[Output]], None] | None = None) -> VirtualTable:
+    """A fresh engine (the scenario's seed), or `engine` as it was at `start` (a journal's
+    checkpoint: console/shell/checkpoint.py), fed every step at its arrival time; `on_step`
+    gets each step's outputs (the deadlines before it included), which are not kept after
+    (a resume of a long evening would hold every event of it). The clock stops at the last
+    step."""
     steps = scenario.steps
-    table = VirtualTable(engine, start=steps[0].arrive if steps else 0)
+    if engine is None:
+        config = scenario.config
+        kind_game = game(config.game.kind)
+        # No live start: a replay's sensor watchdog starts with the journal's first sample.
+        engine = kind_game.engine(config, kind_game.seed(config), None)
+        start = steps[0].arrive if steps else 0
+    table = VirtualTable(engine, start=start or 0)
     for step in steps:
-        before = len(table.outputs)
         if isinstance(step, ClockStep):
             table.advance_to(step.arrive)
         else:
             table.deliver(step.input, step.arrive)
         if on_step is not None:
-            on_step(table.outputs[before:])
+            on_step(table.outputs)
+        table.outputs.clear()
     return table
 
 

@@ -75,7 +75,7 @@ async def test_a_power_cut_mid_question_resumes_from_the_journal_left_on_disk(
             assert scores(crashed) == {"p1": 10, "p2": 0}
             first.send_signal(signal.SIGKILL)
             await first.wait()
-        [journal] = (tmp_path / "journal").iterdir()
+        [journal] = (tmp_path / "journal").glob("journal-*.jsonl")
         torn = cut_last_line(journal)
         mark = len(d.seen)
         async with daemon(config, 2):

@@ -21,6 +21,7 @@ from console.games.kind import GameInput
 from console.playback import play, read_scenario
 from console.shell import resume
 from console.shell.daemon import open_journal
+from console.shell.journal_files import Resumed
 from console.shell.runtime import Console
 from tests.quartet_harness import Fight
 
@@ -79,12 +80,13 @@ def svoya_fight(path: Path, clock: Clock) -> Console:
     return console
 
 
-def restarted(path: Path, config: Any, clock: Clock,
-              new_journal: Path) -> tuple[Console, list[dict[str, Any]]]:
-    """What the daemon does at start: read the journal, build the console, announce."""
+def restarted(path: Path, config: Any, clock: Clock) -> tuple[Console, list[dict[str, Any]]]:
+    """What the daemon does at start: read the journal, build the console on it (appended to:
+    console/shell/journal_files.py `Resumed`), announce."""
     found = resume.load(path, config, clock())
     assert isinstance(found, resume.Resumption)
-    console = Console(config, clock=clock, journal=new_journal.open("w", encoding="utf-8"), resume=found)
+    journal = Resumed(path, found.keep_bytes, needs_newline=found.needs_newline)
+    console = Console(config, clock=clock, journal=journal, resume=found)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
     resume.announce(console, found)
@@ -109,8 +111,7 @@ def test_svoya_resumes_with_the_scores_and_the_interrupted_question_voided(tmp_p
     crashed = before.state()
     assert crashed["phase"] == "answering" and scores(crashed) == {"p0": 20, "p1": 10, "p2": -20}
     clock.now += 30 * S  # the daemon restarts (no reboot: the monotonic clock went on)
-    console, events = restarted(tmp_path / "journal-1.jsonl", svoya_config(), clock,
-                                tmp_path / "journal-2.jsonl")
+    console, events = restarted(tmp_path / "journal-1.jsonl", svoya_config(), clock)
     state = console.state()
     assert scores(state) == scores(crashed)
     assert state["phase"] == "idle" and state["question"] is None
@@ -121,7 +122,7 @@ def test_svoya_resumes_with_the_scores_and_the_interrupted_question_voided(tmp_p
     assert {k: events[1][k] for k in ("journal", "inputs", "voided", "torn")} == {
         "journal": "journal-1.jsonl", "inputs": 17, "voided": "question", "torn": False}
     assert console.seed == before.seed
-    # The question is played again, and the new journal replays alone to the same state.
+    # The question is played again, and the day's journal (appended to) replays to the same state.
     clock.now += S
     console.host(HostAction.NEXT, at=clock.now)
     clock.now += S
@@ -131,7 +132,8 @@ def test_svoya_resumes_with_the_scores_and_the_interrupted_question_voided(tmp_p
     assert scores(console.state()) == {"p0": 20, "p1": 40, "p2": -20}
     console.journal.close()
     live = {k: v for k, v in console.state(clock.now).items() if k not in ("seq", "game")}
-    assert replayed_state(tmp_path / "journal-2.jsonl", clock.now) == live
+    assert replayed_state(tmp_path / "journal-1.jsonl", clock.now) == live
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["journal-1.jsonl"]  # no copy
 
 
 def test_the_table_resumes_with_the_score_and_the_round_in_play_withdrawn(tmp_path: Path) -> None:
@@ -148,7 +150,7 @@ def test_the_table_resumes_with_the_score_and_the_round_in_play_withdrawn(tmp_pa
     crashed = before.state()
     assert crashed["phase"] == "discussion" and crashed["score"] == {"team": 1, "club": 0}
     clock.now += 20 * S
-    console, events = restarted(tmp_path / "j1.jsonl", table_config(), clock, tmp_path / "j2.jsonl")
+    console, events = restarted(tmp_path / "j1.jsonl", table_config(), clock)
     state = console.state()
     assert state["phase"] == "ready" and state["score"] == crashed["score"]
     assert [e["type"] for e in events] == ["round_cancelled", "resumed"]
@@ -164,15 +166,16 @@ def test_a_torn_last_line_is_left_out_and_reported(tmp_path: Path) -> None:
     with (tmp_path / "j1.jsonl").open("ab") as f:
         f.write(b'{"at_ms": 1234567.0, "host": "cor')  # the power went mid-write
     clock.now += 5 * S
-    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
     assert scores(console.state()) == {"p0": 20, "p1": 10, "p2": -20}
     errors = [e for e in events if e["type"] == "error"]
     assert len(errors) == 1 and errors[0]["source"] == "journal"
     assert "was torn" in errors[0]["message"] and '"host": "cor' in errors[0]["message"]
     assert events[-1]["type"] == "resumed" and events[-1]["torn"] is True
     console.journal.close()
-    copied = (tmp_path / "j2.jsonl").read_text(encoding="utf-8")
-    assert "1234567" not in copied and copied.endswith("\n")
+    appended = (tmp_path / "j1.jsonl").read_text(encoding="utf-8")
+    assert "1234567" not in appended and appended.endswith("\n")  # the torn fragment was cut off
+    assert all(json.loads(line) for line in appended.splitlines())  # every line whole
 
 
 def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
@@ -182,6 +185,10 @@ def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:
     (tmp_path / "j1.jsonl").write_text(text.rstrip("\n"), encoding="utf-8")
     found = resume.load(tmp_path / "j1.jsonl", svoya_config(), clock.now)
     assert isinstance(found, resume.Resumption) and found.torn is None and found.inputs == 17
+    console, _ = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
+    console.journal.close()
+    lines = (tmp_path / "j1.jsonl").read_text(encoding="utf-8").splitlines()
+    assert all(json.loads(line) for line in lines)  # the next line began a line of its own
 
 
 def test_a_journal_of_another_config_is_offered_and_kept_aside_when_the_host_starts_afresh(
@@ -219,7 +226,7 @@ def test_a_journal_of_another_config_is_offered_and_kept_aside_when_the_host_sta
     console.journal.close()
 
 
-def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts(tmp_path: Path) -> None:
+def test_each_restart_goes_on_in_the_days_journal_and_the_next_resumes_it(tmp_path: Path) -> None:
     base = tmp_path / "journal.jsonl"
     config = config_from_dict({"console": {"journal": str(base)},
                                "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"}
@@ -233,18 +240,19 @@ def test_the_resumed_journal_is_renamed_and_the_next_restart_resumes_this_starts
     press(first, 0, clock.now)
     clock.now += S
     first.host(HostAction.CORRECT, at=clock.now)
+    first.journal.close()
     [path] = tmp_path.iterdir()
     for restart in range(2):  # two crashes in a row
         clock.now += 10 * S
         found = resume.prepare(config, clock.now)
-        assert isinstance(found, resume.Resumption), restart
-        console = Console(config, clock=clock, journal=open_journal(str(base)), resume=found)
+        assert isinstance(found, resume.Resumption) and found.path == path, restart
+        journal = Resumed(path, found.keep_bytes, needs_newline=found.needs_newline)
+        console = Console(config, clock=clock, journal=journal, resume=found)
         resume.announce(console, found)
-        assert found.path.exists()  # until this start's journal is on the disk under its name
         console.journal.commit()
         assert scores(console.state()) == {"p0": 10, "p1": 0, "p2": 0}
-        assert not found.path.exists() and found.path.with_name(f"{found.path.stem}.resumed.jsonl").exists()
-    assert path.with_name(f"{path.stem}.resumed.jsonl").exists()
+        console.journal.close()
+    assert list(tmp_path.iterdir()) == [path]  # the day's one journal, appended to: no copies
 
 
 def test_after_a_reboot_the_resumed_referee_runs_ahead_of_the_new_clock(tmp_path: Path) -> None:
@@ -256,7 +264,7 @@ def test_after_a_reboot_the_resumed_referee_runs_ahead_of_the_new_clock(tmp_path
     last = clock.now
     clock.now = 40 * S  # rebooted: 40 s since boot
     found = resume.load(tmp_path / "j1.jsonl", svoya_config(), 40 * S)
-    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
     assert isinstance(found, resume.Resumption) and found.shift_ns > last - 40 * S
     assert events[-1]["type"] == "resumed" and events[-1]["voided"] == "question"
     assert events[0]["t_ns"] >= last  # the void is in the engine's time, after the journal's last
@@ -271,10 +279,10 @@ def test_after_a_reboot_the_resumed_referee_runs_ahead_of_the_new_clock(tmp_path
     live = {k: v for k, v in console.state().items() if k not in ("seq", "game")}
     assert scores(live) == {"p0": 20, "p1": 10, "p2": 10}
     console.journal.close()
-    lines = [json.loads(line) for line in (tmp_path / "j2.jsonl").read_text(encoding="utf-8").splitlines()]
-    times = [line.get("arrive_ms", line.get("at_ms")) for line in lines[1:]]
-    assert times == sorted(times)  # one timebase
-    assert replayed_state(tmp_path / "j2.jsonl", clock.now + found.shift_ns) == live
+    lines = [json.loads(line) for line in (tmp_path / "j1.jsonl").read_text(encoding="utf-8").splitlines()]
+    times = [line.get("arrive_ms", line.get("at_ms", line.get("clock_ms"))) for line in lines[1:]]
+    assert times == sorted(times)  # one timebase, the checkpoint's time included
+    assert replayed_state(tmp_path / "j1.jsonl", clock.now + found.shift_ns) == live
 
 
 def test_a_question_ended_by_the_clock_before_the_crash_is_not_voided(tmp_path: Path) -> None:
@@ -292,7 +300,7 @@ def test_a_question_ended_by_the_clock_before_the_crash_is_not_voided(tmp_path: 
     assert console.state()["last_end"]["reason"] == "no_signal"
     console.journal.close()
     clock.now += 10 * S
-    restarted_console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock, tmp_path / "j2.jsonl")
+    restarted_console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
     assert [e["type"] for e in events] == ["resumed"] and events[0]["voided"] is None
     state = restarted_console.state()
     assert state["phase"] == "idle" and state["next"]["number"] == 2
@@ -340,7 +348,7 @@ def resumed_events(kind: str) -> list[dict[str, Any]]:
                 before.feed([resume.shifted(inp, clock.now)])
             before.journal.close()
             clock.now += 10 * S
-            console, seen = restarted(path, config, clock, Path(directory) / f"journal-{n}-next.jsonl")
+            console, seen = restarted(path, config, clock)
             console.journal.close()
             events += seen
     return events

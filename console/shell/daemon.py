@@ -23,7 +23,7 @@ from console.games import load_config
 from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
-from console.shell.journal_files import JournalFiles, set_aside
+from console.shell.journal_files import JournalFiles, Resumed, set_aside
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
@@ -75,7 +75,9 @@ def _find(config: Config, resume_file: str | None, fresh: bool
 
 async def _run(config: Config, config_path: str, found: resume.Resumption | resume.NotResumed | None,
                *, own_settings: bool) -> int | Path:
-    journal = open_journal(config.console.journal)
+    # A resumed fight's journal goes on in its own file (no copy); a fresh one gets a new file.
+    journal = (Resumed(found.path, found.keep_bytes, needs_newline=found.needs_newline)
+               if isinstance(found, resume.Resumption) else open_journal(config.console.journal))
     player = open_player(config.sound.device or None, config.sound.enabled, log,
                          volume=config.sound.volume)
     console = Console(config, cue_player=player, journal=journal, own_settings=own_settings,

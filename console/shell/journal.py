@@ -6,8 +6,9 @@ is created by the journal itself). `write(line)` appends one line and hands it t
 at once (a killed daemon loses nothing written); `sync_soon()` asks for the lines written so
 far to reach the disk (a power cut loses nothing synced); `commit()` (at start, once the
 config line and a resumed journal's lines are written) syncs them and makes the file the one
-to resume, renaming the journal it continues (`continues`) aside; `close()` syncs what is
-left and closes the file.
+to resume (a resumed journal, appended to, is that already); `write_checkpoint(line)` adds a
+checkpoint (`lines` counts the lines since the last one); `close()` syncs what is left and
+closes the file.
 
 A journal that cannot be created, written or synced (the card full or pulled, a read-only
 directory) never costs the game an input and is never given up: its lines wait in memory,
@@ -46,21 +47,19 @@ import json
 import os
 import threading
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any, TextIO
 
 from console.engine.events import Event
 from console.engine.model import NS_PER_MS, NS_PER_S, Output
-from console.shell.journal_files import JournalFiles, set_aside
+from console.shell.journal_files import JournalFiles, JournalTarget, Resumed
 
-__all__ = ["RESUMED", "RETRY_S", "Journal", "clock_line", "decides"]
+__all__ = ["RETRY_S", "Journal", "clock_line", "decides"]
 
 _TIME_KEYS = ("at_ms", "arrive_ms", "clock_ms")
 # What json.dumps(line, ensure_ascii=False) writes, with its encoder built once: json.dumps
 # builds a new one for every call with an argument, and this is on the press path.
 _LINE = json.JSONEncoder(ensure_ascii=False)
 RETRY_S = 1.0  # a failing journal tries the disk again this often
-RESUMED = ".resumed"  # a journal resumed into a later start's journal
 WRITING, FAILING = "writing", "failing"
 
 
@@ -82,10 +81,14 @@ def clock_line(now: int, held_ns: int = 0) -> dict[str, Any]:
 class Journal:
     """See the module docstring."""
 
-    def __init__(self, file: TextIO | JournalFiles | None, report_error: Callable[[str, str], None],
+    def __init__(self, file: TextIO | JournalFiles | Resumed | None, report_error: Callable[[str, str], None],
                  *, shift_ns: int = 0, on_state: Callable[[str, str], None] | None = None) -> None:
-        self._files = file if isinstance(file, JournalFiles) else None
-        self._file = None if isinstance(file, JournalFiles) else file
+        self._files: JournalTarget | None = None
+        self._file: TextIO | None = None
+        if isinstance(file, JournalFiles | Resumed):
+            self._files = file
+        else:
+            self._file = file
         self._kept = file is not None  # a journal is kept (configured), failing or not
         self._report_error = report_error
         self._on_state = on_state
@@ -93,8 +96,9 @@ class Journal:
         self._fd = _fileno(self._file)
         self._memory = self._file is not None and self._fd is None  # an in-memory one (tests)
         self._pending = bytearray()  # written, not yet taken by the kernel
-        self._committed = self._files is None  # a file handed in is the caller's to name
-        self.continues: Path | None = None  # the journal resumed into this one: set aside at commit
+        # A file handed in is the caller's to name; a resumed journal is named already.
+        self._committed = self._files is None or self._files.committed
+        self.lines = 0  # lines written (or waiting) since the last checkpoint (console/shell/checkpoint.py)
         self._failing: str | None = None  # why the disk does not take the lines, while it does not
         self._tried_ns: int | None = None
         self._lock = threading.Lock()
@@ -131,12 +135,14 @@ class Journal:
         if self.shift_ms:
             lines = tuple({k: v + self.shift_ms if k in _TIME_KEYS else v for k, v in line.items()}
                           for line in lines)
+        self.lines += len(lines)
         self._append("".join(_LINE.encode(line) + "\n" for line in lines))
 
-    def write_text(self, lines: Iterable[str]) -> None:
-        """Lines already in the journal's format and timebase (a resumed journal's, copied)."""
+    def write_checkpoint(self, line: dict[str, Any]) -> None:
+        """A checkpoint line (console/shell/checkpoint.py: its time is the engine's already)."""
         if self._kept:
-            self._append("".join(text.rstrip("\n") + "\n" for text in lines))
+            self.lines = 0
+            self._append(_LINE.encode(line) + "\n")
 
     def sync_soon(self) -> None:
         """Have what was written so far reach the disk, on the syncer thread (see above)."""
@@ -169,9 +175,9 @@ class Journal:
         return True
 
     def commit(self) -> None:
-        """At start, once the first lines are written: sync them, make this file the journal
-        to resume (`JournalFiles.commit`) and set the journal it continues aside. A journal
-        failing now does this once it recovers (`retry`)."""
+        """At start, once the first lines are written: sync them and make this file the journal
+        to resume (`JournalFiles.commit`). A journal failing now does this once it recovers
+        (`retry`)."""
         if not self.sync_now() or self._committed:
             return
         assert self._files is not None
@@ -181,9 +187,6 @@ class Journal:
             self._fail(exc, "name")
             return
         self._committed = True
-        if self.continues is not None:
-            set_aside(self.continues, RESUMED)
-            self.continues = None
 
     def retry(self, now_ns: int) -> None:
         """A failing journal tries the disk again, at most every RETRY_S (see the module

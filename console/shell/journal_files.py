@@ -10,7 +10,8 @@ time again and again), syncs the directory and returns the name. Until then `fin
 (console/shell/resume.py) does not see it, so a start killed in its first milliseconds, or
 while it copies a long journal, never hides the older journal it was resuming: the next
 start resumes that one again. `set_aside(path, mark)` renames a journal
-``journal-X.jsonl`` -> ``journal-X<mark>.jsonl`` (``-2`` … if taken).
+``journal-X.jsonl`` -> ``journal-X<mark>.jsonl`` (``-2`` … if taken). A resumed start
+appends to today's journal instead (`Resumed`): there is nothing to copy, so nothing to hide.
 """
 
 from __future__ import annotations
@@ -20,16 +21,58 @@ import logging
 import os
 import time
 from pathlib import Path
+from typing import Protocol
 
-__all__ = ["PART", "JournalFiles", "set_aside"]
+__all__ = ["PART", "JournalFiles", "JournalTarget", "Resumed", "set_aside"]
 
 log = logging.getLogger("chgk.journal")
 
 PART = ".part"  # a journal being begun: never resumed
 
 
+class JournalTarget(Protocol):
+    """Where a `Journal` writes: a new file (`JournalFiles`) or today's, resumed (`Resumed`)."""
+
+    committed: bool  # already the journal to resume
+    path: Path  # where its lines are now
+
+    def open(self) -> int: ...
+    def commit(self) -> Path: ...
+
+
+class Resumed:
+    """Today's journal, resumed: this start appends to it (no copy), after cutting off a torn
+    last line (`keep_bytes`: the length of what was read whole), so the next line starts a
+    line of its own. It is the journal to resume already."""
+
+    committed = True
+
+    def __init__(self, path: Path, keep_bytes: int, *, needs_newline: bool = False) -> None:
+        self.path = path
+        self.keep_bytes = keep_bytes
+        self.needs_newline = needs_newline  # its last line is whole but lacks its newline
+
+    def open(self) -> int:
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            if os.fstat(fd).st_size > self.keep_bytes:
+                os.ftruncate(fd, self.keep_bytes)
+            if self.needs_newline:
+                os.write(fd, b"\n")
+                self.needs_newline = False
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+
+    def commit(self) -> Path:
+        return self.path
+
+
 class JournalFiles:
     """See the module docstring."""
+
+    committed = False
 
     def __init__(self, base: Path, *, stamp: str | None = None) -> None:
         self.base = base

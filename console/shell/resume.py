@@ -46,8 +46,8 @@ from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
 from console.games.kind import GameInput
 from console.playback import ClockStep, play, read_scenario
-from console.shell.journal import RESUMED
 from console.shell.journal_files import set_aside
+from console.shell.journal_read import read_journal
 from console.shell.notices import FightResumed
 from console.shell.resume_offer import NOT_RESUMED
 from console.shell.resumption import NotResumed, Resumption
@@ -55,7 +55,7 @@ from console.shell.resumption import NotResumed, Resumption
 if TYPE_CHECKING:
     from console.shell.runtime import Console
 
-__all__ = ["NOT_RESUMED", "RESUMED", "NotResumed", "Resumption", "TimeShifted", "announce", "find_journal",
+__all__ = ["NOT_RESUMED", "NotResumed", "Resumption", "TimeShifted", "announce", "find_journal",
            "load", "prepare", "with_journal_settings"]
 
 log = logging.getLogger("chgk.resume")
@@ -99,25 +99,16 @@ def find_journal(journal: str, now_s: float | None = None) -> Path | None:
 
 def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None:
     """Replay the journal at `path` for `config`; `now` is the host clock (ns). None: nothing
-    in it to resume (no input yet)."""
+    in it to resume (no input yet). From its last checkpoint when it has one of this code
+    (console/shell/checkpoint.py), else from its start."""
     try:
-        raw = path.read_bytes()
+        read = read_journal(path)
     except OSError as exc:
         return NotResumed(path, None, f"cannot read it ({exc.strerror})")
-    chunks = raw.split(b"\n")
-    torn: str | None = None
-    last = chunks.pop()  # b"" when the file ends with a newline
-    if last.strip():
-        text = last.decode("utf-8", errors="replace")
-        if _is_json_object(text):
-            chunks.append(last)  # complete: only its newline is missing
-        else:
-            torn = text  # a power cut mid-write: left out, reported
-    lines = [chunk.decode("utf-8", errors="replace") for chunk in chunks]
-    if not lines or not lines[0].lstrip().startswith('{"config"'):
+    if not read.header.lstrip().startswith('{"config"'):
         return NotResumed(path, None, "it does not begin with a config line")
     problems = io.StringIO()
-    scenario = read_scenario(lines, path.name, problems)
+    scenario = read_scenario([read.header, *read.lines], path.name, problems)
     if scenario is None or scenario.header is None:
         return NotResumed(path, None, f"its config line is unusable ({problems.getvalue().strip()})")
     journal_kind = game(scenario.config.game.kind)
@@ -130,16 +121,19 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
         return NotResumed(path, None, f"its config differs from this one in {', '.join(differs)}",
                           differs=tuple(differs))
     inputs = sum(not isinstance(step, ClockStep) for step in scenario.steps)
-    if inputs == 0:
+    checkpoint = read.checkpoint
+    if checkpoint is None and inputs == 0:
         return None
-    table = play(scenario)
+    table = play(scenario) if checkpoint is None else play(scenario, checkpoint.engine, checkpoint.at_ns)
     known_until = table.now
     shift = max(0, known_until + SHIFT_MARGIN_NS - now)
     engine = table.referee
     skipped = tuple(line.removeprefix("replay: ") for line in problems.getvalue().splitlines())
     return Resumption(path=path, seed=journal_seed, referee=TimeShifted(engine, shift) if shift else engine,
-                      engine=engine, copied=tuple(lines[1:]), known_until=known_until, shift_ns=shift,
-                      inputs=inputs, torn=torn, skipped=skipped)
+                      engine=engine, known_until=known_until, shift_ns=shift,
+                      inputs=inputs + (checkpoint.inputs if checkpoint else 0), torn=read.torn,
+                      skipped=skipped, keep_bytes=read.keep_bytes, needs_newline=read.needs_newline,
+                      own_settings=read.own_settings)
 
 
 def prepare(config: Config, now: int) -> Resumption | NotResumed | None:
@@ -197,13 +191,12 @@ def with_journal_settings(config: Config, path: Path) -> Config | str:
 
 
 def _chosen_before(path: Path) -> bool:
-    """Whether the journal at `path` was begun by `run --resume` (its config line says so)."""
+    """Whether the fight at `path` was resumed with its own settings (`run --resume`): its
+    last checkpoint says so."""
     try:
-        with path.open(encoding="utf-8", errors="replace") as file:
-            header = json.loads(file.readline())
-    except (OSError, ValueError, RecursionError):
+        return read_journal(path).own_settings
+    except OSError:
         return False
-    return isinstance(header, dict) and header.get("own_settings") is True
 
 
 def announce(console: Console, found: Resumption | NotResumed | None) -> None:
@@ -233,9 +226,6 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
         t_ns=console.clock() + found.shift_ns, journal=found.path.name, inputs=found.inputs,
         voided=None if voided is None else voided[1], torn=found.torn is not None))
     console.publish_state()
-    # This start's journal holds it all now: once it is on the disk under its name (its
-    # commit), the resumed one is set aside, never before (console/shell/journal.py).
-    console.journal.continues = found.path
 
 
 def shifted(inp: GameInput, by: int) -> GameInput:
@@ -289,10 +279,3 @@ def _comparable(section: str, value: object) -> object:
         return {name: {k: v for k, v in s.items() if k not in _ADDRESSES} if isinstance(s, dict) else s
                 for name, s in value.items()}
     return value
-
-
-def _is_json_object(text: str) -> bool:
-    try:
-        return isinstance(json.loads(text), dict)
-    except (ValueError, RecursionError):
-        return False

@@ -25,12 +25,14 @@ class Resumption:
     seed: int
     referee: Game[Any]  # the replayed engine, TimeShifted when shift_ns > 0
     engine: Game[Any]  # the same engine, unwrapped (what `interrupted` looks at)
-    copied: tuple[str, ...]  # the journal's lines after its header (a torn last one left out)
     known_until: int  # the journal's last time (engine ns): the console ran at least this long
     shift_ns: int
     inputs: int
     torn: str | None  # the torn last line as read (None: the journal ended cleanly)
     skipped: tuple[str, ...]  # replay's words on each line it refused
+    keep_bytes: int  # how much of the file this start keeps before it appends (a torn line cut)
+    needs_newline: bool  # its last line is whole but lacks its newline
+    own_settings: bool  # resumed with its own settings before (`run --resume`): a restart keeps that
 
 
 @dataclass(frozen=True)

@@ -51,11 +51,12 @@ from console.games import game
 from console.games.kind import BUTTONS, GameInput, GameKind
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
+from console.shell.checkpoint import checkpoint_line
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
-from console.shell.journal_files import JournalFiles
+from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
@@ -72,6 +73,9 @@ log = logging.getLogger("chgk.console")
 
 STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
+# A checkpoint (the referee's whole state) after this many journal lines, between questions:
+# a resume replays at most about this many (docs/performance.md, `bench resume`).
+CHECKPOINT_LINES = 3_000
 # Inputs that do not mean the host plays on (a journal offered stays offered): the sources'
 # own traffic, a player's press (between questions it is a false start at most).
 PASSIVE = (Press, Watermark, SourceLink, AngleSample)
@@ -96,7 +100,7 @@ class Console:
         *,
         cue_player: CuePlayer | None = None,
         clock: Callable[[], int] = time.monotonic_ns,
-        journal: TextIO | JournalFiles | None = None,
+        journal: TextIO | JournalFiles | Resumed | None = None,
         resume: Resumption | None = None,
         own_settings: bool = False,
     ) -> None:
@@ -159,12 +163,17 @@ class Console:
         # what the daemon does when the host takes it (starts again with `run --resume FILE`).
         self.offer: ResumeOffer | None = None
         self.on_resume: Callable[[Path], None] | None = None
-        header: dict[str, Any] = {"config": self.game.journal_header(config, self.seed)}
-        if own_settings:  # `run --resume FILE`: a later restart keeps the host's choice
-            header["own_settings"] = True
-        self.journal.write(header)
-        if resume:  # this start's journal replays alone: the resumed one's lines come first
-            self.journal.write_text(resume.copied)
+        # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
+        # for its checkpoints; and whether it runs on its journal's own settings (`run --resume`:
+        # every checkpoint says so, and a later restart keeps that choice).
+        self._engine: Game[Any] = resume.engine if resume else self.referee
+        self._shift_ns = resume.shift_ns if resume else 0
+        self._own_settings = own_settings or (resume is not None and resume.own_settings)
+        self._inputs = resume.inputs if resume else 0
+        if resume is None:
+            self.journal.write({"config": self.game.journal_header(config, self.seed)})
+        else:  # appended to the resumed journal: a checkpoint first, so the next resume starts here
+            self._checkpoint(resume.known_until)
         log.info("%s ready; draw seed %d", self.game.title, self.seed)
         for source, problem in self.game.start_problems(resume.engine if resume else self.referee):
             self.report_error(source, problem)  # e.g. a pack not read: the game starts without it
@@ -189,6 +198,7 @@ class Console:
             self.coalescer.reset()
         if self.journal.open:
             self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
+            self._inputs += len(inputs)
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def _catch_up(self, inputs: Sequence[GameInput], due: int, now: int) -> int:
@@ -447,6 +457,13 @@ class Console:
                 self._lost_links.discard(source)
                 self.feed([SourceLink(source, True, now)], now)
 
+    def _checkpoint(self, at_ns: int) -> None:
+        """The referee's whole state into the journal (console/shell/checkpoint.py): a resume
+        replays only what comes after it. `at_ns`: the journal's time now (engine ns)."""
+        if self.journal.open:
+            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings)
+            self.journal.write_checkpoint(line)
+
     def _journal_state(self, state: str, detail: str) -> None:
         """The journal failed (its lines wait in memory) or is written again: said at once, to
         the host (a notice) and in the retained status, so a page opened later sees it too."""
@@ -476,6 +493,9 @@ class Console:
             self.publish_state()
         self._arm_timer(now)
         self._keep_state_fresh()
+        if self.journal.lines >= CHECKPOINT_LINES and self._due is None:
+            # Between questions (no deadline pending: nothing on the press path to delay).
+            self._checkpoint(max(now, self._fed_at) + self._shift_ns)
         if self.journal.open and decides(outputs):  # after the lamps and the event: off their path
             self.journal.sync_soon()
 

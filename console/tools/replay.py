@@ -30,7 +30,7 @@ def replay_lines(lines: Iterable[str], name: str, out: TextIO, err: TextIO) -> i
         nonlocal seq
         seq = _print_events(outputs, seq, out)
 
-    table = play(scenario, printed)
+    table = play(scenario, on_step=printed)
     before = len(table.outputs)
     table.run_out()
     _print_events(table.outputs[before:], seq, out)
