@@ -12,8 +12,8 @@ journal, read it, build the console on it, announce) and reports:
 * ``rss_mb``: the process's peak resident memory after it (VmHWM), and ``fresh_rss_mb`` a
   fresh start's (no journal), so ``rss_vs_fresh`` is the share the evening's length adds;
 * ``lines`` and ``mb``: the journal's size; ``replayed``: the lines read after its last
-  checkpoint (each evening ends at the worst moment for a crash: mid-question, just before
-  the next checkpoint would have been written).
+  checkpoint (each evening is cut at the worst moment for a crash: just before its last
+  checkpoint was written, so a resume replays the most lines it ever has to).
 
 The same is measured with the checkpoints taken out (``full_replay_s``, ``full_rss_mb``), as
 a journal of an older version would be resumed: the floor the checkpoints are judged
@@ -35,14 +35,13 @@ from bench.report import print_result
 from console.config import Config
 from console.engine.model import Host, HostAction, Press, Watermark
 from console.games import config_from_dict
-from console.shell.runtime import CHECKPOINT_LINES, Console
+from console.shell.runtime import Console
 
 MINUTES = (10.0, 60.0, 180.0)
 PLAYERS = 3
 NS = 1_000_000_000
 MS = 1_000_000
 WATERMARK_NS = 10 * MS  # the box's scans while signals count
-LINES_PER_QUESTION = 1_203
 RUNS = 3
 
 
@@ -64,12 +63,10 @@ class _Clock:
         return self.now
 
 
-def record_evening(path: Path, config: Config, minutes: float, *, start_ns: int = 1_000 * NS,
-                   worst_tail: bool = True) -> int:
+def record_evening(path: Path, config: Config, minutes: float, *, start_ns: int = 1_000 * NS) -> int:
     """Play `minutes` of the evening (see the module docstring) through a Console writing its
-    journal at `path`; the number of questions played. `worst_tail`: the evening then goes on
-    to the worst moment for a crash, mid-question just before the next checkpoint would be
-    written (the most lines for a resume to replay)."""
+    journal at `path`, the power going while the last question is being answered; the number
+    of questions played."""
     clock = _Clock(start_ns)
     console = Console(config, clock=clock, journal=path.open("w", encoding="utf-8"))
 
@@ -91,15 +88,10 @@ def record_evening(path: Path, config: Config, minutes: float, *, start_ns: int 
         if judged:
             at(t0 + 13 * NS, Host(HostAction.CORRECT, t0 + 13 * NS))
 
-    questions = int(minutes)
-    for q in range(questions):
+    questions = max(1, int(minutes))
+    for q in range(questions - 1):
         question(q)
-    if worst_tail:
-        while console.journal.lines + LINES_PER_QUESTION < CHECKPOINT_LINES:
-            question(questions)
-            questions += 1
-        question(questions, judged=False)  # the power goes while Игрок answers
-        questions += 1
+    question(questions - 1, judged=False)  # the power goes while Игрок answers
     console.journal.close()
     return questions
 
@@ -112,7 +104,7 @@ from pathlib import Path
 from console.games import config_from_dict
 from console.shell import resume
 from console.shell.journal_files import Resumed
-from console.shell.runtime import CHECKPOINT_LINES, Console
+from console.shell.runtime import Console
 config = config_from_dict(json.loads(sys.argv[1]), "bench")
 started = time.perf_counter()
 found = resume.prepare(config, time.monotonic_ns())
@@ -150,6 +142,14 @@ def _without_checkpoints(data: bytes) -> bytes:
     return b"".join(line for line in data.splitlines(keepends=True) if not line.startswith(b'{"checkpoint"'))
 
 
+def _cut_before_last_checkpoint(data: bytes) -> bytes:
+    """The journal as a crash just before its last checkpoint left it: the worst moment, the
+    most lines after a checkpoint for a resume to replay."""
+    lines = data.splitlines(keepends=True)
+    last = max((i for i, line in enumerate(lines) if line.startswith(b'{"checkpoint"')), default=None)
+    return data if last is None else b"".join(lines[:last])
+
+
 def _after_last_checkpoint(data: bytes) -> int:
     lines = data.splitlines()
     last = max((i for i, line in enumerate(lines) if line.startswith(b'{"checkpoint"')), default=0)
@@ -168,7 +168,7 @@ def main(*, as_json: bool = False, minutes: tuple[float, ...] = MINUTES) -> int:
             journal = folder / f"journal-{time.strftime('%Y%m%d')}-190000.jsonl"
             config = evening_config(str(folder / "journal.jsonl"))
             record_evening(journal, config_from_dict(config, "bench"), length)
-            original = journal.read_bytes()
+            original = _cut_before_last_checkpoint(journal.read_bytes())
             key = f"{int(length)}min"
             took, rss = _runs(config, journal, original)
             full_took, full_rss = _runs(config, journal, _without_checkpoints(original))

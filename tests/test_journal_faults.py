@@ -9,19 +9,26 @@ Mounting needs root (CI runs as root); elsewhere these tests are skipped with th
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import errno
+import functools
+import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bench.resume import evening_config, record_evening
+from console.games import config_from_dict, load_config
+from console.shell import resume
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import Broker
+from tests.conftest import Broker, until
 from tests.test_console_mqtt import Display, display
 from tests.test_resume_process import (
     SVOYA,
@@ -188,3 +195,45 @@ async def test_a_read_only_journal_directory_is_said_and_written_once_it_is_writ
             first.send_signal(signal.SIGKILL)
             await first.wait()
         assert await resumed_scores(d, config, 2) == scores(scored) == {"p1": scores(scored)["p1"], "p2": 0}
+
+
+EVENING = ('[game]\nkind = "svoya"\nseed = 11\n[sources.mcu]\nkind = "simulated_mcu"\npads = 3\n'
+           + "".join(f'[[players]]\nid = "p{i}"\nname = "Игрок {i}"\npad = "mcu:{i}"\n' for i in range(3)))
+
+
+def appended(journal: Path, size: int) -> bool:
+    return journal.stat().st_size != size
+
+
+async def test_a_start_killed_at_any_instant_never_loses_the_evening(mosquitto: Broker,
+                                                                     tmp_path: Path) -> None:
+    """A 20-minute evening's journal (~25 000 lines, recorded through a real Console), then
+    starts of `chgk-console run` killed with SIGKILL at chosen instants: the moment it first
+    writes to the journal (its checkpoint going in), and 0.3 to 1.5 s after it was started.
+    It used to lose the fight to an empty or half-copied newer journal; now every start goes
+    on in the day's own file, and the last start resumes the whole evening."""
+    config = write_config(tmp_path, mosquitto, EVENING)
+    journal = tmp_path / "journal" / f"journal-{time.strftime('%Y%m%d')}-190000.jsonl"
+    journal.parent.mkdir()
+    recorded = config_from_dict(evening_config(str(journal.parent / "journal.jsonl")), "test")
+    record_evening(journal, recorded, 20)
+    found = resume.load(journal, load_config(str(config)), time.monotonic_ns())
+    assert isinstance(found, resume.Resumption)
+    expected = scores(json.loads(json.dumps(found.engine.snapshot(found.known_until))))
+    assert sum(expected.values()) > 0
+    for kill_after in (None, 0.3, 0.6, 1.0, 1.5):
+        size = journal.stat().st_size
+        async with daemon(config, 1) as proc:
+            if kill_after is None:  # as soon as it writes (its checkpoint going in)
+                await until(functools.partial(appended, journal, size), within=20)
+            else:
+                await asyncio.sleep(kill_after)
+            proc.send_signal(signal.SIGKILL)
+            await proc.wait()
+        assert journal.exists() and list(journal.parent.glob("*.part")) == []
+    async with display(mosquitto, *TOPICS) as d, daemon(config, 2):
+        resumed = await d.wait_for(lambda: events_after(d, 0, "resumed"), within=20)
+        assert resumed[0]["inputs"] >= found.inputs
+        state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"])
+        assert scores(state) == expected
+    assert [p.name for p in journal.parent.glob("journal-*")] == [journal.name]  # one file, no copies
