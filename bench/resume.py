@@ -127,10 +127,10 @@ def _measure(config: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def _runs(config: dict[str, Any], journal: Path, original: bytes) -> tuple[float, float]:
-    """Median resume time (s) and peak RSS (MB) of RUNS starts, each on the journal as recorded."""
+def _runs(config: dict[str, Any], journal: Path, original: bytes, runs: int) -> tuple[float, float]:
+    """Median resume time (s) and peak RSS (MB) of `runs` starts, each on the journal as recorded."""
     times, rss = [], []
-    for _ in range(RUNS):
+    for _ in range(runs):
         journal.write_bytes(original)  # each start appends its checkpoint: start from the record
         result = _measure(config)
         times.append(result["s"])
@@ -156,11 +156,11 @@ def _after_last_checkpoint(data: bytes) -> int:
     return len(lines) - last - 1
 
 
-def main(*, as_json: bool = False, minutes: tuple[float, ...] = MINUTES) -> int:
+def main(*, as_json: bool = False, minutes: tuple[float, ...] = MINUTES, runs: int = RUNS) -> int:
     result: dict[str, object] = {}
     with tempfile.TemporaryDirectory() as tmp:
         fresh_kb = statistics.median(_measure(evening_config(str(Path(tmp) / "none" / "j.jsonl")))["rss_kb"]
-                                     for _ in range(RUNS))
+                                     for _ in range(runs))
         result["fresh_rss_mb"] = round(fresh_kb / 1024, 1)
         for length in minutes:
             folder = Path(tmp) / f"m{int(length)}"
@@ -170,8 +170,8 @@ def main(*, as_json: bool = False, minutes: tuple[float, ...] = MINUTES) -> int:
             record_evening(journal, config_from_dict(config, "bench"), length)
             original = _cut_before_last_checkpoint(journal.read_bytes())
             key = f"{int(length)}min"
-            took, rss = _runs(config, journal, original)
-            full_took, full_rss = _runs(config, journal, _without_checkpoints(original))
+            took, rss = _runs(config, journal, original, runs)
+            full_took, full_rss = _runs(config, journal, _without_checkpoints(original), runs)
             result[f"{key}_lines"] = original.count(b"\n")
             result[f"{key}_mb"] = round(len(original) / 1e6, 1)
             result[f"{key}_replayed"] = _after_last_checkpoint(original)

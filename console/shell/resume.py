@@ -2,17 +2,19 @@
 cut) loses nothing that was decided.
 
 Contract: `prepare(config)` finds today's journal (`find_journal`) and reads it (`load`):
-its inputs go through a fresh engine exactly as `chgk-console replay` feeds them
-(console/playback.py: `read_scenario` and `play`, the seed from the journal's header), up
-to the last time the journal knows the console was running (its last input or clock line).
-It gives a `Resumption` for `Console(resume=...)` (the replayed referee and seed; the journal's
-lines, copied into this start's journal so that it replays alone), a `NotResumed` when the
-journal's config header differs from the current config (other players, another game: the
-journal is renamed ``*.not-resumed.jsonl``, never deleted, and a fresh game starts), or None
-(no journal of today, nothing in it, or `console.resume = false`). `announce(console, found)`
+the referee of its last checkpoint (console/shell/checkpoint.py; a fresh engine, the seed
+from the journal's header, when it has none of this code) is given the lines after it
+exactly as `chgk-console replay` feeds them (console/playback.py: `read_scenario` and
+`play`), up to the last time the journal knows the console was running (its last input or
+clock line). It gives a `Resumption` for `Console(resume=...)` (the replayed referee and
+seed; this start goes on in the same file, console/shell/journal_files.py `Resumed`), a
+`NotResumed` when the journal's config header differs from the current config (other
+players, another game: it is left as it is and offered to the host, console/shell/resume_offer.py;
+`with_journal_settings` is the config that resumes it with its own settings) or when it
+cannot be resumed at all (set aside as ``*.not-resumed.jsonl``, never deleted), or None (no
+journal of today, nothing in it, or `console.resume = false`). `announce(console, found)`
 then, on the running console: voids what the crash interrupted, publishes ``resumed``
-(`FightResumed`), reports a torn last line, skipped lines or the mismatch, and renames the
-resumed journal ``*.resumed.jsonl`` (this start's journal holds all of it now).
+(`FightResumed`), reports a torn last line or skipped lines, or offers the mismatched journal.
 
 What is voided is the game's to say (`GameKind.interrupted`, with its clause; the rules know
 no crash, the organisers decide what the regulation does not cover, 004 IV 4.4, and decisions
