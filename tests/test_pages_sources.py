@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from console.engine.model import HostAction
+from console.games import load_config
+from console.shell.journal_files import JournalFiles
+from console.shell.runtime import Console
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port
 from tests.host_screen_pages import (
@@ -63,3 +67,48 @@ def test_a_page_opened_after_the_box_was_lost_says_so(tmp_path_factory: pytest.T
     finally:
         sim.stop()
 
+
+
+def test_the_host_screen_offers_a_fight_kept_under_another_config(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """docs/journal.md: started with a player renamed, the console keeps today's fight and the
+    host's screen offers it (the retained status, so a tablet opened later sees it too): the
+    host starts afresh from the tablet, the fight is kept aside, never deleted."""
+    folder = Path(tmp_path_factory.mktemp("offer"))
+    journal = folder / "journal" / "journal.jsonl"
+    sim = SimulatedMcu(pads=2)
+    sim.start()
+    try:
+        with lockdown() as broker, chromium() as browser:
+            http_port = free_port()
+            source = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+            first = folder / "first.toml"
+            first.write_text(console_toml(broker, GAME + source, http_port).replace(
+                'journal = ""', f'journal = "{journal}"'), encoding="utf-8")
+            earlier = Console(load_config(first), journal=JournalFiles(journal))  # the fight so far
+            earlier.journal.commit()
+            earlier.host(HostAction.NEXT)
+            earlier.journal.close()
+            (kept,) = journal.parent.glob("journal-*.jsonl")
+            renamed = folder / "renamed.toml"
+            renamed.write_text(first.read_text(encoding="utf-8").replace('name = "Боря"', 'name = "Борис"'),
+                               encoding="utf-8")
+            with running_daemon(renamed):
+                url = f"http://127.0.0.1:{http_port}"
+                wait_serving(f"{url}/host")
+                host = browser.new_context().new_page()
+                host.goto(f"{url}/host")
+                host.wait_for_selector("#login:not([hidden])")
+                host.fill("#login-user", "host")
+                host.fill("#login-password", broker.passwords["host"])
+                host.click("#login-ok")
+                offer = host.locator("#resume-offer")
+                expect(offer).to_be_visible(timeout=WAIT_MS)
+                expect(offer).to_contain_text(kept.name)
+                expect(offer).to_contain_text("отличаются игроки")
+                host.click("#start-fresh")
+                expect(offer).to_be_hidden(timeout=WAIT_MS)
+                expect(host.locator("#notices li").first).to_contain_text("Начат новый бой", timeout=WAIT_MS)
+            assert kept.with_name(kept.name.replace(".jsonl", ".not-resumed.jsonl")).exists()
+    finally:
+        sim.stop()

@@ -51,7 +51,7 @@ from console.games import game
 from console.games.kind import BUTTONS, GameInput, GameKind
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
-from console.shell.checkpoint import checkpoint_line
+from console.shell.checkpoint import checkpoint_line, code_fingerprint
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.held_buttons import HeldButtons
@@ -170,6 +170,8 @@ class Console:
         self._shift_ns = resume.shift_ns if resume else 0
         self._own_settings = own_settings or (resume is not None and resume.own_settings)
         self._inputs = resume.inputs if resume else 0
+        if self.journal.open:
+            code_fingerprint()  # read once now, not on the loop at the first checkpoint
         if resume is None:
             self.journal.write({"config": self.game.journal_header(config, self.seed)})
         else:  # appended to the resumed journal: a checkpoint first, so the next resume starts here
