@@ -410,3 +410,32 @@ def offer_events(config: Any) -> list[dict[str, Any]]:
                 console.on_command(action)
             console.journal.close()
     return [e for e in events if e["type"] == "resume_offer"]
+
+
+def test_a_forgotten_pack_is_offered_and_resumed_with_the_journals_own_pack(tmp_path: Path) -> None:
+    """`run --pack FILE` forgotten at a restart: the journal's game section names its pack,
+    so the fight is offered (it differs in `game`) and resumed with its own settings plays on
+    in that pack (004 IV 4.3: the questions played stand; the next one is the pack's next)."""
+    pack = Path(__file__).resolve().parent.parent / "examples" / "packs" / "club-evening.toml"
+    plain = svoya_config()
+    with_pack = dataclasses.replace(plain, game=dataclasses.replace(plain.game, pack=str(pack)))
+    clock = Clock(1_000 * S)
+    journal = tmp_path / "journal-20261202-190500.jsonl"
+    before = Console(with_pack, clock=clock, journal=journal.open("w", encoding="utf-8"))
+    before.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    press(before, 0, clock.now)
+    clock.now += S
+    before.host(HostAction.CORRECT, at=clock.now)
+    played = before.state()
+    before.journal.close()
+    forgot = svoya_config()  # the same config, no pack
+    found = resume.load(journal, forgot, clock.now + S)
+    assert isinstance(found, resume.NotResumed) and found.differs == ("game",)
+    own = resume.with_journal_settings(forgot, journal)
+    assert isinstance(own, type(forgot)) and own.game.pack == str(pack)
+    clock.now += 10 * S
+    console, _ = restarted(journal, own, clock)
+    state = console.state()
+    assert scores(state) == scores(played) and state["next"] == played["next"]
+    assert state["next"]["number"] == 2 and state["next"]["theme_name"] == "Реки"  # the pack goes on
