@@ -14,12 +14,13 @@ from tests.test_console_mqtt import display
 from tests.test_resume_process import (
     ROOT,
     SVOYA,
+    box_connected,
     daemon,
     online,
     play,
+    question,
     scores,
     sim,
-    state_where,
     write_config,
 )
 
@@ -48,14 +49,8 @@ async def test_a_second_console_on_the_same_node_or_journal_exits_and_touches_no
     topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
     async with display(mosquitto, *topics) as d, daemon(config, 1):
         await online(d, 0)
-        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-        await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
-        mark = len(d.seen)
-        sim.press(0)
-        sim.release(0)
-        await state_where(d, lambda p: p["phase"] == "answering", after=mark)
-        scored = await play(d, mosquitto, b'{"action": "correct"}', lambda p: p["phase"] == "idle")
+        await box_connected(d)
+        scored = await question(d, mosquitto, sim, 0)
         before = files(journal_dir)
 
         # The same config started again (by hand beside the service, say).

@@ -32,10 +32,11 @@ from tests.conftest import Broker, until
 from tests.test_console_mqtt import Display, display
 from tests.test_resume_process import (
     SVOYA,
+    box_connected,
     daemon,
     events_after,
     online,
-    play,
+    question,
     scores,
     sim,
     state_where,
@@ -88,16 +89,6 @@ def fill(where: Path) -> Path:
     return filler
 
 
-async def question(d: Display, broker: Broker, sim: SimulatedMcu, pad: int, verdict: bytes) -> dict[str, Any]:
-    await play(d, broker, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-    await play(d, broker, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
-    mark = len(d.seen)
-    sim.press(pad)
-    sim.release(pad)
-    await state_where(d, lambda p: p["phase"] == "answering", after=mark)
-    return await play(d, broker, b'{"action": "' + verdict + b'"}', lambda p: p["phase"] == "idle")
-
-
 def journal_said(d: Display, after: int, state: str) -> list[dict[str, Any]]:
     return [e for e in events_after(d, after, "journal_status") if e["state"] == state]
 
@@ -121,7 +112,7 @@ async def test_a_disk_that_fills_up_mid_fight_loses_nothing_once_it_has_room_aga
     async with display(mosquitto, *TOPICS) as d:
         async with daemon(config, 1) as first:
             await online(d, 0)
-            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            await box_connected(d)
             assert last_status(d)["journal"]["state"] == "writing"
             await question(d, mosquitto, sim, 0, b"correct")  # Аня +10, on the disk
             filler = fill(disk)
@@ -152,7 +143,7 @@ async def test_a_start_on_a_full_disk_never_hides_the_fight_and_writes_once_it_c
     async with display(mosquitto, *TOPICS) as d:
         async with daemon(config, 1) as first:
             await online(d, 0)
-            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            await box_connected(d)
             before = await question(d, mosquitto, sim, 0, b"correct")
             first.send_signal(signal.SIGKILL)
             await first.wait()
@@ -162,8 +153,7 @@ async def test_a_start_on_a_full_disk_never_hides_the_fight_and_writes_once_it_c
             resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
             assert resumed
             await d.wait_for(lambda: journal_said(d, mark, "failing"))
-            await d.wait_for(lambda: [e for e in events_after(d, mark, "source_status")
-                                      if e["state"] == "connected"])
+            await box_connected(d, mark)
             during = await question(d, mosquitto, sim, 1, b"correct")  # decided with no journal on disk
             assert scores(during)["p1"] == scores(before)["p1"]
             filler.unlink()

@@ -19,10 +19,12 @@ from tests.test_console_mqtt import Display, command, display
 from tests.test_resume_process import (
     ROOT,
     SVOYA,
+    box_connected,
     daemon,
     events_after,
     online,
     play,
+    question,
     scores,
     sim,
     state_where,
@@ -43,14 +45,8 @@ async def first_evening(d: Display, broker: Broker, tmp_path: Path, sim: Simulat
     config = write_config(tmp_path, broker, SVOYA.format(port=sim.port))
     async with daemon(config, 1) as first:
         await online(d, 0)
-        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
-        await play(d, broker, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-        await play(d, broker, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
-        mark = len(d.seen)
-        sim.press(0)
-        sim.release(0)
-        await state_where(d, lambda p: p["phase"] == "answering", after=mark)
-        scored = await play(d, broker, b'{"action": "correct"}', lambda p: p["phase"] == "idle")
+        await box_connected(d)
+        scored = await question(d, broker, sim, 0)
         first.kill()
         await first.wait()
     assert scores(scored)["p1"] > 0

@@ -87,6 +87,25 @@ async def play(d: Display, broker: Broker, payload: bytes, check: Any) -> dict[s
     return await state_where(d, check, after=mark)
 
 
+async def box_connected(d: Display, after: int = 0) -> None:
+    """The button box said it is connected (after the first `after` messages)."""
+    await d.wait_for(lambda: [p for t, p in d.seen[after:] if t.endswith("/events")
+                              and p["type"] == "source_status" and p["state"] == "connected"])
+
+
+async def question(d: Display, broker: Broker, sim: SimulatedMcu, pad: int, verdict: bytes = b"correct"
+                   ) -> dict[str, Any]:
+    """A question played to its end: announced, read, `pad` presses and is judged `verdict`;
+    the state once it is over."""
+    await play(d, broker, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+    await play(d, broker, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+    mark = len(d.seen)
+    sim.press(pad)
+    sim.release(pad)
+    await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+    return await play(d, broker, b'{"action": "' + verdict + b'"}', lambda p: p["phase"] == "idle")
+
+
 def scores(state: dict[str, Any]) -> dict[str, int]:
     return {p["id"]: p["score"] for p in state["players"]}
 
