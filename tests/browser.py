@@ -13,12 +13,11 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
-
-from tests.conftest import free_port
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -38,18 +37,30 @@ class Browser:
         # Chromium's helper processes may still write into the profile for a moment after the
         # browser exits: a leftover file in /tmp must not fail the test.
         self._profile = tempfile.TemporaryDirectory(prefix="chgk-chromium-", ignore_cleanup_errors=True)
-        port = free_port()
+        # Port 0: Chromium picks its own DevTools port and writes it into the profile
+        # (DevToolsActivePort), so no port chosen here can be taken before it binds.
         self._proc = subprocess.Popen(
             [path, *CHROMIUM_FLAGS, f"--user-data-dir={self._profile.name}",
-             f"--remote-debugging-port={port}", url],
+             "--remote-debugging-port=0", url],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         self._ids = itertools.count(1)
-        self._ws = self._attach(port)
+        self._ws = self._attach()
 
-    def _attach(self, port: int) -> ClientConnection:
+    def _devtools_port(self) -> int | None:
+        try:
+            first = (Path(self._profile.name) / "DevToolsActivePort").read_text().split("\n")[0]
+        except OSError:
+            return None
+        return int(first) if first.strip().isdigit() else None
+
+    def _attach(self) -> ClientConnection:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
+            port = self._devtools_port()
+            if port is None:
+                time.sleep(0.05)
+                continue
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=1) as r:
                     pages = [t for t in json.load(r) if t.get("type") == "page"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -37,10 +38,49 @@ class Broker:
     ws_port: int | None = None
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    """The kernel's range for the local ports of outgoing connections."""
+    try:
+        low, high = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    except (OSError, ValueError):
+        low, high = 32768, 60999  # Linux's default
+    return low, high
+
+
+def _port_band() -> range:
+    """Where test servers listen: outside the ephemeral range (below it, or above it when it
+    leaves too little room below), so no client connection can be given one meanwhile."""
+    low, high = _ephemeral_range()
+    return range(10_000, low) if low - 10_000 >= 5_000 else range(high + 1, 65_536)
+
+
+_BAND = _port_band()
+# Where this run starts in the band: its own place, so two test runs on one machine (a CI
+# run beside a developer's) do not walk the same ports in the same order.
+_next_port = _BAND.start + (os.getpid() * 7919) % len(_BAND)
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback TCP port for a server a test starts: outside the kernel's ephemeral range
+    (binding port 0 picks from that range, which every outgoing connection draws from too, and
+    two calls could return the same port), never handed out twice in a run, and free (bound
+    and released) when handed out. A server that still fails to bind it is retried on a new
+    port by its starter (start_mosquitto, Browser)."""
+    global _next_port
+    for _ in range(len(_BAND)):
+        port = _next_port
+        _next_port = _BAND.start + (_next_port - _BAND.start + 1) % len(_BAND)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # someone listens there (or did a moment ago)
+        _handed_out.add(port)
+        return port
+    raise RuntimeError(f"no free port left in {_BAND}")
 
 
 def start_mosquitto(workdir: Path, ws_port: int | None = None,

@@ -19,21 +19,15 @@ from pathlib import Path
 import pytest
 
 from console.shell.display_server import DisplayServer
+from tests.conftest import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 READY = "готов. MQTT: "  # «Демо-стол готов.», «Демо-стол ЧГК готов.»
 
 
 def free_ports(n: int) -> list[int]:
-    """`n` distinct ports nobody listens on now (held open together, so they differ)."""
-    sockets = [socket.socket() for _ in range(n)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [int(s.getsockname()[1]) for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    """`n` distinct ports nobody listens on now (tests/conftest.py: never handed out twice)."""
+    return [free_port() for _ in range(n)]
 
 
 def demo_config(tmp_path: Path, mqtt: int, ws: int, http: int) -> Path:
