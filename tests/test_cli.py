@@ -102,5 +102,6 @@ def test_run_with_stdin_closed_stops_cleanly(tmp_path: Path) -> None:
         deadline = time.monotonic() + 20
         while b"sim: connected" not in log.read_bytes() and time.monotonic() < deadline:
             time.sleep(0.05)
+        assert b"sim: connected" in log.read_bytes(), log.read_text(errors="replace")  # it ran
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0, log.read_text(errors="replace")

@@ -17,6 +17,7 @@ from console.shell.sound import Cue, NullPlayer
 from console.sources.gpio import add_buttons, add_pedal
 from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
+from tests.gpio_mock import EdgeSpy
 
 
 @pytest.fixture
@@ -53,10 +54,13 @@ async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockF
     try:
         console.host(HostAction.NEXT)
         await asyncio.sleep(0.01)
+        spy = EdgeSpy(mock_pins.pin(27))  # the ticks the pin factory hands the driver
         mock_pins.pin(27).drive_low()  # player p1's button, pin 27
         await until(lambda: any(e["type"] == "signal_accepted" for e in events))
         decision = next(e for e in events if e["type"] == "signal_accepted")
         assert decision["player"] == "p1"
+        assert decision["press_at_ns"] == spy.last_ns  # the edge's own time, not its arrival
+        assert decision["press_at_ns"] < decision["t_ns"]
         assert cues.played == [Cue.SIGNAL]
     finally:
         console.close_local_inputs()
