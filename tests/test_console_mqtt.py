@@ -299,6 +299,34 @@ async def test_the_game_goes_on_while_the_broker_restarts_and_the_console_reconn
 
 
 
+async def test_a_display_that_joins_after_the_broker_restarted_empty_gets_the_retained_state(
+    tmp_path: Path
+) -> None:
+    """mosquitto restarted without persistence holds no retained message: once the console is
+    connected again it sends its retained topics again (the status, the state) whether or not
+    anything changed, so a hall board switched on later still shows the game at once."""
+    proc, port = start_mosquitto(tmp_path)
+    broker = Broker("127.0.0.1", port)
+    try:
+        async with running_console(broker) as (console, _sim):
+            assert console.mqtt is not None
+            async with display(broker, "chgk/t1/state", "chgk/t1/status") as before:
+                await before.wait_for(lambda: [p for t, p in before.seen if t.endswith("/state")])
+            proc.terminate()
+            proc.wait(timeout=5)
+            await until(lambda: console.mqtt is not None and not console.mqtt.connected)
+            proc, _ = start_mosquitto(tmp_path, port=port)  # a fresh broker: nothing retained
+            await until(lambda: console.mqtt is not None and console.mqtt.connected, within=10)
+            await asyncio.sleep(0.3)  # nothing changes in the game meanwhile
+            async with display(broker, "chgk/t1/state", "chgk/t1/status") as late:
+                state = await late.wait_for(lambda: [p for t, p in late.seen if t.endswith("/state")])
+                status = await late.wait_for(lambda: [p for t, p in late.seen if t.endswith("/status")])
+                assert state[0]["phase"] == "idle" and status[0]["state"] == "online"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
 async def test_a_problem_at_start_reaches_the_displays_once_the_link_is_up(mosquitto: Broker) -> None:
     """A journal on a full card fails before the console has an MQTT link: its error event is
     kept and published first, numbered 1, once the link is up (not lost, no gap)."""
