@@ -193,12 +193,14 @@ async def test_press_stamps_are_within_the_stated_resolution(chip: Chip) -> None
     host = Host()
     rng = random.Random(8)
     async with linked(chip, host):
-        for _ in range(30):
+        for n in range(1, 31):
             pad = rng.randrange(6)
-            chip.drive((pad, rng.randrange(2000), 0))
-            await asyncio.sleep(0.008)
-            chip.drive((pad, 0, 1))
-            await asyncio.sleep(0.008)
+            after = 5000 + rng.randrange(2000)  # well past the last release's debounce
+            # Press and release timed from one simulated instant (5 ms apart however fast the
+            # simulator runs on a loaded machine), and the next press only once both came:
+            # real-time sleeps let a slow simulator apply a release before its press.
+            chip.drive((pad, after, 0), (pad, after + 5000, 1))
+            await until(lambda n=n: len(host.edges) >= 2 * n, f"press and release {n}", seconds=10.0)
         await until(lambda: sum(e.pressed for e in host.edges) == 30, "30 presses")
     cycles = [c for _, level, c in chip.edge_cycles(60) if level == 0]
     presses = [e for e in host.edges if e.pressed]
