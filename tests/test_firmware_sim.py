@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import queue
 import random
 import shutil
@@ -112,6 +113,10 @@ class Host:
             self.errors_at_connect = len(self.errors)
 
 
+def edges_at_least(host: Host, count: int) -> bool:
+    return len(host.edges) >= count
+
+
 async def until(condition: Callable[[], object], what: str, seconds: float = 3.0) -> None:
     try:
         async with asyncio.timeout(seconds):
@@ -200,7 +205,8 @@ async def test_press_stamps_are_within_the_stated_resolution(chip: Chip) -> None
             # simulator runs on a loaded machine), and the next press only once both came:
             # real-time sleeps let a slow simulator apply a release before its press.
             chip.drive((pad, after, 0), (pad, after + 5000, 1))
-            await until(lambda n=n: len(host.edges) >= 2 * n, f"press and release {n}", seconds=10.0)
+            both = functools.partial(edges_at_least, host, 2 * n)
+            await until(both, f"press and release {n}", seconds=10.0)
         await until(lambda: sum(e.pressed for e in host.edges) == 30, "30 presses")
     cycles = [c for _, level, c in chip.edge_cycles(60) if level == 0]
     presses = [e for e in host.edges if e.pressed]
