@@ -152,6 +152,25 @@ def test_the_dark_round_fixes_the_order_first_and_names_themes_when_played() -> 
     assert f.refusals(f.cmd("assign", team="t2", players=["Ира", "Зоя", "Жора", "Ель"]))
 
 
+def test_the_dark_rounds_orders_are_all_given_before_the_first_theme_is_named() -> None:
+    """3.6.3: each team fixes its order for the whole round before the host names the first
+    theme: the first theme is not named while an order is missing, and an order given or
+    changed once it is named is refused."""
+    f = Fight(make_rules(rounds=(RoundType.DARK,)))
+    f.cmd("start_round")
+    f.cmd("assign", team="t1", players=["Аня", "Боря", "Вера", "Гоша"])
+    refused = f.refusals(f.cmd("name_theme", name="Тайна"))
+    assert refused and "3.6.3" in refused[0] and "t2" in refused[0]
+    assert f.events("theme_named") == []
+    f.assign_all(None)
+    f.cmd("name_theme", name="Тайна")
+    assert f.events("theme_named")[-1]["name"] == "Тайна"
+    before = f.fight.snapshot(f.now)
+    refused = f.refusals(f.cmd("assign", team="t1", players=["Боря", "Аня", "Вера", "Гоша"]))
+    assert refused and "до того, как ведущий назовёт первую тему (3.6.3)" in refused[0]
+    assert f.fight.snapshot(f.now) == before  # nothing changed
+
+
 def test_a_team_with_three_players_plays_three_themes_and_scores_0_in_the_fourth() -> None:
     """3.8: with fewer than four players present at the start of the round, a team plays as many
     themes as it has players and gets 0 in the rest; its seat is not at the table then."""

@@ -332,6 +332,11 @@ class QuartetFight:
                 return "темы открытого раунда названы до его начала (3.6.1)"
         if self._next_name is not None:
             return f"следующая тема уже названа («{self._next_name}»)"
+        if not shootout and rnd is not None and rnd.type is RoundType.DARK and self._theme_index == 0:
+            waiting = self._missing()
+            if waiting:  # 3.6.3: every order is given before the first theme is known
+                return (f"в тёмном раунде сначала все команды называют порядок игроков (3.6.3): "
+                        f"ждём {', '.join(waiting)}")
         self._next_name = name
         choose = shootout or (rnd is not None and rnd.type is RoundType.HALF_DARK)
         if choose:
@@ -384,6 +389,10 @@ class QuartetFight:
                        f"({rnd.clause}): укажите игрока на каждую тему"
             if self._theme_index > 0:
                 return f"порядок выхода игроков в ходе раунда менять нельзя ({rnd.clause})"
+            if rnd.type is RoundType.DARK and self._next_name is not None:
+                # 3.6.3: the order is the team's before it knows any theme of the round.
+                return ("в тёмном раунде порядок игроков называют до того, как ведущий назовёт первую "
+                        "тему (3.6.3)")
             problem = check_order(team, present, rnd.plays[team.id], cmd.players, rnd.clause)
             if problem:
                 return problem
