@@ -233,6 +233,41 @@ def test_the_last_theme_skipped_by_a_team_that_has_played_all_its_players() -> N
     assert f.fight.snapshot(f.now)["round"]["order"]["t1"] == ["Аня", "Боря", None, None]  # type: ignore[index, call-overload]
 
 
+def test_a_void_takes_away_points_earned_and_never_a_minus() -> None:
+    """3.5: «незачёт ответа» is a penalty: it removes what the team earned on the current
+    question's answer, and never raises a score (voiding a wrong answer leaves its −10)."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)
+    f.advance(2 * S)
+    f.host(HostAction.READING_FINISHED)
+    f.advance(500 * MS)
+    f.press("t1")
+    f.advance(20 * MS)
+    f.host(HostAction.NAME)
+    f.advance(1 * S)
+    f.host(HostAction.WRONG)  # t1: −10 on question 1
+    f.cmd("penalty", team="t1", penalty="void", gross=True)
+    given = f.events("penalty_given")[-1]
+    assert given["question"] == 1 and given["totals"]["t1"] == -10  # not 0
+    f.advance(100 * MS)
+    f.host(HostAction.RESET)
+    f.advance(500 * MS)
+    f.press("t2")
+    f.advance(20 * MS)
+    f.host(HostAction.NAME)
+    f.advance(1 * S)
+    f.host(HostAction.CORRECT)  # t2: +10
+    f.cmd("penalty", team="t2", penalty="void", gross=True)
+    assert f.events("penalty_given")[-1]["totals"] == {**given["totals"], "t1": -10, "t2": 0}
+    for _ in range(4):
+        f.question(None)
+    tallies = f.fight.tallies()
+    assert tallies["t1"].total == -10 and tallies["t2"].total == 0 and tallies["t2"].taken == {}
+
+
 def test_talking_to_the_team_a_warning_then_a_void_or_a_minus() -> None:
     """3.5: the first violation gets a warning; a repeated or gross one voids the answer to the
     current question or takes its value off."""
