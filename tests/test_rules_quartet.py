@@ -202,6 +202,32 @@ def test_a_team_with_three_players_plays_three_themes_and_scores_0_in_the_fourth
     assert f.fight.snapshot(f.now)["teams"][1]["themes"] == [None]  # type: ignore[index, call-overload]
 
 
+def test_with_one_seat_taken_a_wrong_answer_ends_the_question_at_once() -> None:
+    """App.10 with 3.8: three teams each short of a player skip the first theme, so one team
+    sits at the table (the referee's second seat is a stand-in that cannot play): its wrong
+    answer is every seated player's, so the question ends «all wrong» at once instead of
+    waiting out the 7 s for a seat nobody sits in."""
+    f = Fight()
+    for team, player in (("t2", "Ира"), ("t3", "Ник"), ("t4", "Сёма")):
+        f.cmd("absent", team=team, player=player)
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all({"t2": [None, "Ель", "Жора", "Зоя"], "t3": [None, "Кот", "Лев", "Мир"],
+                  "t4": [None, "Оля", "Петя", "Рая"]})
+    f.cmd("start_theme")
+    assert [s["team"] for s in f.events("theme_started")[-1]["seats"]] == ["t1"]
+    f.host(HostAction.NEXT)
+    f.advance(2 * S)
+    f.host(HostAction.READING_FINISHED)
+    f.advance(500 * MS)
+    f.press("t1")
+    f.advance(20 * MS)
+    f.host(HostAction.NAME)
+    f.advance(1 * S)
+    f.host(HostAction.WRONG)
+    ended = f.events("question_ended")
+    assert ended and ended[-1]["reason"] == "all_wrong"  # at once, no 7-s wait
+
+
 def test_half_dark_skips_follow_the_players_present() -> None:
     """3.8 with 3.6.2: a team with three players skips one theme of the round, no more; once all
     its present players have played, it skips the rest by itself."""

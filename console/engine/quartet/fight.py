@@ -447,13 +447,16 @@ class QuartetFight:
             self._end_theme(now, out)  # nobody plays it: 0 for all (3.8)
             return None
         players = [Player(t, f"{p} ({self._teams[t].name})", self._teams[t].pad) for t, p in seats.items()]
+        bench: frozenset[str] = frozenset()
         if len(players) == 1:
-            # The referee needs two seats (App.1); the other team's seat stands in, its presses
-            # are not passed on (see _to_referee), so only the one team's player plays.
+            # The referee needs two seats (App.1); the other team's seat stands in, benched: its
+            # presses are not passed on (see _to_referee) and it is out of every question, so a
+            # wrong answer of the one team ends the question (App.10, 3.8).
             stand_in = next(t for t in self.rules.teams if t.id not in seats)
             players.append(Player(stand_in.id, stand_in.name, stand_in.pad))
+            bench = frozenset({stand_in.id})
         ordinal = len(self._themes) + 1  # this theme's place in the fight, shoot-outs counted
-        self._referee = SvoyaReferee(replace(self.rules.svoya, players=tuple(players), themes=1,
+        self._referee = SvoyaReferee(replace(self.rules.svoya, players=tuple(players), themes=1, bench=bench,
                                              seed=self.rules.svoya.seed + ordinal,
                                              pack=self.rules.pack[ordinal - 1:ordinal]))
         # A button source lost before the theme is still lost for its referee.

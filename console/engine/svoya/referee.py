@@ -531,7 +531,7 @@ class SvoyaReferee:
             return
         q.out.add(player.id)
         q.last_wrong_at = at
-        if len(q.out) == len(self.rules.players):
+        if len(q.out | self.rules.bench) == len(self.rules.players):  # App.10: all who play
             self._end_question(now, at, EndReason.ALL_WRONG, out)
             return
         q.answerer = q.answer_press = None

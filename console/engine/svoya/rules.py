@@ -75,6 +75,10 @@ class SvoyaRules:
     lost_source_wait_ns: int = 30 * NS_PER_S  # a question waits this long for a lost button source
     seed: int = 0
     pack: tuple[PackTheme, ...] = ()  # the pack's themes; () = numbered themes at `values`
+    # Players who hold a seat but do not play (the quartet's stand-in for an empty second seat:
+    # App.1 needs two): out of every question from its start, so App.10's «all answered
+    # wrongly» is reached without them.
+    bench: frozenset[str] = frozenset()
     pads: Mapping[str, Player] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -90,6 +94,8 @@ class SvoyaRules:
             source = p.pad.split(":", 1)[0]
             if source not in self.sources:
                 raise ValueError(f"player {p.id!r} is on pad {p.pad!r} of unknown source {source!r}")
+        if not self.bench <= set(ids) or len(self.bench) >= len(ids):
+            raise ValueError("the bench holds some of the players, not all of them")
         if not self.values or any(b <= a for a, b in zip(self.values, self.values[1:], strict=False)):
             raise ValueError("question values must be given in ascending order (004 App.2)")
         if self.themes is not None and self.themes < 1:
