@@ -1,10 +1,12 @@
 """The quartet's host actions offer an appeal exactly while one is heard (seed 004 4.1-4.3):
-right after a theme, until the next one starts, the theme's corrections are listed (so the host's
-screen enables them); once the next theme has started they are not."""
+right after a theme, until the next theme's reading starts, the theme's corrections are listed
+(so the host's screen enables them) and taken; once its first question is announced they are
+not."""
 
 from __future__ import annotations
 
-from console.engine.svoya.corrections import Reverse
+from console.engine.model import HostAction
+from console.engine.svoya.corrections import AdjustScore, Reverse
 from tests.quartet_harness import Fight
 
 
@@ -27,5 +29,25 @@ def test_an_appeal_is_offered_right_after_a_theme_and_no_later() -> None:
     assert "next" not in listed and "new_game" not in listed  # the theme's referee judges no more
     f.deliver(Reverse(reason="дуальный ответ засчитан", at=f.now))
     assert "reverse" not in actions(f) and "adjust_score" in actions(f)
-    f.cmd("start_theme")  # the next theme: too late for an appeal on the last one (4.1)
-    assert "reverse" not in actions(f)  # its own referee has judged nothing yet
+    f.cmd("start_theme")  # the next theme's players sit down; its reading has not started
+    assert "reverse" not in actions(f)  # reversed once already (4.3); its own referee judged nothing
+
+
+def test_an_appeal_is_heard_until_the_next_themes_reading_starts() -> None:
+    """4.1: «до начала чтения следующей темы»: the next theme's players may already sit at
+    the table; the appeal is refused once its first question is announced."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.theme(("t2", None, None, None, ("-t1",)))  # t1 wrong on the last question
+    f.cmd("start_theme")  # the next theme: seated, nothing read yet
+    assert "reverse" in actions(f)
+    f.deliver(Reverse(reason="дуальный ответ засчитан", at=f.now))
+    corrected = f.events("theme_corrected")
+    assert corrected and corrected[-1]["theme"] == 1 and corrected[-1]["scores"]["t1"] == 50
+    f.cmd("penalty", team="t1", penalty="warning")  # the new theme is in play meanwhile
+    f.host(HostAction.NEXT)  # its reading starts: the appeal is over
+    assert "reverse" not in actions(f)
+    before = len(f.events("theme_corrected"))
+    f.deliver(AdjustScore(player="t2", delta=10, reason="поздно", at=f.now))
+    assert len(f.events("theme_corrected")) == before  # no longer the last theme's

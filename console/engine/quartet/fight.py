@@ -202,14 +202,19 @@ class QuartetFight:
         if not batch:
             return
         ref, theme = self._referee, self._theme
-        if ref is None or theme is None:
-            # Presses between themes count for nothing (nobody sits at the table); a correction
-            # goes to the theme just played (an appeal, 4.1); a host key is refused, saying so.
+        if self._appeal is not None and any(isinstance(h, AdjustScore | Reverse) for h in batch):
+            # A correction before the next theme's reading starts is the theme just played's:
+            # an appeal (4.1); the new theme has judged nothing yet.
+            last, last_ref = self._appeal
             for h in batch:
-                if isinstance(h, AdjustScore | Reverse) and self._appeal is not None:
-                    last, last_ref = self._appeal
+                if isinstance(h, AdjustScore | Reverse):
                     self._appeal_out(last, last_ref.handle_all([h], now), now, out)
-                elif isinstance(h, Host | AdjustScore | Reverse):
+            batch = [h for h in batch if not isinstance(h, AdjustScore | Reverse)]
+        if ref is None or theme is None:
+            # Presses between themes count for nothing (nobody sits at the table); a host key
+            # is refused, saying so.
+            for h in batch:
+                if isinstance(h, Host | AdjustScore | Reverse):
                     action = h.action.value if isinstance(h, Host) else h.ACTION.value
                     out.append(refusal(now, action, "тема сейчас не идёт "
                                        "(сначала «Игроки за столом: начать тему»)", self._phase.value))
@@ -228,6 +233,7 @@ class QuartetFight:
             match o:
                 case QuestionStarted():
                     self._question = (o.number, o.value)
+                    self._appeal = None  # the reading of this theme starts: too late for one (4.1)
                 case AnswerJudged() if o.player in theme.seats and self._question is not None:
                     answer = Answer(self._question[0], o.value, o.delta)
                     theme.answers.setdefault(o.player, []).append(answer)
@@ -436,7 +442,8 @@ class QuartetFight:
         theme = ThemeRecord(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
         self._theme = theme
         self._deadline = None
-        self._appeal = None  # the next theme starts: no appeal on the last one any more (4.1)
+        # An appeal on the theme just played is heard until this theme's reading starts (4.1):
+        # its first question's announcement closes it (`_referee_out`).
         skipped = tuple(t for t in self._playing_teams() if t not in seats)
         seated = tuple(Seat(team=t, pad=self._teams[t].pad, player=p) for t, p in seats.items())
         out.append(ThemeStarted(t_ns=now, round=round_no, theme=theme_no, name=name, shootout=shootout,

@@ -117,11 +117,13 @@ def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
         listed = host.get("host_actions")
         referee_actions = list(listed) if isinstance(listed, list) else list[Json](SVOYA_ACTIONS)
         view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
-    elif fight.appeal is not None:
-        # Right after a theme its referee still hears an appeal (4.1): its corrections only.
+    if fight.appeal is not None:
+        # Until the next theme's reading starts, the theme just played's referee still hears
+        # an appeal (4.1): its corrections, and they are the only ones (the new theme has none).
         listed = fight.appeal[1].host_snapshot(now).get("host_actions")
-        referee_actions = [a for a in listed if a in (AdjustScore.ACTION.value, Reverse.ACTION.value)] \
-            if isinstance(listed, list) else []
+        corrections = (AdjustScore.ACTION.value, Reverse.ACTION.value)
+        referee_actions = [a for a in referee_actions if a not in corrections]
+        referee_actions += [a for a in listed if a in corrections] if isinstance(listed, list) else []
     view["host_actions"] = [*referee_actions, *fight.actions]
     return view
 
