@@ -51,3 +51,30 @@ def test_an_appeal_is_heard_until_the_next_themes_reading_starts() -> None:
     before = len(f.events("theme_corrected"))
     f.deliver(AdjustScore(player="t2", delta=10, reason="поздно", at=f.now))
     assert len(f.events("theme_corrected")) == before  # no longer the last theme's
+
+
+def test_an_upheld_appeal_counts_as_the_question_taken_in_every_indicator() -> None:
+    """4.1 with 3.10: a dual answer found right on appeal, on any question of the theme, is
+    that question taken: the total moves from −10 to +10, and the total without minuses and
+    the count by value (which break a tie, 3.10) count it too, as they would a right answer."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.theme((("-t1", "t2"), None, None, None, None))  # t1 wrong on the 10, t2 right after it
+    assert "appeal" in actions(f)
+    before = f.fight.tallies()["t1"]
+    assert before.total == -10 and before.plus == 0 and before.taken == {}
+    refused = f.refusals(f.cmd("appeal", team="t1", question=2, reason="дуальный ответ"))
+    assert refused and "не отвечала на вопрос 2" in refused[0]
+    f.cmd("appeal", team="t1", question=1, reason="дуальный ответ засчитан жюри")
+    corrected = f.events("theme_corrected")[-1]
+    assert corrected["scores"]["t1"] == 10 and corrected["reason"] == "дуальный ответ засчитан жюри"
+    after = f.fight.tallies()["t1"]
+    assert after.total == 10 and after.plus == 10 and after.taken == {10: 1}
+    refused = f.refusals(f.cmd("appeal", team="t1", question=1, reason="ещё раз"))
+    assert refused and "уже засчитан" in refused[0]
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)  # the next theme's reading starts: no appeal now (4.1)
+    assert "appeal" not in actions(f)
+    refused = f.refusals(f.cmd("appeal", team="t2", question=1, reason="поздно"))
+    assert refused and "(4.1)" in refused[0]

@@ -34,6 +34,12 @@ const QUARTET = [
     fields: [{ name: "team", label: "Команда", type: "team", seated: true },
              { name: "penalty", label: "Наказание", type: "choice", options: PENALTIES },
              { name: "gross", label: "Грубое нарушение (без предупреждения)", type: "bool" }] },
+  { action: "appeal", label: "Апелляция принята", look: "correction",
+    note: "Ответ команды на вопрос только что сыгранной темы засчитан (дуальный ответ, 4.1): "
+      + "минус снимается, вопрос считается взятым во всех показателях (3.10).",
+    fields: [{ name: "team", label: "Команда", type: "team" },
+             { name: "question", label: "Номер вопроса в теме (1–5)", type: "int" },
+             { name: "reason", label: "Решение жюри", type: "text" }] },
   { action: "absent", label: "Игрок отсутствует",
     note: "Учитывается с начала следующего раунда (3.8).",
     fields: [{ name: "team", label: "Команда", type: "team" },

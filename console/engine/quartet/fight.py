@@ -256,14 +256,41 @@ class QuartetFight:
                 reasons.append(o.reason)
             if not isinstance(o, GameOver):
                 out.append(o)
-        if not reasons:
-            return
+        if reasons:
+            self._theme_corrected(theme, reasons[-1], now, out)
+
+    def _appeal_upheld(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        """4.1 with 3.10: the team's answer to a question of the theme just played was right (a
+        dual answer): its minus goes and its plus comes, and it counts as that question taken
+        in the total without minuses and the count by value (the tie-break indicators)."""
+        if self._appeal is None:
+            return ("апелляцию подают сразу после темы, до начала чтения следующей (4.1): "
+                    "сейчас её некуда отнести")
+        theme = self._appeal[0]
+        team = cmd.team or ""
+        if team not in theme.seats:
+            return f"команда «{team}» не играла тему «{theme.name}» ({', '.join(theme.seats)})"
+        if cmd.question is None or not cmd.reason:
+            return "укажите номер вопроса в теме и решение жюри (4.1)"
+        answers = [a for a in theme.answers.get(team, []) if a.question == cmd.question]
+        if not answers:
+            return f"команда «{team}» не отвечала на вопрос {cmd.question} темы «{theme.name}»"
+        if any(a.delta > 0 for a in answers):
+            return f"ответ команды «{team}» на вопрос {cmd.question} уже засчитан"
+        for a in answers:
+            a.delta = a.value  # the answer judged wrong is right: −value becomes +value
+        self._theme_corrected(theme, cmd.reason, now, out)
+        return None
+
+    def _theme_corrected(self, theme: ThemeRecord, reason: str, now: int, out: list[Output]) -> None:
+        """Say the corrected theme's points and the totals and, once the places are out, the
+        places again."""
         scores = {t: theme.score(t) for t in theme.seats}
         if theme.shootout:
             self._shootouts[-1] = Shootout(teams=frozenset(theme.seats), scores=scores)
         out.append(ThemeCorrected(t_ns=now, round=theme.round, theme=theme.number, name=theme.name,
                                   shootout=theme.shootout, scores=scores, totals=self._totals(),
-                                  reason=reasons[-1]))
+                                  reason=reason))
         if self._phase in (FightPhase.OVER, FightPhase.SHOOTOUT_DUE):
             pending = self._pending_teams()
             self._rank(now, out)
@@ -282,6 +309,7 @@ class QuartetFight:
             QuartetAction.PENALTY: self._penalty,
             QuartetAction.ABSENT: self._presence,
             QuartetAction.PRESENT: self._presence,
+            QuartetAction.APPEAL: self._appeal_upheld,
         }[cmd.action]
         problem = handler(cmd, now, out)
         if problem is not None:
@@ -660,6 +688,8 @@ class QuartetFight:
                 actions.append(QuartetAction.PENALTY.value)
             case FightPhase.OVER:
                 pass
+        if self._appeal is not None:
+            actions.append(QuartetAction.APPEAL.value)
         actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value]
         return actions
 

@@ -60,6 +60,9 @@ class QuartetAction(StrEnum):
     PENALTY = "penalty"  # talking to the team (3.5): warning, void or minus
     ABSENT = "absent"  # a player is not at the game (3.8), from the next round on
     PRESENT = "present"  # the player is back
+    # An appeal upheld (4.1 with 3.10): `team`'s answer to `question` of the theme just played
+    # was right (a dual answer): it counts as that question taken, for `reason`.
+    APPEAL = "appeal"
 
 
 class Penalty(StrEnum):
@@ -83,11 +86,13 @@ class QuartetHost:
     name: str | None = None  # name_theme
     penalty: Penalty | None = None  # penalty
     gross: bool = False  # penalty: a gross violation is punished at once (3.5)
+    question: int | None = None  # appeal: the question's number in the theme (1-5)
+    reason: str | None = None  # appeal: why (the jury's words, journaled)
 
     def command(self) -> dict[str, object]:
         """The host command's JSON (docs/mqtt-quartet.md): the action and the arguments given."""
         args: dict[str, object] = {"action": self.action.value}
-        for key in ("team", "player", "name"):
+        for key in ("team", "player", "name", "question", "reason"):
             if getattr(self, key) is not None:
                 args[key] = getattr(self, key)
         for key in ("players", "themes"):

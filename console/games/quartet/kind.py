@@ -38,9 +38,9 @@ from console.games.svoya.kind import journal_header as svoya_header
 from console.games.svoya.kind import pack_themes, question_interrupted, svoya_rules
 from console.games.svoya.kind import parse_command as svoya_command
 
-ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross")
+ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross", "question", "reason")
 SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
-STEP_ARGS = (*ARGS, "delta", "reason")  # a host step: the fight's arguments, or a correction's
+STEP_ARGS = (*ARGS, "delta")  # a host step: the fight's arguments, or a correction's
 
 
 def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
@@ -120,9 +120,16 @@ def host_command(kind: QuartetAction, args: JsonObject, at: int) -> QuartetHost:
     gross = args.get("gross", False)
     if not isinstance(gross, bool):
         raise ValueError("gross must be true or false")
+    question = args.get("question")
+    if question is not None and (isinstance(question, bool) or not isinstance(question, int) or question < 1):
+        raise ValueError("question must be the question's number in the theme (1, 2, ...)")
+    reason = text("reason")
+    if reason is not None and (not reason.strip() or len(reason) > 500):
+        raise ValueError("reason must be a text of 1 to 500 characters")
     return QuartetHost(kind, at, team=text("team"), players=texts("players", True), player=text("player"),
                        themes=texts("themes", False), name=text("name"),
-                       penalty=None if penalty is None else Penalty(penalty), gross=gross)
+                       penalty=None if penalty is None else Penalty(penalty), gross=gross,
+                       question=question, reason=reason)
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
