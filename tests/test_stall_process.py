@@ -49,7 +49,7 @@ async def window_open(mosquitto: Broker, tmp_path: Path, port: str, game: str = 
         yield d, proc, state
 
 
-@pytest.mark.parametrize("stall_s", [1.5, 3.0, 10.0])
+@pytest.mark.parametrize("stall_s", [1.5, 10.0])
 async def test_a_press_made_while_the_console_is_stalled_takes_the_turn(
         mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, stall_s: float) -> None:
     """A stall longer than the link's 1-s silence timeout, inside an open 30-s window: the
@@ -238,8 +238,10 @@ ZEITNOT_TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "serial_mcu"\npor
                  '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\nzeitnot = [2]\n')
 
 
-@pytest.mark.parametrize(("stall_ms", "stamped"), [(300, True), (3000, True), (10_000, True), (1000, False)],
-                         ids=["0.3s", "3s", "10s", "1s-no-time"])
+# 1 and 3 s stalls are tried on the window's end and the answer clock above; here the shortest
+# and the longest, and the control without the command's time.
+@pytest.mark.parametrize(("stall_ms", "stamped"), [(300, True), (10_000, True), (1000, False)],
+                         ids=["0.3s", "10s", "1s-no-time"])
 async def test_a_verdict_keyed_in_time_during_a_stall_ends_the_round_before_time_is_called(
         mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, stall_ms: int, stamped: bool) -> None:
     """The ChGK table's count («цейтнот», 10 s: 000 4.2 в) with the daemon stopped from 300 ms
