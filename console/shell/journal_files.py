@@ -1,17 +1,17 @@
-"""This start's journal file on the disk: begun under a name no resume looks at, and made the
-one to resume only once its beginning is on the disk.
+"""Where a start's journal lives on the disk: a fresh game's file, begun under a name no
+resume looks at and made the one to resume only once its beginning is on the disk; or
+today's journal, resumed and appended to.
 
-Contract: `JournalFiles(base)` names this start's journal after `base` (``journal.jsonl`` ->
-``journal-YYYYMMDD-HHMMSS.jsonl``). `open()` creates it as ``<that name>.<pid>.part`` and
-returns its descriptor (OSError as os.open raises). `commit()` is called once what was
-written first (the config line, a resumed journal's lines) is synced: it gives the file its
-dated name (the first of ``-2``, ``-3`` … not taken: a clock-less Pi boots to the same saved
-time again and again), syncs the directory and returns the name. Until then `find_journal`
-(console/shell/resume.py) does not see it, so a start killed in its first milliseconds, or
-while it copies a long journal, never hides the older journal it was resuming: the next
-start resumes that one again. `set_aside(path, mark)` renames a journal
-``journal-X.jsonl`` -> ``journal-X<mark>.jsonl`` (``-2`` … if taken). A resumed start
-appends to today's journal instead (`Resumed`): there is nothing to copy, so nothing to hide.
+Contract: `JournalFiles(base)` names a fresh game's journal after `base` (``journal.jsonl``
+-> ``journal-YYYYMMDD-HHMMSS.jsonl``). `open()` creates it as ``<that name>.<pid>.part`` and
+returns its descriptor (OSError as os.open raises). `commit()` is called once its config line
+is synced: it gives the file its dated name (the first of ``-2``, ``-3`` … not taken: a
+clock-less Pi boots to the same saved time again and again), syncs the directory and returns
+the name. Until then `find_journal` (console/shell/resume.py) does not see it, so a start
+killed in its first milliseconds, or one whose disk refused the file, never hides the older
+journal before it. `Resumed(path, keep_bytes)` is today's journal, resumed: this start
+appends to it (no copy), after cutting off a torn last line. `set_aside(path, mark)` renames
+a journal ``journal-X.jsonl`` -> ``journal-X<mark>.jsonl`` (``-2`` … if taken).
 """
 
 from __future__ import annotations
