@@ -16,7 +16,4 @@ make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy --strict"; .venv/bin/mypy
-# Two workers, one per core of a CI machine: the suite's process tests spend most of their
-# time waiting on sockets and timers (6.5 min instead of 10.5 here). Each test uses its own
-# broker, ports (tests/conftest.py: free_port) and files, so they do not meet.
-echo "== pytest"; exec .venv/bin/pytest -n 2 "$@"
+echo "== pytest"; exec .venv/bin/pytest "$@"
