@@ -82,20 +82,28 @@ class Fight(VirtualTable):
 
     # ---- playing
 
-    def question(self, outcome: Outcome) -> None:
-        """One question of the theme in play, from the value's announcement to its end."""
+    def read(self) -> None:
+        """The next question announced and read to its end: the 7-s window opens."""
         self.host(HostAction.NEXT)
         self.advance(2 * S)
         self.host(HostAction.READING_FINISHED)
+
+    def answer(self, team: str, *, correct: bool) -> None:
+        """`team` signals half a second on, is named and answers, judged `correct` or not."""
+        self.advance(500 * MS)
+        self.press(team)
+        self.advance(20 * MS)
+        self.host(HostAction.NAME)
+        self.advance(1 * S)
+        self.host(HostAction.CORRECT if correct else HostAction.WRONG)
+
+    def question(self, outcome: Outcome) -> None:
+        """One question of the theme in play, from the value's announcement to its end."""
+        self.read()
         steps = () if outcome is None else (outcome,) if isinstance(outcome, str) else outcome
         for step in steps:
-            self.advance(500 * MS)
             wrong = step.startswith("-")
-            self.press(step.lstrip("-"))
-            self.advance(20 * MS)
-            self.host(HostAction.NAME)
-            self.advance(1 * S)
-            self.host(HostAction.WRONG if wrong else HostAction.CORRECT)
+            self.answer(step.lstrip("-"), correct=not wrong)
             if wrong:
                 self.advance(100 * MS)
                 self.host(HostAction.RESET)

@@ -215,15 +215,8 @@ def test_with_one_seat_taken_a_wrong_answer_ends_the_question_at_once() -> None:
                   "t4": [None, "Оля", "Петя", "Рая"]})
     f.cmd("start_theme")
     assert [s["team"] for s in f.events("theme_started")[-1]["seats"]] == ["t1"]
-    f.host(HostAction.NEXT)
-    f.advance(2 * S)
-    f.host(HostAction.READING_FINISHED)
-    f.advance(500 * MS)
-    f.press("t1")
-    f.advance(20 * MS)
-    f.host(HostAction.NAME)
-    f.advance(1 * S)
-    f.host(HostAction.WRONG)
+    f.read()
+    f.answer("t1", correct=False)
     ended = f.events("question_ended")
     assert ended and ended[-1]["reason"] == "all_wrong"  # at once, no 7-s wait
 
@@ -266,26 +259,14 @@ def test_a_void_takes_away_points_earned_and_never_a_minus() -> None:
     f.cmd("start_round", themes=["А", "Б", "В", "Г"])
     f.assign_all(None)
     f.cmd("start_theme")
-    f.host(HostAction.NEXT)
-    f.advance(2 * S)
-    f.host(HostAction.READING_FINISHED)
-    f.advance(500 * MS)
-    f.press("t1")
-    f.advance(20 * MS)
-    f.host(HostAction.NAME)
-    f.advance(1 * S)
-    f.host(HostAction.WRONG)  # t1: −10 on question 1
+    f.read()
+    f.answer("t1", correct=False)  # t1: −10 on question 1
     f.cmd("penalty", team="t1", penalty="void", gross=True)
     given = f.events("penalty_given")[-1]
     assert given["question"] == 1 and given["totals"]["t1"] == -10  # not 0
     f.advance(100 * MS)
     f.host(HostAction.RESET)
-    f.advance(500 * MS)
-    f.press("t2")
-    f.advance(20 * MS)
-    f.host(HostAction.NAME)
-    f.advance(1 * S)
-    f.host(HostAction.CORRECT)  # t2: +10
+    f.answer("t2", correct=True)  # t2: +10
     f.cmd("penalty", team="t2", penalty="void", gross=True)
     assert f.events("penalty_given")[-1]["totals"] == {**given["totals"], "t1": -10, "t2": 0}
     for _ in range(4):
