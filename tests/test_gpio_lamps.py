@@ -74,13 +74,12 @@ async def test_blinking_lamps_blink_in_phase_at_250_ms(factory: MockFactory) -> 
     lamps.start(asyncio.get_running_loop())
     try:
         lamps.set_lamps(0b001, 0b001)  # blink wins over on
-        await asyncio.sleep(0.4)  # mid-phase: a lamp that kept its phase would toggle ~100 ms off
+        await asyncio.sleep(0.4)
         lamps.set_lamps(0b100, 0b011)  # the set changed: both restart together
-        await until(lambda: len(toggles(factory, LAMPS[1])) >= 4, within=10.0)
+        await asyncio.sleep(1.1)
         a, b = toggles(factory, LAMPS[0]), toggles(factory, LAMPS[1])
-        # Never faster than the 250-ms phase; a loaded machine can only make it slower, so no
-        # upper bound (a timing window would fail by chance).
-        assert all(t2 - t1 > 0.15 for t1, t2 in itertools.pairwise(b))
+        assert len(b) >= 4
+        assert all(0.15 < t2 - t1 < 0.4 for t1, t2 in itertools.pairwise(b))
         # In phase: each of lamp 1's toggles after its start has one of lamp 0's beside it. (At
         # the restart itself lamp 0 may already be lit and not toggle; out of phase, its toggles
         # would fall 100-150 ms away: it had blinked for 0.4 s before lamp 1 began.)
