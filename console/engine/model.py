@@ -122,6 +122,8 @@ class Cue(StrEnum):
     TIME_UP = "time_up"  # time is up: lower, longer tone, ~600 ms
     WARNING = "warning"  # "10 seconds left": short double beep
     START = "start"  # timer started: short rising blip
+    FINAL_BEEPS = "final_beeps"  # the count is about to end: three short beeps («Брейн-ринг»)
+    FALSE_START = "false_start"  # a press before «Время!»: a low falling buzz («Брейн-ринг»)
 
 
 @dataclass(frozen=True, slots=True)

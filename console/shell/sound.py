@@ -89,6 +89,11 @@ _SHAPES: dict[Cue, tuple[_Tone, ...]] = {
     Cue.WARNING: (_Tone(0.090, 1320.0), _Tone(0.070, 0.0), _Tone(0.090, 1320.0)),
     # An octave sweep up reads as "go".
     Cue.START: (_Tone(0.120, 660.0, f_end=1320.0),),
+    # Three short beeps, 80 + 80 ms apart: the count is about to end.
+    Cue.FINAL_BEEPS: (_Tone(0.080, 1320.0), _Tone(0.080, 0.0), _Tone(0.080, 1320.0),
+                      _Tone(0.080, 0.0), _Tone(0.080, 1320.0)),
+    # A low buzz sweeping down reads as "no": distinct from every other cue.
+    Cue.FALSE_START: (_Tone(0.350, 330.0, f_end=220.0, overtone=0.5),),
 }
 
 

@@ -1,0 +1,607 @@
+"""The «Брейн-ринг» referee: a pure state machine over timestamped inputs.
+
+Theory of operation (../shared/RULES.md §5; the sources are named in `rules`):
+
+``idle`` --next--> ``reading`` --time («Время!»)--> ``counting``
+``reading``: a press of a team is a false start: the team is out of the question (its lamp
+flashes, its cue), and the others' count will be the 20 s (windflower 2.4; TV 5.1)
+``counting`` --the first press of a team in play settles--> ``answering`` (the count stops)
+``answering`` --correct--> the question is over, the stake to the team (windflower 2.3);
+--wrong--> the team is out (one answer a team, regmik 2.4) and the others' 20 s run (or the
+time left: `Rebound`); with nobody left in play, or the count over with no press, the
+question ends unanswered (the next one's stake rises where `rising_stakes` is set).
+A fight ends when a team reaches `target`, or after `questions` with one team ahead; a
+shared lead then goes to extra questions (regmik 1.2-2.3). ``fight_over`` --new_fight-->
+the next fight of the game, its standings kept.
+
+Every press is judged on its own stamp (``at``), never on when it arrived: a press stamped
+before «Время!» is a false start even if it reached the console after the key; the first
+press is final once every source has reported through it and the tie window (`Arbiter`), and
+presses on the same tick are a tie, drawn with ``random.Random(rules.seed)`` and reported with
+their deltas. A count ends once every source has reported through its end. A lost box is
+waited for (`lost_source_wait_ns`), then given up: decisions over its span name it
+(`inputs_lost`). The engine reads no clock and does no I/O; the same inputs at the same
+``now`` always give the same outputs.
+
+The host may correct: change a team's score with a reason at any time (`AdjustScore`, the
+team's id as its player), and reverse the last judgement of the question just played, once,
+before the next one starts (`Reverse`). The fight's end follows the scores: a correction that
+brings a team to the target ends the fight; one that takes the winner below it reopens it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from console.engine.arbiter import Arbiter
+from console.engine.brainring.events import (
+    AnswerJudged,
+    CountStarted,
+    CountWarning,
+    ExtraQuestions,
+    FalseStart,
+    FightOver,
+    FightStarted,
+    JudgementReversed,
+    PressIgnored,
+    PressReason,
+    PressRecord,
+    QuestionEnd,
+    QuestionEnded,
+    QuestionStarted,
+    ScoreAdjusted,
+    SignalAccepted,
+    TimeUp,
+    event_view,
+)
+from console.engine.brainring.question import Phase, Question
+from console.engine.brainring.rules import BrainringAction, BrainringHost, BrainringRules, Rebound, SendOut
+from console.engine.events import CommandRefused, refusal
+from console.engine.model import (
+    NS_PER_S,
+    Cue,
+    Json,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    SourceLink,
+    Watermark,
+    ns_to_ms,
+)
+from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Reverse
+
+__all__ = ["BrainringInput", "BrainringReferee", "Phase"]
+
+BrainringInput = Press | Watermark | SourceLink | BrainringHost | AdjustScore | Reverse
+
+
+class BrainringReferee:
+    """Referee of a game of «Брейн-ринг» fights. See the module docstring for the contract."""
+
+    def __init__(self, rules: BrainringRules) -> None:
+        self.rules = rules
+        self._arbiter = Arbiter(rules.sources, rules.tie_window_ns)
+        self._rng = random.Random(rules.seed)
+        self._order = {pad: i for i, pad in enumerate(rules.pads)}
+        self._fight = 1
+        self._scores = {t.id: 0 for t in rules.teams}
+        self._standings: list[dict[str, Json]] = []  # the game's finished fights
+        self._phase = Phase.IDLE
+        self._q: Question | None = None
+        self._played = 0  # questions of this fight played (a withdrawn one is not)
+        self._unanswered = 0  # questions in a row nobody took
+        self._extra = False
+        self._winner: str | None = None
+        self._sent_out: dict[str, SendOut] = {}  # pad -> until when it is out
+        self._last_decision: SignalAccepted | None = None
+        self._last_end: QuestionEnded | None = None
+        self._lamps: dict[str, LampMode] = {}
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return dict(self._scores)
+
+    def handle(self, inp: BrainringInput, now: int) -> list[Output]:
+        return self.handle_all((inp,), now)
+
+    def handle_all(self, inputs: Sequence[BrainringInput], now: int) -> list[Output]:
+        """Take inputs that arrived together at `now`; decisions wait for the last of them,
+        so a tie inside one scan is seen whole."""
+        out: list[Output] = []
+        self._settle(now, out)
+        for inp in inputs:
+            if isinstance(inp, Press):
+                self._on_press(inp, now, out)
+            elif isinstance(inp, Watermark):
+                self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
+            elif isinstance(inp, SourceLink):
+                self._on_link(inp)
+            else:
+                self._on_host(inp, now, out)
+                self._settle(now, out)
+        self._settle(now, out)
+        self._update_lamps(out)
+        return out
+
+    def on_timer(self, now: int) -> list[Output]:
+        out: list[Output] = []
+        self._settle(now, out)
+        self._update_lamps(out)
+        return out
+
+    def next_deadline(self) -> int | None:
+        q = self._q
+        if q is None or self._phase not in (Phase.READING, Phase.COUNTING, Phase.ANSWERING):
+            return None
+        deadlines = [since + self.rules.lost_source_wait_ns
+                     for since in self._arbiter.lost_sources().values()]
+        if self._phase is Phase.COUNTING and q.count_ends is not None:
+            if not q.warned and not q.pending:  # a press pending is settled first
+                deadlines.append(q.count_ends - self.rules.warning_ns)
+            if not self._arbiter.lost_sources():  # a lost box settles nothing by the clock
+                if q.pending:
+                    deadlines.append(self._arbiter.first_deadline(min(p.at for p in q.pending)))
+                deadlines.append(self._arbiter.settle_deadline(q.count_ends))
+        return min(deadlines) if deadlines else None
+
+    def running_timer(self) -> tuple[str, int] | None:
+        q = self._q
+        if self._phase is Phase.COUNTING and q is not None and q.count_ends is not None:
+            return "count", q.count_ends
+        return None
+
+    def snapshot(self, now: int) -> dict[str, Json]:
+        q = self._q
+        in_play = q is not None and self._phase in (Phase.READING, Phase.COUNTING, Phase.ANSWERING)
+        timer = self.running_timer()
+        return {
+            "phase": self._phase.value,
+            "fight": self._fight,
+            "target": self.rules.target,
+            "questions": self.rules.questions,
+            "played": self._played,
+            "teams": [
+                {"id": t.id, "name": t.name, "score": self._scores[t.id],
+                 "status": q.status_of(t) if in_play and q is not None else "idle",
+                 "sent_out": [pad for pad in t.pads if pad in self._sent_out]}
+                for t in self.rules.teams
+            ],
+            "question": q.view() if in_play and q is not None else None,
+            "next": None if self._phase is Phase.FIGHT_OVER else {
+                "number": self._played + 1, "stake": self.rules.stake(self._unanswered),
+                "extra": self._extra},
+            "timer": None if timer is None else {
+                "kind": timer[0], "ends_ns": timer[1], "remaining_ms": max(0, (timer[1] - now) // 1_000_000)},
+            "winner": self._winner,
+            "last_decision": _view(self._last_decision),
+            "last_end": _view(self._last_end),
+            "standings": self._standings_view(),
+        }
+
+    def host_snapshot(self, now: int) -> dict[str, Json]:
+        """`snapshot` plus the host's: the actions taken now and the question's presses."""
+        q = self._q
+        in_play = q is not None and self._phase in (Phase.READING, Phase.COUNTING, Phase.ANSWERING)
+        return {
+            **self.snapshot(now),
+            "host_actions": list(self.host_actions(now)),
+            "host_question": None,
+            "presses": q.presses(dict(self.rules.pads)) if in_play and q is not None else [],
+        }
+
+    def host_actions(self, now: int) -> tuple[str, ...]:
+        plain = [a.value for a in BrainringAction if self._refusal(a) is None]
+        corrections = [AdjustScore.ACTION.value]
+        if self._reverse_refusal() is None:
+            corrections.append(Reverse.ACTION.value)
+        return (*plain, *corrections)
+
+    # ------------------------------------------------------------------ presses
+
+    def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
+        team = self.rules.pads.get(press.pad)
+        if not self._arbiter.knows(press.source) or team is None:
+            out.append(CommandRefused(t_ns=now, message=f"нажата кнопка «{press.pad}», за которой не закреплена команда",
+                                      details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
+            return
+        q = self._q
+        if q is None or press.at < q.started_at:
+            out.append(self._ignored(now, press, PressReason.BETWEEN_QUESTIONS))
+        elif q.ended_at is not None:
+            reason = (PressReason.DELIVERED_TOO_LATE if press.at <= q.ended_at
+                      else PressReason.BETWEEN_QUESTIONS)
+            out.append(self._ignored(now, press, reason))
+        elif press.pad in self._sent_out:
+            out.append(self._ignored(now, press, PressReason.SENT_OUT))
+        elif team.id in q.out:
+            out.append(self._ignored(now, press, PressReason.OUT_OF_QUESTION))
+        elif q.time_at is None or press.at < q.time_at:
+            if q.answerer is not None and q.answerer.id == team.id:  # delivered after its own turn
+                out.append(self._ignored(now, press, PressReason.DELIVERED_TOO_LATE))
+            else:
+                self._false_start(q, press, now, out)
+        else:
+            q.pending.append(press)
+            q.signals.append(press)
+
+    def _false_start(self, q: Question, press: Press, now: int, out: list[Output]) -> None:
+        """A press before «Время!» (by its stamp): the team is out of this question and the
+        others' count is the rebound (windflower 2.4; TV 5.1)."""
+        team = self.rules.pads[press.pad]
+        q.out.add(team.id)
+        q.false_starts.add(team.id)
+        out.append(FalseStart(t_ns=now, question=q.number, team=team.id, pad=press.pad, at_ns=press.at,
+                              teams_in_play=q.in_play(self.rules.teams)))
+        out.append(PlayCue(Cue.FALSE_START))
+        if not q.in_play(self.rules.teams):
+            self._end_question(q, now, now, QuestionEnd.UNANSWERED, out)
+        elif (q.count_by == "time" and q.time_at is not None and q.count_ends is not None
+              and self.rules.rebound is Rebound.FIXED):
+            # Known only after «Время!» (delivered late): the others' time is still the rebound.
+            q.count_ends = min(q.count_ends, q.time_at + self.rules.rebound_ns)
+
+    def _ignored(self, now: int, press: Press, reason: PressReason) -> PressIgnored:
+        q = self._q
+        behind = None
+        if q is not None and q.answer_press is not None and reason in (PressReason.ANSWERING,
+                                                                       PressReason.DELIVERED_TOO_LATE):
+            behind = ns_to_ms(press.at - q.answer_press.at)
+        return PressIgnored(t_ns=now, team=self.rules.pads[press.pad].id, pad=press.pad, at_ns=press.at,
+                            reason=reason, behind_ms=behind)
+
+    def _on_link(self, link: SourceLink) -> None:
+        if not self._arbiter.knows(link.source):
+            return
+        if link.up:
+            self._arbiter.restore(link.source, link.at)
+        else:
+            self._arbiter.lose(link.source, link.at)
+
+    # ------------------------------------------------------------------ settling
+
+    def _settle(self, now: int, out: list[Output]) -> None:
+        q = self._q
+        if q is None or self._phase not in (Phase.COUNTING, Phase.ANSWERING, Phase.READING):
+            return
+        for source, since in self._arbiter.lost_sources().items():
+            if now >= since + self.rules.lost_source_wait_ns:  # not back: decide without it
+                self._arbiter.give_up(source)
+        self._judge_pending(q, now, out)
+        if self._phase is not Phase.COUNTING or q.count_ends is None:
+            return
+        if q.pending:
+            t0 = min(p.at for p in q.pending)
+            if self._arbiter.first_settled(t0, now):
+                self._accept_first(q, t0, now, out)
+            return
+        if self._arbiter.settled(q.count_ends, now):
+            lost = self._arbiter.lost_between(q.count_from or q.count_ends, q.count_ends)
+            out.append(TimeUp(t_ns=now, question=q.number, ends_ns=q.count_ends, inputs_lost=lost or None))
+            out.append(PlayCue(Cue.TIME_UP))
+            self._end_question(q, now, q.count_ends, QuestionEnd.UNANSWERED, out)
+        elif not q.warned and now >= q.count_ends - self.rules.warning_ns:
+            q.warned = True
+            out.append(CountWarning(t_ns=now, question=q.number, ends_ns=q.count_ends,
+                                    remaining_s=round(max(0, q.count_ends - now) / NS_PER_S, 3)))
+            out.append(PlayCue(Cue.FINAL_BEEPS))
+
+    def _judge_pending(self, q: Question, now: int, out: list[Output]) -> None:
+        """Drop the presses that can never take the turn, each with why."""
+        keep: list[Press] = []
+        for press in q.pending:
+            team = self.rules.pads[press.pad]
+            reason: PressReason | None = None
+            if team.id in q.out:
+                reason = PressReason.OUT_OF_QUESTION
+            elif self._phase is Phase.ANSWERING:
+                reason = PressReason.ANSWERING
+            elif q.count_from is not None and press.at < q.count_from:
+                reason = PressReason.ANSWERING  # during the answer before the rebound
+            elif q.count_ends is not None and press.at > q.count_ends:
+                reason = PressReason.LATE
+            if reason is None:
+                keep.append(press)
+            else:
+                out.append(self._ignored(now, press, reason))
+        q.pending = keep
+
+    def _accept_first(self, q: Question, t0: int, now: int, out: list[Output]) -> None:
+        """The first press of a team in play stops the count; a tie on one tick by the draw."""
+        ordered = sorted(q.pending, key=lambda p: (p.at, self._order[p.pad]))
+        tied_presses = [p for p in ordered if p.at < t0 + self._arbiter.tie_ns]
+        tied_teams = list(dict.fromkeys(self.rules.pads[p.pad].id for p in tied_presses))
+        if len(tied_teams) > 1:
+            pick = tied_teams[self._rng.randrange(len(tied_teams))]
+            winner = next(p for p in tied_presses if self.rules.pads[p.pad].id == pick)
+        else:
+            winner = tied_presses[0]
+        team = self.rules.pads[winner.pad]
+        assert q.count_ends is not None
+        q.pending = []
+        q.answerer, q.answer_press = team, winner
+        q.remaining_at_press = max(0, q.count_ends - winner.at)
+        self._phase = Phase.ANSWERING
+        lost = self._arbiter.lost_between(q.count_from or t0, t0 + self._arbiter.tie_ns - 1)
+        decision = SignalAccepted(
+            t_ns=now, question=q.number, team=team.id, name=team.name, pad=winner.pad,
+            press_at_ns=winner.at, remaining_ms=ns_to_ms(q.remaining_at_press),
+            presses=tuple(PressRecord(team=self.rules.pads[p.pad].id, pad=p.pad, at_ns=p.at,
+                                      behind_ms=ns_to_ms(p.at - t0)) for p in ordered),
+            tie=len(tied_teams) > 1, tied=tuple(tied_teams) if len(tied_teams) > 1 else None,
+            inputs_lost=lost or None)
+        self._last_decision = decision
+        out.append(decision)
+        out.append(PlayCue(Cue.SIGNAL))
+
+    # ------------------------------------------------------------------ host actions
+
+    def _on_host(self, cmd: BrainringHost | AdjustScore | Reverse, now: int, out: list[Output]) -> None:
+        if isinstance(cmd, AdjustScore):
+            action, problem = cmd.ACTION.value, self._adjust(cmd, now, out)
+        elif isinstance(cmd, Reverse):
+            action, problem = cmd.ACTION.value, self._reverse(cmd, now, out)
+        else:
+            action, problem = cmd.action.value, self._refusal(cmd.action)
+            if problem is None:
+                self._take(cmd.action, cmd.at, now, out)
+        if problem is not None:
+            out.append(refusal(now, action, problem, self._phase.value))
+
+    def _refusal(self, action: BrainringAction) -> str | None:
+        """Why the host's `action` would be refused now, or None (also lists `host_actions`)."""
+        phase = self._phase
+        match action:
+            case BrainringAction.NEXT:
+                if phase is Phase.FIGHT_OVER:
+                    return "бой окончен: следующий начните кнопкой «Новый бой»"
+                if phase is not Phase.IDLE:
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
+            case BrainringAction.TIME:
+                if phase is not Phase.READING:
+                    return "«Время!» дают после чтения вопроса, один раз"
+            case BrainringAction.CORRECT | BrainringAction.WRONG:
+                if phase is not Phase.ANSWERING:
+                    return "никто не отвечает"
+            case BrainringAction.CANCEL:
+                if phase not in (Phase.READING, Phase.COUNTING, Phase.ANSWERING):
+                    return "вопрос не идёт"
+            case BrainringAction.NEW_FIGHT:
+                if phase in (Phase.READING, Phase.COUNTING, Phase.ANSWERING):
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
+            case BrainringAction.NEW_GAME:
+                pass
+        return None
+
+    def _take(self, action: BrainringAction, at: int, now: int, out: list[Output]) -> None:
+        q = self._q
+        match action:
+            case BrainringAction.NEXT:
+                self._q = Question(number=self._played + 1, stake=self.rules.stake(self._unanswered),
+                                   extra=self._extra, started_at=at, unanswered_before=self._unanswered)
+                self._phase = Phase.READING
+                self._last_decision = None
+                out.append(QuestionStarted(t_ns=now, question=self._q.number, stake=self._q.stake,
+                                           extra=self._extra, started_at_ns=at))
+            case BrainringAction.TIME:
+                assert q is not None
+                q.time_at = at
+                length = self.rules.rebound_ns if q.out and self.rules.rebound is Rebound.FIXED else self.rules.count_ns
+                self._start_count(q, at, length, "time", now, out)
+            case BrainringAction.CORRECT | BrainringAction.WRONG:
+                assert q is not None
+                self._judge(q, action is BrainringAction.CORRECT, at, now, out)
+            case BrainringAction.CANCEL:
+                assert q is not None
+                self._end_question(q, now, at, QuestionEnd.CANCELLED, out)
+            case BrainringAction.NEW_FIGHT:
+                self._new_fight(now, out, keep_standings=True)
+            case BrainringAction.NEW_GAME:
+                self._new_fight(now, out, keep_standings=False)
+
+    def _start_count(self, q: Question, at: int, length: int, by: str, now: int, out: list[Output]) -> None:
+        q.count_from, q.count_ends, q.count_by = at, at + length, by
+        q.warned = length <= self.rules.warning_ns  # too short for its final beeps
+        self._phase = Phase.COUNTING
+        out.append(CountStarted(t_ns=now, question=q.number, by=by, started_at_ns=at, ends_ns=q.count_ends,
+                                seconds=length / NS_PER_S, teams_in_play=q.in_play(self.rules.teams)))
+        out.append(PlayCue(Cue.START))
+
+    def _judge(self, q: Question, correct: bool, at: int, now: int, out: list[Output]) -> None:
+        """Correct: the stake (windflower 2.3). Wrong: the team is out of the question (regmik
+        2.4) and the others' time runs from the verdict (windflower 2.4, or the time left)."""
+        team, press = q.answerer, q.answer_press
+        assert team is not None and press is not None
+        q.last_judgement = (team.id, correct)
+        if correct:
+            self._scores[team.id] += q.stake
+            out.append(AnswerJudged(t_ns=now, question=q.number, team=team.id, correct=True, delta=q.stake,
+                                    score=self._scores[team.id]))
+            q.winner = team.id
+            self._end_question(q, now, at, QuestionEnd.CORRECT, out)
+            return
+        sent_out = None
+        early = (q.count_by == "time" and q.count_from is not None
+                 and press.at - q.count_from < self.rules.send_out_within_ns)
+        if self.rules.send_out is not SendOut.OFF and early:
+            sent_out = press.pad
+            self._sent_out[press.pad] = self.rules.send_out
+        out.append(AnswerJudged(t_ns=now, question=q.number, team=team.id, correct=False, delta=0,
+                                score=self._scores[team.id], sent_out=sent_out))
+        q.out.add(team.id)
+        remaining = q.remaining_at_press or 0
+        q.answerer = q.answer_press = None
+        q.remaining_at_press = None
+        if not q.in_play(self.rules.teams):
+            self._end_question(q, now, at, QuestionEnd.UNANSWERED, out)
+            return
+        if self.rules.rebound is Rebound.FIXED:
+            length = self.rules.rebound_ns
+        else:  # the time left; in its last second, the rebound on top (club)
+            length = remaining + (self.rules.rebound_ns if remaining < NS_PER_S else 0)
+        self._start_count(q, at, length, "rebound", now, out)
+
+    def _end_question(self, q: Question, now: int, at: int, reason: QuestionEnd, out: list[Output]) -> None:
+        q.ended_at, q.end_reason = at, reason
+        for press in q.pending:
+            out.append(self._ignored(now, press, PressReason.DELIVERED_TOO_LATE))
+        q.pending = []
+        q.answerer = None
+        self._phase = Phase.IDLE
+        if reason is not QuestionEnd.CANCELLED:
+            self._played += 1
+            self._unanswered = 0 if reason is QuestionEnd.CORRECT else q.unanswered_before + 1
+        end = QuestionEnded(t_ns=now, question=q.number, reason=reason, winner=q.winner, stake=q.stake,
+                            next_stake=self.rules.stake(self._unanswered), scores=dict(self._scores))
+        self._last_end = end
+        out.append(end)
+        self._check_fight_end(now, out)
+
+    # ------------------------------------------------------------------ the fight's end
+
+    def _leader(self) -> tuple[str, ...]:
+        best = max(self._scores.values())
+        return tuple(t for t, s in self._scores.items() if s == best)
+
+    def _fight_winner(self) -> str | None:
+        """The fight's winner by the scores now, or None while it goes on (regmik 1.2-2.3)."""
+        target = self.rules.target
+        if target:
+            reached = [t.id for t in self.rules.teams if self._scores[t.id] >= target]
+            if len(reached) == 1:
+                return reached[0]
+        leaders = self._leader()
+        if self.rules.questions and self._played >= self.rules.questions and len(leaders) == 1:
+            return leaders[0]
+        return None
+
+    def _check_fight_end(self, now: int, out: list[Output]) -> None:
+        """Between questions, the fight's state follows the scores and the questions played."""
+        if self._phase not in (Phase.IDLE, Phase.FIGHT_OVER):
+            return
+        winner = self._fight_winner()
+        if winner is not None and self._phase is Phase.IDLE:
+            self._phase, self._winner = Phase.FIGHT_OVER, winner
+            out.append(FightOver(t_ns=now, fight=self._fight, winner=winner, scores=dict(self._scores),
+                                 questions=self._played))
+        elif winner is None and self._phase is Phase.FIGHT_OVER:  # a correction reopened it
+            self._phase, self._winner = Phase.IDLE, None
+        leaders = self._leader()
+        if (winner is None and not self._extra and self.rules.questions
+                and self._played >= self.rules.questions):
+            self._extra = True
+            out.append(ExtraQuestions(t_ns=now, tied=leaders, scores=dict(self._scores)))
+
+    def _new_fight(self, now: int, out: list[Output], *, keep_standings: bool) -> None:
+        if keep_standings and self._winner is not None:
+            self._standings.append({"fight": self._fight, "winner": self._winner,
+                                    "scores": dict(self._scores)})  # type: ignore[dict-item]
+            self._fight += 1
+        elif not keep_standings:
+            self._standings, self._fight = [], 1
+        keep = SendOut.GAME if keep_standings else None
+        self._sent_out = {pad: until for pad, until in self._sent_out.items() if until is keep}
+        self._scores = {t.id: 0 for t in self.rules.teams}
+        self._phase, self._q, self._winner = Phase.IDLE, None, None
+        self._played = self._unanswered = 0
+        self._extra = False
+        self._last_decision = self._last_end = None
+        out.append(FightStarted(t_ns=now, fight=self._fight, scores=dict(self._scores)))
+
+    def _standings_view(self) -> list[Json]:
+        """Each team's fights won and points over the game (the finished fights and this one
+        once it is won), best first."""
+        fights: list[dict[str, Json]] = list(self._standings)
+        if self._winner is not None:
+            fights.append({"fight": self._fight, "winner": self._winner, "scores": dict(self._scores)})  # type: ignore[dict-item]
+        rows = []
+        for t in self.rules.teams:
+            won = sum(1 for f in fights if f["winner"] == t.id)
+            points = 0
+            for f in fights:
+                scores = f["scores"]
+                assert isinstance(scores, dict)
+                value = scores.get(t.id, 0)
+                points += value if isinstance(value, int) else 0
+            rows.append({"team": t.id, "name": t.name, "fights": len(fights), "won": won, "points": points})
+        rows.sort(key=lambda r: (-int(r["won"]), -int(r["points"])))  # type: ignore[call-overload]
+        return rows  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ corrections
+
+    def _adjust(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
+        if cmd.player not in self._scores:
+            return f"нет команды «{cmd.player}» (команды: {', '.join(self._scores)})"
+        if not cmd.reason.strip():
+            return "нужна причина"
+        if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
+            return f"поправка — целое число, не ноль и не больше {MAX_ADJUSTMENT} по модулю"
+        self._scores[cmd.player] += cmd.delta
+        out.append(ScoreAdjusted(t_ns=now, team=cmd.player, delta=cmd.delta, score=self._scores[cmd.player],
+                                 reason=cmd.reason.strip(), scores=dict(self._scores)))
+        self._check_fight_end(now, out)
+        return None
+
+    def _reverse_refusal(self) -> str | None:
+        q = self._q
+        if self._phase not in (Phase.IDLE, Phase.FIGHT_OVER):
+            return "идёт вопрос: решение меняют после вопроса, до следующего"
+        if q is None or q.ended_at is None:
+            return "в этом бою не сыграно ни одного вопроса"
+        if q.end_reason is QuestionEnd.CANCELLED:
+            return "последний вопрос снят (счёт правят кнопкой «Поправить счёт»)"
+        if q.last_judgement is None:
+            return "на сыгранный вопрос никто не отвечал"
+        if q.reversed:
+            return "решение по этому вопросу уже пересмотрено"
+        return None
+
+    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
+        """The last answer of the question just played counts the other way: its stake is
+        given or taken; the decisions since stand."""
+        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "нужна причина")
+        if problem is not None:
+            return problem
+        q = self._q
+        assert q is not None and q.last_judgement is not None
+        team, was_correct = q.last_judgement
+        correct = not was_correct
+        delta = q.stake if correct else -q.stake
+        self._scores[team] += delta
+        q.last_judgement, q.reversed = (team, correct), True
+        q.winner = team if correct else None
+        self._unanswered = 0 if correct else q.unanswered_before + 1
+        out.append(JudgementReversed(t_ns=now, question=q.number, team=team, correct=correct, delta=delta,
+                                     score=self._scores[team], reason=cmd.reason.strip(),
+                                     scores=dict(self._scores)))
+        self._check_fight_end(now, out)
+        return None
+
+    # ------------------------------------------------------------------ lamps
+
+    def _update_lamps(self, out: list[Output]) -> None:
+        lamps = {pad: LampMode.OFF for pad in self.rules.pads}
+        q = self._q
+        if q is not None and self._phase is Phase.ANSWERING and q.answerer is not None:
+            lamps.update({pad: LampMode.ON for pad in q.answerer.pads})
+        elif q is not None and self._phase is Phase.READING:
+            for team in self.rules.teams:
+                if team.id in q.false_starts:
+                    lamps.update({pad: LampMode.BLINK for pad in team.pads})
+        if lamps != self._lamps:
+            self._lamps = lamps
+            out.append(SetLamps(dict(lamps)))
+
+
+
+def _view(event: SignalAccepted | QuestionEnded | None) -> dict[str, Json] | None:
+    """The snapshot's ``last_decision`` / ``last_end``: the event's JSON without type and t_ns."""
+    return None if event is None else event_view(event)

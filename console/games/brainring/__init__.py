@@ -1,0 +1,1 @@
+"""«Брейн-ринг» (game.kind = "brainring"): config, registry entry, terminal texts."""
