@@ -26,9 +26,11 @@ TABLE_KINDS = ("table_event", "table_state", "table_command", "record")
 SPORTS_KINDS = ("sports_state",)
 #: The «Эрудит-квартет» fight's events and state (docs/mqtt-quartet.md).
 QUARTET_KINDS = ("quartet_event", "quartet_state")
+#: The «Брейн-ринг» fight's events and state (docs/mqtt-brainring.md).
+BRAINRING_KINDS = ("brainring_event", "brainring_state")
 #: The tournament service's grid, standings and events (docs/tournament.md).
 TOURNAMENT_KINDS = ("tournament_grid", "tournament_standings", "tournament_event")
-ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS + QUARTET_KINDS + TOURNAMENT_KINDS
+ALL_KINDS = KINDS + TABLE_KINDS + SPORTS_KINDS + QUARTET_KINDS + TOURNAMENT_KINDS + BRAINRING_KINDS
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "schemas"
 

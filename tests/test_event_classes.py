@@ -39,6 +39,8 @@ def schemas_of(cls: type[Event]) -> tuple[str, ...]:
         return ("event", "table_event")  # shared: every game's refusals, the console's own notices
     if module.startswith("console.engine.svoya."):
         return ("event",)
+    if module.startswith("console.engine.brainring."):
+        return ("brainring_event",)  # «Брейн-ринг» (docs/mqtt-brainring.md)
     if module.startswith("console.engine.quartet."):
         return ("quartet_event",)  # the «Эрудит-квартет» fight (docs/mqtt-quartet.md)
     return ("table_event",)  # the table's games: ChGK, spin, sectors, the sports timer

@@ -11,6 +11,7 @@ from __future__ import annotations
 from console.engine.brainring.rules import Rebound, SendOut
 from console.engine.model import Cue, LampMode, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Reverse
+from console.schemas import validate
 from tests.brainring_harness import MS, S, Ring, make_rules
 
 
@@ -186,6 +187,7 @@ def test_regmik_2_3_a_tie_after_the_fights_questions_goes_to_extra_questions() -
     ring.press("mcu:2")
     ring.host("correct")
     assert ring.last("extra_questions")["tied"] == ["t1", "t2"]
+    validate("brainring_event", {**ring.last("extra_questions"), "seq": 1})
     assert ring.ref.phase == "idle" and ring.state()["next"]["extra"] is True
     ring.question_read()
     ring.advance(61 * S)  # an extra question nobody takes: still tied
@@ -362,3 +364,39 @@ def test_a_lost_box_back_with_its_press_made_before_the_end_takes_the_turn() -> 
     ring.press("mcu:2", at=ring.now)  # and its watermark since
     assert ring.last("signal_accepted")["team"] == "t2"
     assert ring.events("time_up") == []
+
+
+def test_every_event_and_state_of_a_fight_fits_its_schema() -> None:
+    """docs/mqtt-brainring.md: what a fight publishes passes schemas/brainring_*.schema.json."""
+    ring = Ring(make_rules(three=True, rising_stakes=True, send_out=SendOut.FIGHT, target=0, questions=2, seed=3))
+    states = []
+    ring.host("next")
+    ring.press("mcu:0")  # a false start
+    ring.host("time")
+    ring.advance(300 * MS)
+    ring.press("mcu:2", "mcu:3")
+    ring.press("gpio:17", at=ring.now - 1 * MS)
+    ring.advance(20 * MS)
+    states.append(ring.state())
+    ring.host("wrong")
+    ring.advance(19 * S)
+    ring.advance(2 * S)  # time up: unanswered, the next for 2
+    ring.question_read()
+    ring.press("mcu:1")
+    states.append(ring.state())
+    ring.host("correct")
+    ring.ref.handle(Reverse(reason="дуальный ответ", at=ring.now), ring.now)
+    ring.question_read()
+    ring.press("mcu:0")
+    ring.host("correct")
+    ring.ref.handle(AdjustScore(player="t2", delta=1, reason="штраф снят", at=ring.now), ring.now)
+    states.append(ring.state())
+    ring.host("new_fight")
+    states.append(ring.state())
+    types = {e["type"] for e in ring.events()}
+    assert {"false_start", "signal_accepted", "count_warning", "time_up",
+            "fight_over", "fight_started", "press_ignored", "answer_judged"} <= types, types
+    for seq, event in enumerate(ring.events(), 1):
+        validate("brainring_event", {**event, "seq": seq})
+    for state in states:
+        validate("brainring_state", {**state, "seq": 1, "game": "brainring"})

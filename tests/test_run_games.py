@@ -77,6 +77,16 @@ KINDS = {
         shown="document.getElementById('round').textContent.startsWith('Раунд 1')",
         schemas={"events": "quartet_event", "state": "quartet_state"},
     ),
+    "brainring": Kind(
+        config='[game]\nkind = "brainring"\n[sources.mcu]\nkind = "simulated_mcu"\npads = 4\n'
+               '[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["mcu:0", "mcu:1"]\n'
+               '[[brainring.teams]]\nid = "t2"\nname = "Ежи"\npads = ["mcu:2", "mcu:3"]\n',
+        title="Брейн-ринг",
+        command=b'{"action": "next"}',
+        event="question_started",
+        shown="document.getElementById('question').textContent.startsWith('Вопрос 1')",
+        schemas={"events": "brainring_event", "state": "brainring_state"},
+    ),
 }
 
 

@@ -28,6 +28,7 @@ _MODULES = {
     "chgk": "console.games.chgk",
     "sports": "console.games.sports",
     "quartet": "console.games.quartet",
+    "brainring": "console.games.brainring",
 }
 _LOADED: dict[str, GameKind] = {}
 

@@ -40,11 +40,9 @@ CORRECTION_ARGS = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
 STEP_ARGS = ("player", "delta", "reason")
 
 
-def svoya_rules(config: Config, seed: int | None = None,
-                pack: tuple[PackTheme, ...] = ()) -> SvoyaRules:
-    """The referee's parameters; raises ConfigError naming the key on a rule violation."""
-    g = config.game
-    timings = {
+def source_timings(config: Config) -> dict[str, SourceTiming]:
+    """What each configured button source promises about its stamps (`SourceTiming`)."""
+    return {
         name: SourceTiming(
             resolution_ns=s.resolution_us * 1000,
             max_delay_ns=int(s.max_delay_ms * NS_PER_MS),
@@ -53,6 +51,13 @@ def svoya_rules(config: Config, seed: int | None = None,
         )
         for name, s in config.sources.items()
     }
+
+
+def svoya_rules(config: Config, seed: int | None = None,
+                pack: tuple[PackTheme, ...] = ()) -> SvoyaRules:
+    """The referee's parameters; raises ConfigError naming the key on a rule violation."""
+    g = config.game
+    timings = source_timings(config)
     try:
         return SvoyaRules(
             players=tuple(Player(p.id, p.name, p.pad) for p in config.players),

@@ -1,0 +1,70 @@
+// «Брейн-ринг» on the host's screen (a module of host.js: registerGame; docs/mqtt-brainring.md).
+// Its actions («Время!» first among them), phases and count; its view: the question and its
+// stake, the teams' cards, this count's presses with their delays (the photo finish).
+"use strict";
+
+const BRAINRING = [
+  { action: "next", label: "Следующий вопрос" },
+  { action: "time", label: "Время!", look: "good" },
+  { action: "correct", label: "Верно", look: "good" },
+  { action: "wrong", label: "Неверно", look: "danger" },
+  { action: "cancel", label: "Снять вопрос", look: "danger",
+    confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
+  { action: "new_fight", label: "Новый бой", look: "danger",
+    confirm: "Начать следующий бой? Счёт обнулится, итоги игры сохранятся." },
+  { action: "new_game", label: "Новая игра", look: "danger",
+    confirm: "Начать новую игру? Счёт и итоги всех боёв обнулятся." },
+  { action: "adjust_score", label: "Поправить счёт", look: "correction",
+    fields: [{ name: "player", label: "Команда", type: "player" },
+             { name: "delta", label: "На сколько очков (можно со знаком минус)", type: "int" },
+             { name: "reason", label: "Причина", type: "text" }] },
+  { action: "reverse", label: "Пересмотреть решение", look: "correction",
+    confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
+    fields: [{ name: "reason", label: "Причина", type: "text" }] },
+];
+const BRAINRING_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыла",
+                           false_start: "фальстарт" };
+
+function brainringPoints(n) {
+  if (n % 10 === 1 && n % 100 !== 11) return "очко";
+  return [2, 3, 4].includes(n % 10) && ![12, 13, 14].includes(n % 100) ? "очка" : "очков";
+}
+
+function renderBrainring(s) {
+  const q = s.question;
+  const target = s.target ? `до ${s.target}` : `${s.questions} вопросов`;
+  const winner = s.teams.find(t => t.id === s.winner);
+  $("situation").textContent = q
+    ? `Бой ${s.fight} (${target}) · ${q.extra ? "дополнительный вопрос" : `вопрос ${q.number}`} · ${q.stake} ${brainringPoints(q.stake)}`
+    : winner ? `Бой ${s.fight} окончен · победа: ${winner.name}`
+    : s.next ? `Бой ${s.fight} (${target}) · дальше вопрос ${s.next.number} за ${s.next.stake} ${brainringPoints(s.next.stake)}`
+    : "Брейн-ринг";
+  $("players-box").hidden = false;
+  $("players").replaceChildren(...s.teams.map(t => {
+    const card = el("div", { className: `player ${t.status}` });
+    card.dataset.player = t.id;
+    const status = BRAINRING_STATUS[t.status] || "";
+    card.append(el("div", { className: "name" }, t.name), el("div", { className: "score" }, String(t.score)),
+                el("div", { className: "status" }, t.sent_out.length ? `${status} · удалён: ${t.sent_out.join(", ")}` : status));
+    return card;
+  }));
+  const presses = Array.isArray(s.presses) ? s.presses : [];
+  $("presses-box").hidden = presses.length === 0;
+  $("presses").replaceChildren(...presses.map((p, i) => {
+    const li = el("li", { className: i === 0 ? "first" : "" },
+                  `${nameOf(p.team)} — ${i === 0 ? "первая" : `+${Number(p.delay_ms).toFixed(p.delay_ms < 10 ? 2 : 1)} мс`}`);
+    li.dataset.player = p.team;
+    return li;
+  }));
+}
+
+registerGame("brainring", {
+  title: "Брейн-ринг",
+  phases: { idle: "между вопросами", reading: "вопрос читается: нажатие — фальстарт",
+            counting: "идёт время", answering: "команда отвечает", fight_over: "бой окончен" },
+  timers: { count: "время на ответ" },
+  actions: BRAINRING,
+  players: (s) => s.teams || [],
+  choices: (type, f, s) => type === "player" ? (s.teams || []).map(t => [t.id, t.name]) : null,
+  render: renderBrainring,
+});

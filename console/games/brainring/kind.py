@@ -1,0 +1,153 @@
+"""«Брейн-ринг» (../shared/RULES.md §5): team fights on the buttons, the host's «Время!».
+
+Contract: `GAME` is this game's registry entry (console/games/kind.py); `brainring_rules(config,
+seed)` gives the referee's parameters from ``[brainring]`` (over its preset) and its
+``[[brainring.teams]]`` (each team's pads), or raises `ConfigError` naming the key. The box's
+timing comes from ``[sources]``, the tie window and a lost box's wait from ``[game]``. Host
+commands are ``{"action": "<BrainringAction>"}`` and the corrections: ``{"action":
+"adjust_score", "player": TEAM, "delta": N, "reason": TEXT}`` and ``{"action": "reverse",
+"reason": TEXT}`` (docs/mqtt-brainring.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from console.config import Config, ConfigError
+from console.engine.brainring.question import Phase
+from console.engine.brainring.referee import BrainringReferee
+from console.engine.brainring.rules import BrainringAction, BrainringHost, BrainringRules, Rebound, SendOut, Team
+from console.engine.model import NS_PER_S, Press, SourceLink, Watermark
+from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.games.brainring.config import BrainringSection
+from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
+from console.games.svoya.kind import STEP_ARGS, source_timings
+from console.games.svoya.kind import input_line as svoya_line
+from console.games.svoya.kind import parse_command as svoya_command
+
+ACTIONS = tuple(a.value for a in BrainringAction)
+CORRECTIONS = tuple(a.value for a in CorrectionAction)
+
+
+def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
+    """The referee's parameters (see the module docstring); ConfigError naming the key."""
+    b, src = config.section(BrainringSection), config.source
+    if not b.teams:
+        raise ConfigError(src, "brainring.teams", "a fight needs 2 teams or more: add [[brainring.teams]] "
+                                                  'with id, name and pads = ["mcu:0", ...]')
+    if b.warning_s >= min(b.count_s, b.rebound_s):
+        raise ConfigError(src, "brainring.warning_s", f"the beeps must come before a count ends "
+                                                      f"({min(b.count_s, b.rebound_s)} s), got {b.warning_s} s")
+    try:
+        return BrainringRules(
+            teams=tuple(Team(t.id, t.name, t.pads) for t in b.teams),
+            sources=source_timings(config),
+            count_ns=round(b.count_s * NS_PER_S),
+            rebound_ns=round(b.rebound_s * NS_PER_S),
+            rebound=Rebound(b.rebound),
+            points=b.points,
+            target=b.target,
+            questions=b.questions,
+            rising_stakes=b.rising_stakes,
+            send_out=SendOut(b.send_out),
+            warning_ns=round(b.warning_s * NS_PER_S),
+            tie_window_ns=config.game.tie_window_us * 1000 or None,
+            lost_source_wait_ns=round(config.game.lost_source_wait_s * NS_PER_S),
+            seed=b.seed if seed is None else seed,
+        )
+    except ValueError as exc:
+        raise ConfigError(src, "brainring.teams", str(exc)) from exc
+
+
+def check(config: Config) -> None:
+    brainring_rules(config)
+
+
+def parse_command(command: JsonObject, at: int) -> GameInput:
+    """A fight's action, or a correction parsed as «Своя игра» parses it (the team's id as
+    its ``player``)."""
+    action = str(command.get("action"))
+    if action in CORRECTIONS:
+        return svoya_command(command, at)
+    only_keys(command, ("action",))
+    try:
+        return BrainringHost(BrainringAction(action), at)
+    except ValueError:
+        raise ValueError(f"unknown action {action!r} (one of {', '.join((*ACTIONS, *CORRECTIONS))})") from None
+
+
+def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
+    """A ``host`` step: an action, or a correction with its arguments."""
+    value = line[step]
+    if not isinstance(value, str):
+        raise ValueError(f"{step} must be a string")
+    args = {k: line[k] for k in STEP_ARGS if k in line}
+    if value not in CORRECTIONS:
+        only_keys(args, ())
+    return parse_command({"action": value, **args}, at)
+
+
+def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
+    if isinstance(inp, BrainringHost):
+        return {"host": inp.action.value}, inp.at
+    return svoya_line(inp)
+
+
+def journal_header(config: Config, seed: int) -> dict[str, Any]:
+    """The config a replay needs: the fight's settings (its preset applied), the teams, the box."""
+    b = config.section(BrainringSection)
+    own = {k: getattr(b, k) for k in b.__dataclass_fields__ if k not in ("teams", "preset")}
+    return {
+        "auto_watermark": False,
+        "game": {"kind": "brainring", "tie_window_us": config.game.tie_window_us,
+                 "lost_source_wait_s": config.game.lost_source_wait_s},
+        "brainring": {**own, "seed": seed,
+                      "teams": [{"id": t.id, "name": t.name, "pads": list(t.pads)} for t in b.teams]},
+        "sources": {
+            name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
+                   **({"port": s.port} if s.port else {}),
+                   **({"pins": list(s.pins)} if s.pins else {}),
+                   **({"pads": s.pads} if s.kind == "simulated_mcu" else {})}
+            for name, s in config.sources.items()
+        },
+        "host": {"max_delay_ms": config.host.max_delay_ms},
+    }
+
+
+def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+    """The question in play, withdrawn with no score change and played again under its number
+    (the host's ``cancel``): its count cannot be known to have been fair."""
+    if engine.phase in (Phase.IDLE, Phase.FIGHT_OVER):
+        return None
+    return BrainringHost(BrainringAction.CANCEL, at), "question"
+
+
+GAME = GameKind(
+    name="brainring",
+    title="«Брейн-ринг»",
+    takes=frozenset({BUTTONS}),
+    host_pedal=True,
+    check=check,
+    seed=lambda config: config.section(BrainringSection).seed,
+    engine=lambda config, seed, now: BrainringReferee(brainring_rules(config, seed)),
+    parse_command=parse_command,
+    command_help=(f'expected {{"action": one of {", ".join(ACTIONS)}}}, '
+                  '{"action": "adjust_score", "player": TEAM, "delta": N, "reason": TEXT} or '
+                  '{"action": "reverse", "reason": TEXT}'),
+    steps=("press", "host", "watermark", "link"),
+    step_args={"host": STEP_ARGS},
+    parse_step=parse_step,
+    journal_header=journal_header,
+    scenario_defaults={
+        "brainring": {"teams": [{"id": "t1", "name": "Команда 1", "pads": ["mcu:0", "mcu:1"]},
+                                {"id": "t2", "name": "Команда 2", "pads": ["mcu:2", "mcu:3"]}]},
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
+    },
+    inputs=(Press, Watermark, SourceLink, BrainringHost, AdjustScore, Reverse),
+    board="brainring.html",
+    host_pages=("host-brainring.js",),
+    interrupted=interrupted,
+    input_line=input_line,
+)
+
+__all__ = ["GAME", "brainring_rules"]
