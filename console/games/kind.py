@@ -61,6 +61,11 @@ def no_records(config: Config) -> str:
     return ""
 
 
+def players_pads(config: Config) -> dict[str, str]:
+    """Each ``[[players]]`` pad and its player's id."""
+    return {p.pad: p.id for p in config.players}
+
+
 @dataclass(frozen=True)
 class GameKind:
     """One game the console can run (see the module docstring)."""
@@ -104,6 +109,9 @@ class GameKind:
     angle_source: Callable[[Config], str] = any_angle_source  # the one source of the top ("": any)
     angle_rate_hz: Callable[[Config], float] = every_angle  # the top's samples thinned to (0: all)
     record_dir: Callable[[Config], str] = no_records  # where its games' records are kept ("": not)
+    # Every pad its engine may light, and whose it is (a player's or a team's id): the lamps'
+    # masks and the held-button notices.
+    pads: Callable[[Config], dict[str, str]] = players_pads
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

@@ -131,7 +131,7 @@ class Console:
         if self.journal.open and self.journal.failing is None:
             self.journal_status = {"state": "writing", "detail": self.journal.name}
         self.records = GameRecords(self.game.record_dir(config), self.report_error)
-        self._lamps = LampMasks(p.pad for p in config.players)
+        self._lamps = LampMasks(self.game.pads(config))
         self._thinning = AngleThinning(self.game.angle_rate_hz(config))
         self._angle_source = self.game.angle_source(config)
         self._timer: asyncio.TimerHandle | None = None
@@ -155,7 +155,7 @@ class Console:
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
         hold_s = config.console.held_button_s
-        self.held = (HeldButtons(round(hold_s * 1e9), {p.pad: p.id for p in config.players})
+        self.held = (HeldButtons(round(hold_s * 1e9), self.game.pads(config))
                      if hold_s > 0 else None)
         self._held_timer: asyncio.TimerHandle | None = None
         self._held_due: int | None = None

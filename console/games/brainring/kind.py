@@ -148,6 +148,7 @@ GAME = GameKind(
     host_pages=("host-brainring.js",),
     interrupted=interrupted,
     input_line=input_line,
+    pads=lambda config: {pad: t.id for t in config.section(BrainringSection).teams for pad in t.pads},
 )
 
 __all__ = ["GAME", "brainring_rules"]
