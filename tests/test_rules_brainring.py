@@ -8,11 +8,19 @@ professional-event.com).
 
 from __future__ import annotations
 
+import io
+import json
+from pathlib import Path
+from typing import Any
+
 from console.engine.brainring.rules import Rebound, SendOut
 from console.engine.model import Cue, LampMode, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.schemas import validate
+from console.tools.replay import replay_lines
 from tests.brainring_harness import MS, S, Ring, make_rules
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_club_the_count_is_60_s_from_time_and_ends_unanswered_with_its_signals() -> None:
@@ -400,3 +408,30 @@ def test_every_event_and_state_of_a_fight_fits_its_schema() -> None:
         validate("brainring_event", {**event, "seq": seq})
     for state in states:
         validate("brainring_state", {**state, "seq": 1, "game": "brainring"})
+
+
+def replayed(name: str) -> list[dict[str, Any]]:
+    out, err = io.StringIO(), io.StringIO()
+    text = (ROOT / "examples" / name).read_text(encoding="utf-8")
+    assert replay_lines(io.StringIO(text), name, out, err) == 0, err.getvalue()
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_example_fight_a_false_start_a_rebound_and_a_photo_finish_to_3() -> None:
+    """examples/brainring-fight.jsonl (the sports preset): windflower 2.3-2.4, regmik 1.2."""
+    events = replayed("brainring-fight.jsonl")
+    assert events[1]["type"] == "false_start" and events[2]["seconds"] == 20.0
+    tie = [e for e in events if e["type"] == "signal_accepted" and e["tie"]]
+    assert len(tie) == 1 and sorted(tie[0]["tied"]) == ["ezhi", "sovy"]
+    assert [p["behind_ms"] for p in tie[0]["presses"]] == [0.0, 0.0]
+    assert events[-1] == {**events[-1], "type": "fight_over", "winner": "sovy", "scores": {"sovy": 3, "ezhi": 0}}
+
+
+def test_example_club_stakes_rise_the_time_left_and_a_player_sent_out() -> None:
+    """examples/brainring-club.jsonl (the club preset, tbclub.ru): three teams."""
+    events = replayed("brainring-club.jsonl")
+    rebounds = [e["seconds"] for e in events if e["type"] == "count_started" and e["by"] == "rebound"]
+    assert rebounds == [59.4, 20.5]  # the time left; in the last second, 20 s more
+    assert [e["stake"] for e in events if e["type"] == "question_started"] == [1, 2, 3]
+    assert any(e["type"] == "press_ignored" and e["reason"] == "sent_out" for e in events)
+    assert events[-1]["scores"] == {"sovy": 3, "ezhi": 0, "lisy": 0}
