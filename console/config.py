@@ -21,7 +21,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
-from console.engine.model import HostAction
 from console.shell import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
@@ -136,8 +135,10 @@ class HostSection:
         return old + tuple((f"pedal:{p.pin}", p) for p in self.pedals)
 
     def actions(self) -> tuple[tuple[str, str], ...]:
-        """(config key, action) of every [[host.pedals]] and key binding, for the game to check."""
-        return (tuple((f"host.pedals[{i}].action", p.action) for i, p in enumerate(self.pedals))
+        """(config key, action) of the pedal, every [[host.pedals]] and key binding, for the game
+        to check (each game has its own actions)."""
+        pedal = (("host.pedal_action", self.pedal_action),) if self.pedal_pin >= 0 else ()
+        return (pedal + tuple((f"host.pedals[{i}].action", p.action) for i, p in enumerate(self.pedals))
                 + tuple((f"{k.where}.{b.key}", b.action) for k in self.keys for b in k.bindings))
 
 
@@ -227,7 +228,6 @@ class Config:
 _CHOICES: dict[str, tuple[str, ...]] = {
     "sources.kind": source_kinds(),
     "console.log_level": ("debug", "info", "warning", "error"),
-    "host.pedal_action": tuple(a.value for a in HostAction),
 }
 _MAY_BE_NEGATIVE = {"pedal_pin", "presence_pin"}  # -1 means "none"
 # http_port may be 0 (off); the other ports must be real ones.

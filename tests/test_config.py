@@ -14,6 +14,7 @@ from console.engine.model import NS_PER_S
 from console.engine.svoya.rules import AnswerClock
 from console.games import config_from_dict, load_config
 from console.games.chgk.config import SpinSection, TableSection, TeamSection
+from console.games.brainring.config import BrainringSection
 from console.games.quartet.config import QuartetSection
 from console.games.sports.config import SportsSection
 from console.games.svoya.kind import svoya_rules
@@ -243,7 +244,7 @@ def _section_types() -> dict[str, type[Any]]:
             sections[f.name] = classes[0]
     # The games' own sections (console/games/<game>/config.py), every one of them listed here.
     games = {"table": TableSection, "spin": SpinSection, "sports": SportsSection, "teams": TeamSection,
-             "quartet": QuartetSection}
+             "quartet": QuartetSection, "brainring": BrainringSection}
     assert set(config_from_dict({"game": {"kind": "sports"}}, "empty.toml").sections) == set(games)
     return {**sections, **games}
 
@@ -255,7 +256,7 @@ def test_the_shipped_config_documents_every_key() -> None:
     documented = _documented_keys((ROOT / "config" / "console.toml").read_text(encoding="utf-8"))
     sections = _section_types()
     assert set(sections) == {"console", "game", "players", "sources", "host", "mqtt", "sound",
-                             "display", "table", "spin", "sports", "teams", "quartet"}
+                             "display", "table", "spin", "sports", "teams", "quartet", "brainring"}
     missing = [f"{name}.{f.name}" for name, cls in sections.items()
                for f in dataclasses.fields(cls) if f.name not in documented.get(name, set())]
     assert missing == [], f"undocumented in config/console.toml: {', '.join(missing)}"
