@@ -202,3 +202,56 @@ async def test_the_table_killed_mid_round_resumes_at_the_spin(
             played = {s["sector"]: s["played"] for s in state["sectors"]}
             assert played[3] and not played[7]
         assert d.invalid == [], d.invalid
+
+
+BRAINRING = ('[game]\nkind = "brainring"\n[sources.mcu]\nkind = "serial_mcu"\nport = "{port}"\n'
+             '[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["mcu:0"]\n'
+             '[[brainring.teams]]\nid = "t2"\nname = "Ежи"\npads = ["mcu:1"]\n')
+BRAINRING_SCHEMAS = {"events": "brainring_event", "state": "brainring_state"}
+
+
+def team_scores(state: dict[str, Any]) -> dict[str, int]:
+    return {t["id"]: t["score"] for t in state["teams"]}
+
+
+async def test_brainring_killed_mid_count_resumes_with_the_question_voided(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu) -> None:
+    """«Брейн-ринг» (../shared/RULES.md §5): the points scored before the crash stand; the
+    question whose count ran when the power went is withdrawn and played again under its
+    number, its count not known to have been fair."""
+    config = write_config(tmp_path, mosquitto, BRAINRING.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics, schemas=BRAINRING_SCHEMAS) as d:
+        async with daemon(config, 1) as first:
+            await online(d, 0)
+            await box_connected(d)
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+            mark = len(d.seen)
+            sim.press(1)
+            sim.release(1)
+            await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+            await play(d, mosquitto, b'{"action": "correct"}', lambda p: p["phase"] == "idle")
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            crashed = await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+            assert team_scores(crashed) == {"t1": 0, "t2": 1} and crashed["question"]["number"] == 2
+            first.send_signal(signal.SIGKILL)
+            await first.wait()
+        mark = len(d.seen)
+        async with daemon(config, 2):
+            resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
+            assert resumed[0]["voided"] == "question"
+            assert events_after(d, mark, "question_ended")[0]["reason"] == "cancelled"
+            state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"], after=mark)
+            assert team_scores(state) == {"t1": 0, "t2": 1}
+            assert state["phase"] == "idle" and state["next"]["number"] == 2  # played again
+            await box_connected(d, mark)
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+            mark = len(d.seen)
+            sim.press(0)
+            sim.release(0)
+            await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+            final = await play(d, mosquitto, b'{"action": "correct"}', lambda p: p["phase"] == "idle")
+            assert team_scores(final) == {"t1": 1, "t2": 1} and final["last_end"]["question"] == 2
+        assert d.invalid == [], d.invalid

@@ -85,3 +85,17 @@ def test_the_pedal_takes_the_games_actions_and_names_a_wrong_one() -> None:
 def test_a_bad_host_command_is_named(command: dict[str, Any], words: str) -> None:
     with pytest.raises(ValueError, match=words):
         parse_command(command, 0)
+
+
+def test_the_journals_config_line_replays_the_same_rules() -> None:
+    """The journal's first line holds the fight's settings (its preset applied): a replay of it
+    judges with the same rules, and it is JSON."""
+    import json
+
+    from console.games.brainring.kind import GAME
+
+    played = config_from_dict(config(preset="club", target=4), "console.toml")
+    header = json.loads(json.dumps(GAME.journal_header(played, 42)))
+    header.pop("auto_watermark")  # a scenario's key, not a config section
+    again = config_from_dict(header, "journal.jsonl")
+    assert brainring_rules(again) == brainring_rules(played, 42)

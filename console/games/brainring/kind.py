@@ -11,6 +11,7 @@ commands are ``{"action": "<BrainringAction>"}`` and the corrections: ``{"action
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from console.config import Config, ConfigError
@@ -96,7 +97,7 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
     """The config a replay needs: the fight's settings (its preset applied), the teams, the box."""
     b = config.section(BrainringSection)
-    own = {k: getattr(b, k) for k in b.__dataclass_fields__ if k not in ("teams", "preset")}
+    own = {f.name: getattr(b, f.name) for f in fields(b) if f.name not in ("teams", "preset")}
     return {
         "auto_watermark": False,
         "game": {"kind": "brainring", "tie_window_us": config.game.tie_window_us,
