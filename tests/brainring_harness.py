@@ -7,7 +7,17 @@ from typing import Any
 from console.engine.arbiter import SourceTiming
 from console.engine.brainring.referee import BrainringReferee
 from console.engine.brainring.rules import BrainringAction, BrainringHost, BrainringRules, Team
-from console.engine.model import NS_PER_MS, NS_PER_S, Cue, LampMode, Output, PlayCue, Press, SetLamps, Watermark
+from console.engine.model import (
+    NS_PER_MS,
+    NS_PER_S,
+    Cue,
+    LampMode,
+    Output,
+    PlayCue,
+    Press,
+    SetLamps,
+    Watermark,
+)
 from console.playback import VirtualTable
 from console.wire import events_json
 

@@ -13,8 +13,8 @@ from console.config import Config, ConfigError
 from console.engine.model import NS_PER_S
 from console.engine.svoya.rules import AnswerClock
 from console.games import config_from_dict, load_config
-from console.games.chgk.config import SpinSection, TableSection, TeamSection
 from console.games.brainring.config import BrainringSection
+from console.games.chgk.config import SpinSection, TableSection, TeamSection
 from console.games.quartet.config import QuartetSection
 from console.games.sports.config import SportsSection
 from console.games.svoya.kind import svoya_rules

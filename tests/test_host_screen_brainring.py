@@ -93,8 +93,8 @@ def test_a_fight_played_from_the_host_screen(ring: Ring) -> None:
     expect(board.locator(team(board, "t2"))).to_have_class("team false_start")
     click(host, "time")
     assert 15.0 < timer_seconds(host) <= 20.0  # the other team's 20 s, not the 60
-    board.wait_for_function("(n => n > 15 && n <= 20)(parseInt(document.getElementById('count').textContent))",
-                            timeout=WAIT_MS)
+    shown = "(n => n > 15 && n <= 20)(parseInt(document.getElementById('count').textContent))"
+    board.wait_for_function(shown, timeout=WAIT_MS)
     press(ring, 1)  # Совы's second player: the team's press
     for page in (host, board):
         expect(page.locator(team(page, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)

@@ -71,8 +71,8 @@ def test_a_bad_config_names_its_key(brainring: dict[str, Any], key: str, words: 
 def test_the_pedal_takes_the_games_actions_and_names_a_wrong_one() -> None:
     good = config_from_dict({**config(), "host": {"pedal_pin": 5, "pedal_action": "time"}}, "console.toml")
     assert good.host.pedal_action == "time"
-    with pytest.raises(ConfigError, match="host.pedals.*'reading_finished' is not a host action of "
-                                          "game.kind = 'brainring'"):
+    with pytest.raises(ConfigError, match=r"host.pedals.*'reading_finished' is not a host action of "
+                                          r"game.kind = 'brainring'"):
         config_from_dict({**config(), "host": {"pedals": [{"pin": 5, "action": "reading_finished"}]}},
                          "console.toml")
 

@@ -76,8 +76,8 @@ class Question:
             "answering": self.answerer.id if self.answerer else None,
             "stopped_remaining_ms": (None if self.remaining_at_press is None
                                      else ns_to_ms(self.remaining_at_press)),
-            "out": sorted(self.out),
-            "false_starts": sorted(self.false_starts),
+            "out": [*sorted(self.out)],
+            "false_starts": [*sorted(self.false_starts)],
         }
 
     def presses(self, pads: dict[str, Team]) -> list[Json]:

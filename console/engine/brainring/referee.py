@@ -88,7 +88,7 @@ class BrainringReferee:
         self._order = {pad: i for i, pad in enumerate(rules.pads)}
         self._fight = 1
         self._scores = {t.id: 0 for t in rules.teams}
-        self._standings: list[dict[str, Json]] = []  # the game's finished fights
+        self._standings: list[tuple[str, dict[str, int]]] = []  # the game's fights won: (winner, scores)
         self._phase = Phase.IDLE
         self._q: Question | None = None
         self._played = 0  # questions of this fight played (a withdrawn one is not)
@@ -210,7 +210,8 @@ class BrainringReferee:
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         team = self.rules.pads.get(press.pad)
         if not self._arbiter.knows(press.source) or team is None:
-            out.append(CommandRefused(t_ns=now, message=f"нажата кнопка «{press.pad}», за которой не закреплена команда",
+            message = f"нажата кнопка «{press.pad}», за которой не закреплена команда"
+            out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
         q = self._q
@@ -394,7 +395,8 @@ class BrainringReferee:
             case BrainringAction.TIME:
                 assert q is not None
                 q.time_at = at
-                length = self.rules.rebound_ns if q.out and self.rules.rebound is Rebound.FIXED else self.rules.count_ns
+                rebound = q.out and self.rules.rebound is Rebound.FIXED  # after a false start
+                length = self.rules.rebound_ns if rebound else self.rules.count_ns
                 self._start_count(q, at, length, "time", now, out)
             case BrainringAction.CORRECT | BrainringAction.WRONG:
                 assert q is not None
@@ -502,8 +504,7 @@ class BrainringReferee:
 
     def _new_fight(self, now: int, out: list[Output], *, keep_standings: bool) -> None:
         if keep_standings and self._winner is not None:
-            self._standings.append({"fight": self._fight, "winner": self._winner,
-                                    "scores": dict(self._scores)})  # type: ignore[dict-item]
+            self._standings.append((self._winner, dict(self._scores)))
             self._fight += 1
         elif not keep_standings:
             self._standings, self._fight = [], 1
@@ -519,21 +520,12 @@ class BrainringReferee:
     def _standings_view(self) -> list[Json]:
         """Each team's fights won and points over the game (the finished fights and this one
         once it is won), best first."""
-        fights: list[dict[str, Json]] = list(self._standings)
-        if self._winner is not None:
-            fights.append({"fight": self._fight, "winner": self._winner, "scores": dict(self._scores)})  # type: ignore[dict-item]
-        rows = []
-        for t in self.rules.teams:
-            won = sum(1 for f in fights if f["winner"] == t.id)
-            points = 0
-            for f in fights:
-                scores = f["scores"]
-                assert isinstance(scores, dict)
-                value = scores.get(t.id, 0)
-                points += value if isinstance(value, int) else 0
-            rows.append({"team": t.id, "name": t.name, "fights": len(fights), "won": won, "points": points})
-        rows.sort(key=lambda r: (-int(r["won"]), -int(r["points"])))  # type: ignore[call-overload]
-        return rows  # type: ignore[return-value]
+        fights = [*self._standings, *([(self._winner, self._scores)] if self._winner is not None else [])]
+        rows = [(sum(winner == t.id for winner, _ in fights), sum(scores[t.id] for _, scores in fights), t)
+                for t in self.rules.teams]
+        rows.sort(key=lambda row: (-row[0], -row[1]))
+        return [{"team": t.id, "name": t.name, "fights": len(fights), "won": won, "points": points}
+                for won, points, t in rows]
 
     # ------------------------------------------------------------------ corrections
 

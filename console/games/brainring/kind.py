@@ -17,7 +17,14 @@ from typing import Any
 from console.config import Config, ConfigError
 from console.engine.brainring.question import Phase
 from console.engine.brainring.referee import BrainringReferee
-from console.engine.brainring.rules import BrainringAction, BrainringHost, BrainringRules, Rebound, SendOut, Team
+from console.engine.brainring.rules import (
+    BrainringAction,
+    BrainringHost,
+    BrainringRules,
+    Rebound,
+    SendOut,
+    Team,
+)
 from console.engine.model import NS_PER_S, Press, SourceLink, Watermark
 from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
 from console.games.brainring.config import BrainringSection
@@ -36,9 +43,10 @@ def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
     if not b.teams:
         raise ConfigError(src, "brainring.teams", "a fight needs 2 teams or more: add [[brainring.teams]] "
                                                   'with id, name and pads = ["mcu:0", ...]')
-    if b.warning_s >= min(b.count_s, b.rebound_s):
+    shortest = min(b.count_s, b.rebound_s)
+    if b.warning_s >= shortest:
         raise ConfigError(src, "brainring.warning_s", f"the beeps must come before a count ends "
-                                                      f"({min(b.count_s, b.rebound_s)} s), got {b.warning_s} s")
+                                                      f"({shortest} s), got {b.warning_s} s")
     try:
         return BrainringRules(
             teams=tuple(Team(t.id, t.name, t.pads) for t in b.teams),
@@ -74,7 +82,8 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     try:
         return BrainringHost(BrainringAction(action), at)
     except ValueError:
-        raise ValueError(f"unknown action {action!r} (one of {', '.join((*ACTIONS, *CORRECTIONS))})") from None
+        known = ", ".join((*ACTIONS, *CORRECTIONS))
+        raise ValueError(f"unknown action {action!r} (one of {known})") from None
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
