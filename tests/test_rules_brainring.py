@@ -36,6 +36,8 @@ def test_club_the_count_is_60_s_from_time_and_ends_unanswered_with_its_signals()
     assert ring.last("question_ended")["reason"] == "unanswered"
     assert ring.cues()[-1] is Cue.TIME_UP
     assert ring.ref.phase == "idle"
+    ring.press("mcu:0")  # after the time: late, the host sees it
+    assert ring.last("press_ignored")["reason"] == "late"
 
 
 def test_club_three_short_beeps_5_s_before_the_end_of_the_count() -> None:

@@ -28,7 +28,17 @@ from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 from tests.conftest import Broker
 from tests.test_console_mqtt import Display, command, display
-from tests.test_resume_process import SVOYA, daemon, online, play, sim, state_where, write_config
+from tests.test_resume_process import (
+    BRAINRING,
+    BRAINRING_SCHEMAS,
+    SVOYA,
+    daemon,
+    online,
+    play,
+    sim,
+    state_where,
+    write_config,
+)
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
 MS = 1_000_000
@@ -359,3 +369,42 @@ async def test_the_tables_box_unplugged_mid_spin_picks_the_sector_once_the_top_i
     finally:
         feed.stop()
         sim.stop()
+
+
+@pytest.mark.parametrize("press_ms", [-40, 300], ids=["in-time", "late"])
+async def test_a_stall_across_the_brainring_count_judges_the_press_by_its_time(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu, press_ms: int) -> None:
+    """«Брейн-ринг» (../shared/RULES.md §5; club, TV 5): the daemon stopped from 0.3 s before
+    the count's end until 1 s after it; a press made 40 ms before the end stops the count and
+    takes the turn, one made 300 ms after it finds time up, whenever the console reads them."""
+    game = BRAINRING + (
+        '[brainring]\ncount_s = 6.0\nrebound_s = 6.0\n')
+    config = write_config(tmp_path, mosquitto, game.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics, schemas=BRAINRING_SCHEMAS) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+        state = await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+        end = state["timer"]["ends_ns"]
+        mark = len(d.seen)
+        await sleep_until(end - 300 * MS)
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await sleep_until(end + press_ms * MS)
+            sim.press(1)  # Ежи
+            sim.release(1)
+            await sleep_until(end + 1000 * MS)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        decided = await state_where(d, lambda p: p["phase"] in ("answering", "idle"), after=mark)
+        events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+        assert [e for e in events if e["type"] == "console_held"], events
+        if press_ms < 0:
+            assert decided["phase"] == "answering" and decided["question"]["answering"] == "t2"
+            assert [e["type"] for e in events if e["type"] in ("signal_accepted", "time_up")] == [
+                "signal_accepted"]
+        else:
+            assert decided["phase"] == "idle" and decided["last_end"]["reason"] == "unanswered"
+            assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["late"]
+        assert d.invalid == [], d.invalid

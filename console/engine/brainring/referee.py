@@ -218,8 +218,12 @@ class BrainringReferee:
         if q is None or press.at < q.started_at:
             out.append(self._ignored(now, press, PressReason.BETWEEN_QUESTIONS))
         elif q.ended_at is not None:
-            reason = (PressReason.DELIVERED_TOO_LATE if press.at <= q.ended_at
-                      else PressReason.BETWEEN_QUESTIONS)
+            if press.at <= q.ended_at:
+                reason = PressReason.DELIVERED_TOO_LATE
+            elif q.ended_at == q.count_ends:  # after time was up: the host sees it was late
+                reason = PressReason.LATE
+            else:
+                reason = PressReason.BETWEEN_QUESTIONS
             out.append(self._ignored(now, press, reason))
         elif press.pad in self._sent_out:
             out.append(self._ignored(now, press, PressReason.SENT_OUT))
