@@ -143,3 +143,6 @@ def test_a_fight_played_from_the_host_screen(ring: Ring) -> None:
     for page in (host, board):
         expect(page.locator(team(page, "t2", "score"))).to_have_text("0", timeout=WAIT_MS)
     expect(board.locator("#fight")).to_have_text("Брейн-ринг · бой 2 · до 3")
+    expect(board.locator("#standings")).to_have_text(
+        "Итоги игры (боёв: 1): Ежи — побед 1, очков 3 · Совы — побед 0, очков 0")
+    expect(host.locator(team(host, "t2", "standing"))).to_have_text("побед в игре: 1 из 1")

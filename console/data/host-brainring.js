@@ -40,12 +40,15 @@ function renderBrainring(s) {
     : s.next ? `Бой ${s.fight} (${target}) · дальше вопрос ${s.next.number} за ${s.next.stake} ${brainringPoints(s.next.stake)}`
     : "Брейн-ринг";
   $("players-box").hidden = false;
+  const standing = Object.fromEntries((s.standings || []).map(r => [r.team, r]));
   $("players").replaceChildren(...s.teams.map(t => {
     const card = el("div", { className: `player ${t.status}` });
     card.dataset.player = t.id;
     const status = BRAINRING_STATUS[t.status] || "";
+    const row = standing[t.id];
     card.append(el("div", { className: "name" }, t.name), el("div", { className: "score" }, String(t.score)),
-                el("div", { className: "status" }, t.sent_out.length ? `${status} · удалён: ${t.sent_out.join(", ")}` : status));
+                el("div", { className: "status" }, t.sent_out.length ? `${status} · удалён: ${t.sent_out.join(", ")}` : status),
+                el("div", { className: "standing" }, row && row.fights ? `побед в игре: ${row.won} из ${row.fights}` : ""));
     return card;
   }));
   const presses = Array.isArray(s.presses) ? s.presses : [];
