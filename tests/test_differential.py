@@ -1,20 +1,40 @@
-"""Issue 6's differential check: every example and 2,600 seeded random scenarios replay to
-the same output (events, errors, exit status) as the engines before the typed-event reshaping.
+"""Issue 6's differential check: every example and the seeded random scenarios of every game
+kind replay to the same decisions as recorded (tests/differential/golden.py: the events with
+their wording taken out, the refused lines, the exit status).
 
-A rule fix that changes a decision on purpose re-records the outputs
-(`python -m tests.differential.golden --write`) in its own commit, naming what changed.
+A rule fix that changes a decision on purpose re-records them
+(`python -m tests.differential.golden --write`, which lists the scenarios that changed) in its
+own commit, naming what changed.
 """
 
 from __future__ import annotations
 
-import json
-
-from tests.differential.golden import GOLDEN, current
+from tests.differential.golden import changed, current, first_difference, normalised, recorded
+from tests.differential.scenarios import KINDS
 
 
 def test_every_scenario_replays_as_recorded() -> None:
-    recorded = json.loads(GOLDEN.read_text(encoding="utf-8"))
-    now = current()
-    assert now.keys() == recorded.keys()
-    changed = sorted(k for k in recorded if now[k] != recorded[k])
-    assert not changed, f"{len(changed)} scenarios replay differently: {changed[:20]}"
+    before, now = recorded(), current()
+    moved = changed(before, now)
+    shown = "\n".join(f"{k}: {first_difference(before.get(k), now.get(k))}" for k in moved[:5])
+    assert not moved, f"{len(moved)} scenarios decide differently ({', '.join(moved[:20])}):\n{shown}"
+
+
+def test_every_game_kind_has_seeded_scenarios() -> None:
+    from console.games import names
+
+    assert set(KINDS) == set(names())
+    assert {k.partition(":")[0] for k in recorded()} == {*KINDS, "example"}
+
+
+def test_the_normaliser_keeps_decisions_and_drops_wording() -> None:
+    """A refusal's words are not a decision, its action and phase are; a changed decision is
+    named with where it first differs."""
+    lines = ['{"at_ms": 0, "host": "correct"}', '{"at_ms": 5, "host": "next"}', "not json"]
+    got = normalised(lines, "s.jsonl")
+    error = got["decisions"][0]
+    assert error["type"] == "error" and "message" not in error
+    assert error["details"] == {"action": "correct", "phase": "idle"}
+    assert got["refused_lines"] == [3] and got["exit"] == 1
+    other = normalised(lines[1:2], "s.jsonl")
+    assert "decision 1" in first_difference(got, {**got, "decisions": other["decisions"]})

@@ -13,7 +13,7 @@ import json
 import random
 from typing import Any
 
-KINDS = ("svoya", "chgk", "sports")
+KINDS = ("svoya", "chgk", "sports", "quartet", "brainring")
 
 _SVOYA_HOST = ("next", "reading_finished", "name", "short_form", "answer_started", "correct",
                "wrong", "reset", "cancel", "new_game")
@@ -28,7 +28,8 @@ _CHGK_LIKELY = ("draw_lototron", "start_timer", "answer_correct", "answer_wrong"
 def scenario(kind: str, seed: int) -> list[str]:
     """The JSON lines of scenario `seed` of game `kind`."""
     rng = random.Random(f"{kind}:{seed}")
-    lines = {"svoya": _svoya, "chgk": _chgk, "sports": _sports}[kind](rng)
+    lines = {"svoya": _svoya, "chgk": _chgk, "sports": _sports, "quartet": _quartet,
+             "brainring": _brainring}[kind](rng)
     return [json.dumps(line, ensure_ascii=False) for line in lines]
 
 
@@ -123,4 +124,130 @@ def _sports(rng: random.Random) -> list[dict[str, Any]]:
     for _ in range(rng.randint(5, 20)):
         t += rng.choice([100.0, 20000.0, 55000.0, 71000.0])
         lines.append({"at_ms": t, "host": rng.choice(["start", "start", "cancel"])})
+    return lines
+
+
+_QUARTET_ROSTER = ("Аня", "Боря", "Вика", "Гоша", "Даша")
+_QUARTET_NOISE = ("start_round", "name_theme", "start_theme", "next", "reading_finished", "name",
+                  "correct", "wrong", "reset", "cancel")
+
+
+def _quartet(rng: random.Random) -> list[dict[str, Any]]:
+    """A fight of 2-4 teams played round by round as the host would (orders given, themes named
+    and started, each theme's questions judged with presses in and out of turn), with penalties,
+    absences, appeals and corrections, and now and then an action out of turn (refused)."""
+    teams = [f"t{i}" for i in range(rng.randint(2, 4))]
+    rounds = rng.sample(["open", "half_dark", "dark"], rng.randint(1, 3))
+    config = {"game": {"kind": "quartet", "seed": rng.randint(1, 1000)},
+              "players": [{"id": t, "name": f"Команда {t}", "pad": f"mcu:{i}"} for i, t in enumerate(teams)],
+              "quartet": {"rounds": rounds, "stage": rng.choice(["group", "semifinal", "consolation", "final"]),
+                          "seed": rng.randint(1, 1000),
+                          "teams": [{"id": t, "players": list(_QUARTET_ROSTER)} for t in teams]},
+              "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}
+    lines: list[dict[str, Any]] = [{"config": config}]
+    clock = [0.0]
+
+    def host(action: str, pause: tuple[float, ...] = (0.5, 20.0, 400.0, 1500.0, 2900.0), **args: Any) -> None:
+        clock[0] += rng.choice(pause)
+        if rng.random() < 0.04:  # something out of turn: refused, nothing changes
+            lines.append({"at_ms": round(clock[0], 3), "host": rng.choice(_QUARTET_NOISE)})
+        lines.append({"at_ms": round(clock[0], 3), "host": action, **args})
+
+    def question() -> None:
+        """Announced, read; teams press in turn until one is right or all are wrong (App.8-10);
+        sometimes nobody presses and the window closes (App.10.3)."""
+        host("next")
+        host("reading_finished")
+        in_play = list(teams)
+        while in_play:
+            if rng.random() < 0.15:
+                clock[0] += 7100.0  # nobody signals in time
+                return
+            team = rng.choice(in_play)
+            clock[0] += rng.choice([0.5, 40.0, 900.0, 3000.0])
+            lines.append({"at_ms": round(clock[0], 3), "press": f"mcu:{teams.index(team)}"})
+            if rng.random() < 0.2:  # a near tie from another team
+                lines.append({"at_ms": round(clock[0] + 0.05, 3), "press": f"mcu:{rng.randrange(len(teams))}"})
+            host("name", pause=(20.0, 100.0))
+            if rng.random() < 0.5:
+                host("correct", pause=(500.0, 2500.0))
+                return
+            host("wrong", pause=(500.0, 2500.0))
+            in_play.remove(team)
+            if in_play:
+                host("reset", pause=(20.0, 400.0))
+
+    for kind in rounds:
+        host("start_round", **({"themes": [f"Тема {rng.randint(1, 20)}" for _ in range(4)]}
+                               if kind == "open" else {}))
+        if kind != "half_dark":
+            for team in teams:
+                host("assign", team=team, players=rng.sample(_QUARTET_ROSTER, 4))
+        for _ in range(4):
+            if kind != "open":
+                host("name_theme", name=f"Тема {rng.randint(1, 20)}")
+            if kind == "half_dark":
+                for team in teams:
+                    host("assign", team=team, player=rng.choice(_QUARTET_ROSTER))
+            host("start_theme")
+            for _ in range(5):
+                question()
+            extra = rng.random()
+            team = rng.choice(teams)
+            if extra < 0.1:
+                host("penalty", team=team, penalty=rng.choice(["warning", "void", "minus"]),
+                     gross=rng.random() < 0.3)
+            elif extra < 0.2:
+                host("appeal", team=team, question=rng.randint(1, 5), reason="дуальный ответ")
+            elif extra < 0.25:
+                host("absent", team=team, player=rng.choice(_QUARTET_ROSTER))
+            elif extra < 0.3:
+                host("adjust_score", player=team, delta=rng.choice([-10, 10, 20]), reason="поправка")
+    return lines
+
+
+_BRAINRING_HOST = ("next", "time", "correct", "wrong", "cancel", "new_fight", "new_game",
+                   "adjust_score", "reverse")
+_BRAINRING_LIKELY = ("next", "time", "correct", "wrong")
+
+
+def _brainring(rng: random.Random) -> list[dict[str, Any]]:
+    """A game of fights of 2-3 teams under a random preset and settings: presses before and
+    after «Время!» from an ordered and an unordered source, near ties, judgements, corrections."""
+    teams = rng.randint(2, 3)
+    sources: dict[str, Any] = {"mcu": {"kind": "simulated_mcu", "pads": 6}}
+    pads = [[f"mcu:{2 * i}", f"mcu:{2 * i + 1}"] for i in range(teams)]
+    if rng.random() < 0.5:
+        sources["btn"] = {"kind": "gpio", "pins": [17], "max_delay_ms": 8, "resolution_us": 1}
+        pads[-1].append("btn:0")
+    brainring: dict[str, Any] = {
+        "preset": rng.choice(["sports", "tv", "club"]), "seed": rng.randint(1, 1000),
+        "teams": [{"id": f"t{i}", "name": f"Команда {i}", "pads": p} for i, p in enumerate(pads)]}
+    if rng.random() < 0.3:
+        brainring.update(target=0, questions=rng.randint(1, 4))
+    if rng.random() < 0.3:
+        brainring["rebound"] = rng.choice(["fixed", "remaining"])
+    lines: list[dict[str, Any]] = [{"config": {"game": {"kind": "brainring"}, "sources": sources,
+                                               "brainring": brainring}}]
+    every_pad = [pad for team in pads for pad in team]
+    t = 0.0
+    for _ in range(rng.randint(20, 60)):
+        t += rng.choice([0.5, 3.0, 40.0, 400.0, 900.0, 4000.0, 15000.0, 21000.0, 61000.0])
+        at = round(t, 3)
+        if rng.random() < 0.45:
+            step: dict[str, Any] = {"at_ms": at, "press": rng.choice(every_pad)}
+            if rng.random() < 0.4:
+                step["arrive_ms"] = round(at + rng.choice([0.1, 2.0, 7.5, 30.0]), 3)
+            lines.append(step)
+            if rng.random() < 0.2:
+                lines.append({"at_ms": round(at + rng.choice([0.0, 0.001, 0.05]), 3),
+                              "press": rng.choice(every_pad)})
+            continue
+        action = rng.choice(_BRAINRING_LIKELY if rng.random() < 0.85 else _BRAINRING_HOST)
+        host: dict[str, Any] = {"at_ms": at, "host": action}
+        if action == "adjust_score":
+            host.update(player=f"t{rng.randrange(teams)}", delta=rng.choice([-1, 1, 2]), reason="поправка")
+        elif action == "reverse":
+            host["reason"] = "апелляция"
+        lines.append(host)
     return lines
