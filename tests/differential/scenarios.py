@@ -138,16 +138,18 @@ def _quartet(rng: random.Random) -> list[dict[str, Any]]:
     absences, appeals and corrections, and now and then an action out of turn (refused)."""
     teams = [f"t{i}" for i in range(rng.randint(2, 4))]
     rounds = rng.sample(["open", "half_dark", "dark"], rng.randint(1, 3))
-    config = {"game": {"kind": "quartet", "seed": rng.randint(1, 1000)},
+    seed = rng.randint(1, 1000)
+    stage = rng.choice(["group", "semifinal", "consolation", "final"])
+    config = {"game": {"kind": "quartet", "seed": seed},
               "players": [{"id": t, "name": f"Команда {t}", "pad": f"mcu:{i}"} for i, t in enumerate(teams)],
-              "quartet": {"rounds": rounds, "stage": rng.choice(["group", "semifinal", "consolation", "final"]),
-                          "seed": rng.randint(1, 1000),
+              "quartet": {"rounds": rounds, "stage": stage, "seed": rng.randint(1, 1000),
                           "teams": [{"id": t, "players": list(_QUARTET_ROSTER)} for t in teams]},
               "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}
     lines: list[dict[str, Any]] = [{"config": config}]
     clock = [0.0]
 
-    def host(action: str, pause: tuple[float, ...] = (0.5, 20.0, 400.0, 1500.0, 2900.0), **args: Any) -> None:
+    def host(action: str, *, pause: tuple[float, ...] = (0.5, 20.0, 400.0, 1500.0, 2900.0),
+             **args: Any) -> None:
         clock[0] += rng.choice(pause)
         if rng.random() < 0.04:  # something out of turn: refused, nothing changes
             lines.append({"at_ms": round(clock[0], 3), "host": rng.choice(_QUARTET_NOISE)})
@@ -167,7 +169,8 @@ def _quartet(rng: random.Random) -> list[dict[str, Any]]:
             clock[0] += rng.choice([0.5, 40.0, 900.0, 3000.0])
             lines.append({"at_ms": round(clock[0], 3), "press": f"mcu:{teams.index(team)}"})
             if rng.random() < 0.2:  # a near tie from another team
-                lines.append({"at_ms": round(clock[0] + 0.05, 3), "press": f"mcu:{rng.randrange(len(teams))}"})
+                other = f"mcu:{rng.randrange(len(teams))}"
+                lines.append({"at_ms": round(clock[0] + 0.05, 3), "press": other})
             host("name", pause=(20.0, 100.0))
             if rng.random() < 0.5:
                 host("correct", pause=(500.0, 2500.0))
@@ -178,8 +181,10 @@ def _quartet(rng: random.Random) -> list[dict[str, Any]]:
                 host("reset", pause=(20.0, 400.0))
 
     for kind in rounds:
-        host("start_round", **({"themes": [f"Тема {rng.randint(1, 20)}" for _ in range(4)]}
-                               if kind == "open" else {}))
+        if kind == "open":
+            host("start_round", themes=[f"Тема {rng.randint(1, 20)}" for _ in range(4)])
+        else:
+            host("start_round")
         if kind != "half_dark":
             for team in teams:
                 host("assign", team=team, players=rng.sample(_QUARTET_ROSTER, 4))
