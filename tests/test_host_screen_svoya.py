@@ -97,6 +97,11 @@ def new_game(hall: Hall) -> None:
     expect(hall.host.locator('#actions button[data-action="next"]')).to_be_enabled(timeout=WAIT_MS)
 
 
+def press(hall: Hall, pad: int) -> None:
+    hall.sim.press(pad)
+    hall.sim.release(pad)
+
+
 def enabled_actions(page: Page) -> list[str]:
     return [str(a) for a in page.eval_on_selector_all(
         "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")]
@@ -324,3 +329,58 @@ def test_a_decision_whose_presses_may_be_lost_is_put_to_the_host(hall: Hall) -> 
     click(host, "cancel")
     expect(host.locator("#dialog-ok")).to_have_text("Подтвердить")
     host.click("#dialog-cancel")
+
+
+@pytest.mark.parametrize(("device", "width", "height"), [("tablet", 1024, 768), ("phone", 390, 844)])
+def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, width: int, height: int) -> None:
+    """Issue 19: «Верно» sat at five heights in one question as the clock, the presses and the
+    notices came and went. Now every button keeps its place through a question's phases and a
+    notice, and on a phone as on a tablet the whole bar is on the first screen."""
+    context = hall.browser.new_context(viewport={"width": width, "height": height})
+    try:
+        page = context.new_page()
+        page.goto(f"{hall.url}/host")
+        log_in_as_host(page, hall.broker.passwords["host"])
+        new_game(hall)
+        bar = page.locator("#action-bar")
+        places: list[tuple[str, dict[str, float]]] = []
+
+        def note(moment: str) -> None:
+            boxes = page.eval_on_selector_all(
+                "#actions button", "bs => bs.map(b => { const r = b.getBoundingClientRect(); "
+                                   "return [b.dataset.action, r.x, r.y, r.width, r.height]; })")
+            places.append((moment, {str(a): (x, y, w, h) for a, x, y, w, h in boxes}))
+
+        note("между вопросами")
+        click(page, "next")
+        expect(page.locator("#phase")).to_contain_text("вопрос читается", timeout=WAIT_MS)
+        note("вопрос читается")
+        click(page, "reading_finished")
+        expect(page.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+        note("идёт время")
+        press(hall, 0)
+        press(hall, 1)
+        expect(page.locator("#presses li")).to_have_count(2, timeout=WAIT_MS)
+        note("игрок отвечает")
+        hall.broker.publish("host", '{"action": "dance"}')
+        expect(page.locator("#notices-box")).to_be_visible(timeout=WAIT_MS)
+        note("внимание")
+        click(page, "wrong")
+        expect(page.locator(f"{card(page, 'p1')}")).to_have_class("player out", timeout=WAIT_MS)
+        note("неверный ответ")
+        first = places[0][1]
+        assert "correct" in first and len(first) >= 10
+        for moment, boxes in places[1:]:
+            assert boxes == first, f"{device}: the buttons moved at «{moment}»"
+        for action, (x, y, w, h) in first.items():
+            assert 0 <= x and x + w <= width and 0 <= y and y + h <= height, (device, action, (x, y, w, h))
+        box = bar.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height + 0.5
+        # The page's last block is not hidden under the bar: scrolled to the end, it ends above it.
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        last = page.locator("main > section:not([hidden])").last.bounding_box()
+        assert last is not None and last["y"] + last["height"] <= box["y"] + 0.5
+        click(page, "cancel")
+        confirm(page)
+    finally:
+        context.close()

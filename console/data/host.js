@@ -557,8 +557,15 @@ function tick() {
   requestAnimationFrame(tick);
 }
 
+// The page's foot leaves room for the fixed action bar, whatever its height (its rows follow
+// the game's number of actions and the screen's width).
+function fitActionBar() {
+  document.documentElement.style.setProperty("--bar-height", `${$("action-bar").offsetHeight}px`);
+}
+
 // ---- start: once every game's module (loaded after this script) has registered ----
 document.addEventListener("DOMContentLoaded", () => {
+  new ResizeObserver(fitActionBar).observe($("action-bar"));
   render();
   tick();
   const saved = storedLogin();
