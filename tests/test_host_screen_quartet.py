@@ -166,7 +166,7 @@ def play_an_open_theme(hall: Hall) -> None:
     expect(host.locator("#field-players-0 option", has_text="Даша")).to_have_count(0)  # absent
     host.select_option("#field-players-1", "Аня")
     confirm(host)
-    expect(host.locator("#refusal")).to_contain_text("«Расставить игроков» сейчас нельзя", timeout=WAIT_MS)
+    expect(host.locator("#refusal")).to_contain_text("«Расставить игроков»: не принято", timeout=WAIT_MS)
     expect(host.locator("#refusal")).to_contain_text("Причина: в раунде играют четыре разных игрока: "
                                                      "один игрок не может играть две темы (3.4)")
     click(host, "assign")

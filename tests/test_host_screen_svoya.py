@@ -384,3 +384,26 @@ def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, wi
         confirm(page)
     finally:
         context.close()
+
+
+def test_a_score_change_that_is_not_a_whole_number_is_said_plainly(hall: Hall) -> None:
+    """Issue 19: «1e3» was sent as +1 (parseInt); now the dialog says what is wrong and sends
+    nothing. A value the engine refuses (0) is «не принято» with its reason, not «сейчас нельзя»."""
+    host = hall.host
+    new_game(hall)
+    click(host, "adjust_score")
+    host.select_option("#field-player", "p1")
+    host.fill("#field-delta", "1e3")
+    host.fill("#field-reason", "опечатка")
+    host.click("#dialog-ok")
+    expect(host.locator("#dialog-error")).to_have_text(
+        "«На сколько очков (можно со знаком минус)»: нужно целое число, например 10 или -20")
+    expect(host.locator("#dialog")).to_be_visible()
+    host.fill("#field-delta", "0")
+    confirm(host)
+    refusal = host.locator("#refusal")
+    expect(refusal).to_be_visible(timeout=WAIT_MS)
+    expect(refusal).to_contain_text("«Поправить счёт»: не принято. Причина: поправка — целое число, не ноль")
+    host.click("#refusal-close")
+    for page in (host, hall.board):
+        expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("0")  # nothing changed

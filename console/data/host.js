@@ -311,7 +311,11 @@ function showRefusal(e) {
   const phase = e.details && e.details.phase ? (current().phases[e.details.phase] || "") : "";
   // The lead line from the refusal's details (the button's own label), then the engine's
   // reason (Russian, `details.reason`); an error without one (a driver's) shows its message.
-  const lead = (spec ? `«${spec.label}» сейчас нельзя` : "Команда не принята") + (phase ? ` (${phase})` : "");
+  // An action the engine takes now (host_actions lists it) was refused for its arguments (a
+  // score change of 0, no reason): "not accepted", not "not now".
+  const takenNow = spec && state && (state.host_actions || []).includes(spec.action);
+  const lead = !spec ? "Команда не принята" + (phase ? ` (${phase})` : "")
+    : takenNow ? `«${spec.label}»: не принято` : `«${spec.label}» сейчас нельзя` + (phase ? ` (${phase})` : "");
   const reason = (e.details && e.details.reason) || e.message;
   $("refusal-text").textContent = `${lead}. Причина: ${reason}`;
   $("refusal").hidden = false;
@@ -361,6 +365,7 @@ function openDialog(spec, fields) {
   refillMembers(fields);
   $("dialog-ok").className = spec.look === "good" ? "good" : spec.look === "correction" ? "correction" : "danger";
   $("dialog-ok").textContent = spec.ok || "Подтвердить";
+  $("dialog-error").textContent = "";
   $("dialog-cancel").textContent = spec.keep || "Отмена";
   $("dialog").hidden = false;
 }
@@ -447,6 +452,12 @@ $("dialog-form").addEventListener("submit", (e) => {
       continue;
     }
     if (raw === "" && f.optional) continue;
+    if (f.type === "int" && !/^[+-]?\d{1,9}$/.test(raw)) {
+      // «1e3» or «2,5» is not a whole number: say so here, send nothing (parseInt read «1e3» as 1).
+      $("dialog-error").textContent = `«${f.label}»: нужно целое число, например 10 или -20`;
+      input.focus();
+      return;
+    }
     command[f.name] = (f.type === "int" || f.type === "sector") ? parseInt(raw, 10) : raw;
   }
   for (const f of lists) {
