@@ -7,8 +7,16 @@ journal gives the same decision."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import json
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
 
 from console.engine.model import NS_PER_MS as MS
 from console.engine.model import NS_PER_S as S
@@ -18,6 +26,7 @@ from console.shell.runtime import HOLD_NS, Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_serial import PadEdge, Watermark
+from tests.conftest import Broker
 from tests.test_schemas import DEMO_TOML, Clock
 from tests.test_schemas_table import DEMO_CHGK
 
@@ -165,3 +174,63 @@ def test_a_verdict_given_in_time_during_a_hold_ends_the_round_before_time_is_cal
     assert kinds.index("timer_warning") < kinds.index("round_ended")
     (warning,) = [e["t_ns"] for e in events if e["type"] == "timer_warning"]
     assert isinstance(warning, int) and warning < end  # at its own time, not when the console ran again
+
+
+async def test_a_command_kept_by_the_broker_through_a_hold_is_read_before_the_late_deadline(
+        mosquitto: Broker, tmp_path: Path) -> None:
+    """004 App.7, on the real loop and broker: the host's «Начал отвечать» is sent 200 ms
+    before the 3 s (here 0.6 s) end while the console is held up; after the hold the box's
+    heartbeat, stamped after the deadline, happens to be read first. The hold is read out
+    before the deadline is judged, the broker caught up with by a round trip through it, so
+    the command still counts and the answerer is not timed out; the heartbeat waits for the
+    decision."""
+    config = tmp_path / "console.toml"
+    config.write_text(DEMO_TOML.read_text(encoding="utf-8").replace(
+        "answer_clock = \"host\"", "answer_clock = \"host\"\nanswer_window_s = 0.6"), encoding="utf-8")
+    console = Console(load_config(config))
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    told = asyncio.Event()  # the answer was taken or timed out
+    console.wire_watchers.append(lambda e: told.set() if e["type"] in ("answer_started", "answer_judged")
+                                 else None)
+    ready = asyncio.Event()
+    task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port, on_ready=ready.set))
+    try:
+        await asyncio.wait_for(ready.wait(), 10)
+        console.host(HostAction.NEXT)
+        console.host(HostAction.READING_FINISHED)
+        press(console, 0, time.monotonic_ns())
+        await asyncio.sleep(0.05)  # the box's delay: the press settles
+        console.host(HostAction.NAME)
+        deadline = next(e for e in events if e["type"] == "answer_clock_started")["deadline_ns"]
+        assert isinstance(deadline, int)
+
+        def tablet() -> None:  # the host's tablet, while the console is held up
+            client = mqtt.Client(CallbackAPIVersion.VERSION2)
+            client.connect(mosquitto.host, mosquitto.port)
+            client.loop_start()
+            while time.monotonic_ns() < deadline - 200 * MS:
+                time.sleep(0.005)
+            sent = json.dumps({"action": "answer_started", "sent_ns": time.monotonic_ns()})
+            client.publish(console.topics.command, sent, qos=1).wait_for_publish(5)
+            client.loop_stop()
+            client.disconnect()
+
+        def held_up() -> None:  # a stall of the Pi across the deadline
+            thread = threading.Thread(target=tablet)
+            thread.start()
+            thread.join()
+            while time.monotonic_ns() < deadline + 400 * MS:
+                time.sleep(0.01)
+            # The box's heartbeat is read first after the stall, stamped after the deadline.
+            McuFeed(console, "sim").watermark(Watermark(time.monotonic_ns()))
+
+        asyncio.get_running_loop().call_soon(held_up)
+        await asyncio.wait_for(told.wait(), 5)
+        kinds = [e["type"] for e in events]
+        assert "console_held" in kinds
+        assert [k for k in kinds if k in ("answer_started", "answer_judged")] == ["answer_started"], events
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -163,6 +163,7 @@ def test_a_question_played_from_the_host_screen(hall: Hall) -> None:
     for page in (host, board):
         expect(page.locator(card(page, "p1"))).to_have_class("player out", timeout=WAIT_MS)
         expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("-10")
+    expect(host.locator("#situation")).to_contain_text("неверно: Аня — ответ не принят ведущим")
     click(host, "reset")
     expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
     expect(host.locator("#phase")).to_have_text("идёт время на сигнал")
@@ -332,7 +333,8 @@ def test_a_decision_whose_presses_may_be_lost_is_put_to_the_host(hall: Hall) -> 
 
 
 @pytest.mark.parametrize(("device", "width", "height"), [("tablet", 1024, 768), ("phone", 390, 844)])
-def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, width: int, height: int) -> None:
+def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, width: int,
+                                                      height: int) -> None:
     """Issue 19: «Верно» sat at five heights in one question as the clock, the presses and the
     notices came and went. Now every button keeps its place through a question's phases and a
     notice, and on a phone as on a tablet the whole bar is on the first screen."""
@@ -343,7 +345,7 @@ def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, wi
         log_in_as_host(page, hall.broker.passwords["host"])
         new_game(hall)
         bar = page.locator("#action-bar")
-        places: list[tuple[str, dict[str, float]]] = []
+        places: list[tuple[str, dict[str, tuple[float, float, float, float]]]] = []
 
         def note(moment: str) -> None:
             boxes = page.eval_on_selector_all(
@@ -373,7 +375,7 @@ def test_the_action_bar_stays_put_through_a_question(hall: Hall, device: str, wi
         for moment, boxes in places[1:]:
             assert boxes == first, f"{device}: the buttons moved at «{moment}»"
         for action, (x, y, w, h) in first.items():
-            assert 0 <= x and x + w <= width and 0 <= y and y + h <= height, (device, action, (x, y, w, h))
+            assert x >= 0 and x + w <= width and y >= 0 and y + h <= height, (device, action, (x, y, w, h))
         box = bar.bounding_box()
         assert box is not None and box["y"] + box["height"] <= height + 0.5
         # The page's last block is not hidden under the bar: scrolled to the end, it ends above it.

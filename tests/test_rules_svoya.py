@@ -435,6 +435,13 @@ def test_app7_no_answer_within_3_s_of_being_named_counts_as_wrong() -> None:
     judged = t.last("answer_judged")
     assert (judged["player"], judged["by"], judged["delta"]) == ("p1", "timeout", -10)
     assert Cue.TIME_UP in t.cues()
+    # The state says why p1 is out (the host's screen shows it): the 3 s, not the host.
+    question = t.question()
+    assert question is not None and question["last_wrong"] == {"player": "p1", "by": "timeout"}
+    t.host(A.RESET)
+    t.press("p2")
+    t.host(A.WRONG)
+    assert t.question()["last_wrong"] == {"player": "p2", "by": "host"}  # type: ignore[index]
 
 
 def test_app7_answer_begun_in_time_stops_the_clock() -> None:

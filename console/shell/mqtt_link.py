@@ -163,6 +163,9 @@ class MqttLink:
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
         self._commands: list[tuple[bytes, bool]] = []  # (payload, retained), handled once paho's read returns
+        # `after_broker`: callers waiting for the next status handed to paho, then for its PUBACK.
+        self._barrier_waiting: list[Callable[[], None]] = []
+        self._barrier_mids: dict[int, list[Callable[[], None]]] = {}
 
     def qos(self, topic: str) -> int:
         """The one QoS every message on `topic` is published with."""
@@ -208,6 +211,25 @@ class MqttLink:
         """Update the retained status (e.g. the state of each button source)."""
         self._status.update(fields)
         self._retain(self.topics.status, encode(self._status))
+
+    def after_broker(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once the broker has acknowledged a message sent from now on (the
+        retained status, published again): everything the broker held for the console before
+        it, a host command sent during a stall of the console included, has then been read and
+        handled, since the broker forwards in order on the one connection. At once while the
+        link is not up (nothing can be read from it); when the link is lost before the ack."""
+        if not self._ready:
+            callback()
+            return
+        self._barrier_waiting.append(callback)
+        self._retain(self.topics.status, encode(self._status))
+
+    def _release_barriers(self, callbacks: list[Callable[[], None]]) -> None:
+        for callback in callbacks:
+            try:
+                callback()
+            except Exception:  # a caller's bug must never take the link down
+                log.exception("mqtt: a caller waiting for the broker failed")
 
     def _flush_state(self) -> None:
         make_state, self._state_due = self._state_due, None
@@ -264,6 +286,9 @@ class MqttLink:
             self._lose(f"publishing failed: {mqtt.error_string(info.rc)}")
         elif not info.is_published():  # QoS 1 until its PUBACK; QoS 0 until written
             self._inflight[info.mid] = (topic, payload, retain)
+        if topic == self.topics.status and self._barrier_waiting:  # its PUBACK releases them
+            self._barrier_mids[info.mid] = self._barrier_waiting
+            self._barrier_waiting = []
 
     # ------------------------------------------------------------------ paho's callbacks
 
@@ -295,6 +320,9 @@ class MqttLink:
         if client is self._client:
             self._inflight.pop(mid, None)
             self._progress.set()
+            released = self._barrier_mids.pop(mid, None)
+            if released is not None:
+                self._release_barriers(released)
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
         # Handled once paho's read returns: the console's answer is then written at once,
@@ -312,6 +340,10 @@ class MqttLink:
         if self._lost is None:
             self._lost = reason
         self._ready = False
+        # Nothing more comes on this connection: whoever waits for the broker waits no more.
+        waiting = [cb for cbs in self._barrier_mids.values() for cb in cbs] + self._barrier_waiting
+        self._barrier_mids, self._barrier_waiting = {}, []
+        self._release_barriers(waiting)
         self._lost_event.set()
         self._progress.set()
 

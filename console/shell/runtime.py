@@ -10,9 +10,13 @@ game goes on; nothing here raises into a driver callback.
 Held up (a stall of the Pi, a slow disk, a busy loop) past a decision it owes, the console
 never counts its own lateness against a player: before it judges the overdue deadline it
 reads what waited on its sources (each MCU link's port at once; sources read by threads, a
-GPIO pin's edges, get HOLD_GRACE_S to hand theirs on), and an input that happened before
-the deadline is judged as read just before it (`feed`); what happened after waits for the
-decision. The hold is said (`ConsoleHeld`) and journalled with the decision.
+GPIO pin's edges, get HOLD_GRACE_S to hand theirs on; the broker is caught up with, a host
+command sent during the hold included, by a round trip through it: `MqttLink.after_broker`,
+waited for at most HOLD_BROKER_WAIT_S), and an input that happened before the deadline is
+judged as read just before it (`feed`); what happened after it, or names no time, waits for
+the decision and is then fed in the order it came. However the hold is first seen (the
+timer late, or an input read late), it is read out the same way. The hold is said
+(`ConsoleHeld`) and journalled with the decision.
 
 A bug in the referee on its own timer stops `run` with that error (the daemon exits, systemd
 starts it again and it resumes from the journal): a clock that silently stopped would cost
@@ -87,6 +91,10 @@ HOLD_NS = 20 * NS_PER_MS  # a timer this late means the console itself was held 
 # After a hold, before the overdue decision: time for sources read by threads (GPIO edges) to
 # hand on what they read meanwhile; an MCU's port is read at once (McuLink.drain).
 HOLD_GRACE_S = 0.02
+HOLD_GRACE_NS = round(HOLD_GRACE_S * 1e9)
+# ... and for the broker to hand on what it kept for the console (a round trip: ~1 ms; longer
+# only when the broker itself is held up, and then not for ever).
+HOLD_BROKER_WAIT_NS = 500 * NS_PER_MS
 LAG_TICK_S = 0.05  # the lag watch: how often the console notes that it runs
 
 
@@ -137,6 +145,11 @@ class Console:
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
         self._held_since: int | None = None  # the overdue deadline of a hold being read out
+        self._grace_until = 0  # ... the end of its grace for the sources read by threads
+        self._broker_wait_until: int | None = None  # ... waiting for the broker until then (None: not)
+        # ... and the inputs read meanwhile that happened after the deadline (or name no time):
+        # (inputs, received), fed once it is decided.
+        self._deferred: list[tuple[Sequence[GameInput], int]] = []
         self._hold_said: int | None = None  # the overdue deadline of the hold last said
         # The console's sign of life (the lag watch's tick before its latest, LAG_TICK_S apart
         # while it runs): a host command cannot have been waiting unread from before it.
@@ -194,7 +207,15 @@ class Console:
             self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
         if due is not None and now >= due:
-            now = self._catch_up(inputs, due, now)
+            if self._held_since is None and now - due > HOLD_NS:
+                self._after_hold(due, now)  # the sources are read out first (they feed back here)
+            if self._held_since is not None:
+                if not _happened_before(inputs, self._held_since):
+                    self._deferred.append((inputs, now))  # fed once the overdue deadline is decided
+                    return
+                now = max(self._fed_at, self._held_since - 1)  # as read just before the decision
+            else:
+                now = self._catch_up(inputs, due, now)
         self._fed_at = max(self._fed_at, now)
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
@@ -553,6 +574,8 @@ class Console:
 
     def _arm_timer(self, now: int) -> None:
         deadline = self._due = self.referee.next_deadline()
+        if self._held_since is not None:
+            return  # a hold is read out: its end decides what is due (`_end_hold`)
         if self._timer is not None:
             if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
                 # Armed for no later than needed: firing early only re-arms. The usual case
@@ -573,24 +596,58 @@ class Console:
         self._timer = None
         now = self.clock()
         due = self._timer_deadline
-        if due is not None and now - due > HOLD_NS and self._held_since is None:
-            self._after_hold(due, now)
+        if (due is not None and now - due > HOLD_NS and self._held_since is None
+                and self._after_hold(due, now)):
             return
-        held, self._held_since = self._held_since, None
-        self._settle(now, 0 if held is None else now - held)
+        waiting = self._broker_wait_until
+        if self._held_since is not None and waiting is not None and now < waiting:
+            # The grace is over, the broker not caught up yet: wait for it (`_broker_caught_up`).
+            self._timer = asyncio.get_running_loop().call_later((waiting - now) / 1e9, self._on_timer)
+            return
+        self._end_hold(now)
 
-    def _after_hold(self, due: int, now: int) -> None:
-        """The timer came `now - due` late: the console was held up. Read what waited on every
-        source first (see the module docstring), say so, and decide after the grace."""
+    def _after_hold(self, due: int, now: int) -> bool:
+        """The decision due at `due` is still owed at `now`: the console was held up. Say so,
+        read what waited on every source (see the module docstring) and decide once they are
+        read out. False outside an event loop (a console driven by hand: nothing to wait for)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
         self._held_since = due
         self._say_hold(due, now)
+        self._grace_until = now + HOLD_GRACE_NS
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(HOLD_GRACE_S, self._on_timer)
+        self._timer_deadline = due
+        if self.mqtt is not None:
+            self._broker_wait_until = now + HOLD_BROKER_WAIT_NS
+            self.mqtt.after_broker(self._broker_caught_up)  # at once when the link is down
         for link in self.links.values():
             link.drain()  # what it read is fed now, judged by when it happened (`feed`)
-        if self._timer is not None:  # armed by what was read: the grace comes first all the same
-            self._timer.cancel()
-        next_due = self.referee.next_deadline()
-        self._timer = asyncio.get_running_loop().call_later(HOLD_GRACE_S, self._on_timer)
-        self._timer_deadline = due if next_due is None else min(due, next_due)
+        return True
+
+    def _broker_caught_up(self) -> None:
+        """The broker has handed on all it kept for the console: once the grace is over too,
+        the hold is decided now."""
+        self._broker_wait_until = None
+        if self._held_since is not None and self.clock() >= self._grace_until:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._on_timer()
+
+    def _end_hold(self, now: int) -> None:
+        """The sources are read out: decide what is due, then feed what waited for that, in
+        the order it came (each after the decisions due before it happened: `feed`)."""
+        held, self._held_since = self._held_since, None
+        self._broker_wait_until = None
+        deferred, self._deferred = self._deferred, []
+        if held is not None:
+            self._settle(max(self._fed_at, held), now - held)  # the overdue decision first
+        for inputs, received in deferred:
+            self.feed(inputs, received)
+        self._settle(now, 0 if held is None else now - held)
 
     def _say_hold(self, due: int, now: int) -> None:
         """The console found the decision due at `due` still owed at `now`: say so, once."""
@@ -683,6 +740,14 @@ class Console:
         """Free the pins of the local inputs (run does this when it stops)."""
         for local in self.local_inputs:
             local.close()
+
+
+def _happened_before(inputs: Sequence[GameInput], t: int) -> bool:
+    """Whether `inputs` (read together: a scan and its watermark) began before `t`: each names
+    a time at its source and the earliest is before `t` (as `Console._catch_up` places them)."""
+    stamps = [input_stamp(inp) for inp in inputs]
+    known = [stamp for stamp in stamps if stamp is not None]
+    return bool(known) and len(known) == len(stamps) and min(known) < t
 
 
 async def _until(done: asyncio.Future[None]) -> None:

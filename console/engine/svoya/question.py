@@ -52,6 +52,7 @@ class Question:
     theme_name: str | None = None  # the pack's name of the theme
     end_reason: EndReason | None = None
     last_judgement: tuple[str, bool] | None = None  # (player, correct) of the last answer judged
+    last_wrong: tuple[str, str] | None = None  # (player, by: "host" or "timeout") of the last wrong answer
     reversed: bool = False  # its last judgement was reversed on appeal (final: 004 4.3)
     signals: list[Press] = field(default_factory=list)  # presses of players in play, for the host
 
@@ -94,6 +95,8 @@ class Question:
             "reading": self.reading_state(),
             "answerer": self.answerer.id if self.answerer else None,
             "out": [*sorted(self.out)],
+            "last_wrong": None if self.last_wrong is None else {"player": self.last_wrong[0],
+                                                                "by": self.last_wrong[1]},
         }
 
     def presses(self, players: Mapping[str, Player]) -> list[Json]:

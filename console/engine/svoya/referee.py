@@ -531,6 +531,7 @@ class SvoyaReferee:
             return
         q.out.add(player.id)
         q.last_wrong_at = at
+        q.last_wrong = (player.id, how)
         if len(q.out | self.rules.bench) == len(self.rules.players):  # App.10: all who play
             self._end_question(now, at, EndReason.ALL_WRONG, out)
             return
