@@ -149,23 +149,48 @@ def test_the_example_toml_pack_reads(tmp_path: Path) -> None:
         ("<notapackage/>", "not <package>"),
         ("<package/>", "no <rounds>"),
         ("<package><rounds/></package>", "no questions to play"),
-        (V4.replace('price="100"', ""), "question 1: no price"),
-        (V4.replace('price="100"', 'price="сто"'), "price 'сто' is not a whole number"),
-        (V4.replace('<theme name="Реки">', "<theme>"), "theme 1: the theme has no name"),
-        (V4.replace("<right><answer>Нил</answer></right>", ""), "question 2: no right answer"),
-        (V4.replace("<scenario><atom>Самая длинная река Европы.</atom></scenario>", ""),
-         "question 1: no question content"),
-        (V5.replace('name="question"', 'name="other"', 1), 'no <param name="question">'),
-        (V4.replace("<scenario><atom>Самая длинная река Европы.</atom></scenario>",
-                    "<scenario><atom/></scenario>"), "the question is empty"),
     ],
 )
 def test_bad_content_is_one_error_naming_the_file_and_the_problem(
         tmp_path: Path, content: str, problem: str) -> None:
     message = refused(siq(tmp_path, content))
     assert problem in message
-    if problem not in ("not valid XML", "not <package>", "no <rounds>", "no questions to play"):
-        assert "round 1 «Первый раунд»" in message or "round 1 «Раунд»" in message
+
+
+@pytest.mark.parametrize(
+    ("content", "where", "problem"),
+    [
+        (V4.replace('price="100"', ""), "question 1", "no price"),
+        (V4.replace('price="100"', 'price="сто"'), "question 1", "price 'сто' is not a whole number"),
+        (V4.replace("<right><answer>Нил</answer></right>", ""), "question 2", "no right answer"),
+        (V4.replace("<scenario><atom>Самая длинная река Европы.</atom></scenario>", ""),
+         "question 1", "no question content"),
+        (V5.replace('name="question"', 'name="other"', 1), "question 1", 'no <param name="question">'),
+        (V4.replace("<scenario><atom>Самая длинная река Европы.</atom></scenario>",
+                    "<scenario><atom/></scenario>"), "question 1", "the question is empty"),
+    ],
+)
+def test_a_cell_that_cannot_be_played_is_left_out_and_named(
+        tmp_path: Path, content: str, where: str, problem: str) -> None:
+    """Issue 19: one bad cell refused the whole pack; now the rest is played and the host is
+    told which cell was left out and why."""
+    pack = load_pack(siq(tmp_path, content))
+    (skipped,) = pack.skipped
+    assert f", {where}: {problem}" in skipped and skipped.endswith("; left out"), skipped
+    assert skipped.startswith(("round 1 «Первый раунд», theme 1 «Реки»", "round 1 «Раунд», theme 1 «Звуки»"))
+    assert len(pack.played_themes()[0].questions) == 1  # the other question is played
+
+
+def test_a_pack_with_every_cell_unplayable_is_refused_naming_the_first(tmp_path: Path) -> None:
+    content = V5.replace('name="question"', 'name="other"')
+    message = refused(siq(tmp_path, content))
+    assert "no questions to play (2 cells left out, the first: round 1 «Раунд», theme 1" in message
+
+
+def test_a_theme_with_no_name_is_played_under_its_number(tmp_path: Path) -> None:
+    pack = load_pack(siq(tmp_path, V4.replace('<theme name="Реки">', "<theme>")))
+    assert [t.name for t in pack.played_themes()] == ["Тема 1"]
+    assert pack.skipped == ("round 1 «Первый раунд», theme 1: the theme has no name; played as «Тема 1»",)
 
 
 def test_entities_and_dtds_are_refused(tmp_path: Path) -> None:

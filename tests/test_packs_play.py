@@ -56,7 +56,8 @@ def test_the_referee_plays_the_packs_themes_by_name_at_its_values(tmp_path: Path
     state, hosts = console.state(), console.host_state()
     assert state["question"]["theme_name"] == "Реки"
     assert hosts["host_question"] == {"theme": "Реки", "value": 10, "text": "Самая длинная река Европы.",
-                                      "answer": "Волга", "comment": "", "wrong": [], "media": []}
+                                      "answer": "Волга", "comment": "", "wrong": [], "media": [],
+                                      "special": None, "options": []}
     validate("state", state)
     validate("state", hosts)
     # Five questions of the first theme, then the second theme by its name.

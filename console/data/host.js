@@ -542,12 +542,21 @@ function renderPresses(s, q) {
   }));
 }
 
+const SPECIAL_CELLS = { cat: "Кот в мешке", auction: "Аукцион", stake_all: "Ставки всех",
+                        no_risk: "Вопрос без риска", for_all: "Вопрос для всех" };
+
 function renderQuestion(hq) {
   const box = $("question");
   box.hidden = !hq;
   if (!hq) return;
   const head = [hq.theme, hq.value !== null && hq.value !== undefined ? `${hq.value} очков` : null].filter(Boolean);
   box.querySelector(".theme").textContent = head.join(" · ");
+  // A SIGame special cell, played as an ordinary question by these rules: the host is told
+  // what the pack meant (docs/packs.md); a select question's options are read out with it.
+  const special = hq.special ? SPECIAL_CELLS[hq.special.kind] || hq.special.kind : "";
+  box.querySelector(".special").textContent = special
+    ? `${special}${hq.special.note ? ` (${hq.special.note})` : ""}: по этим правилам — обычный вопрос` : "";
+  box.querySelector(".options").replaceChildren(...(hq.options || []).map(o => el("li", {}, o)));
   box.querySelector(".text").textContent = hq.text || "";
   box.querySelector(".answer").textContent = hq.answer ? `Ответ: ${hq.answer}` : "";
   box.querySelector(".wrong").textContent = hq.wrong && hq.wrong.length ? `Не засчитывать: ${hq.wrong.join("; ")}` : "";

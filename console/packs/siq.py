@@ -14,6 +14,16 @@ Media are never extracted: the host sees "media: <file>" in the question's text.
 shown with the answer goes into the comment, after the pack's own comment
 (``info/comments``). Element names are matched without their XML namespace.
 
+Special cells (SIGame's question types: v4 ``question/type[@name]`` with its ``param``s, v5
+``question/@type`` with ``params/param[@name="theme"|"price"]``) are kept and marked for the
+host (`PackQuestion.special`): кот в мешке (cat, bagcat, secret, secretPublicPrice,
+secretOpenerPrice), аукцион (auction, stake), ставки всех (stakeAll), без риска (sponsored,
+noRisk), отвечают все (forAll). A select question (``answerType`` select) keeps its
+``answerOptions``. A cell the sports rules cannot play is left out and named in
+`Pack.skipped`: an empty cell (price -1 or none), a cat that gives points with no question
+(secretNoQuestion, bagcat knows="never"), a question with nothing to read or no right answer
+(an HTML mini-game); the pack is refused only when nothing is left to play.
+
 Hostile archives are refused before they cost memory: the central directory is sized and
 counted from the end-of-archive record before `zipfile` reads it, content.xml's declared size
 is capped and its bytes are counted while they are inflated; the XML is parsed with defusedxml
@@ -135,61 +145,89 @@ def parse_content(data: bytes, source: str) -> Pack:
     rounds_el = _child(root, "rounds")
     if rounds_el is None:
         raise PackError(source, f"{CONTENT}: no <rounds>")
-    rounds = tuple(_round(r, i, source) for i, r in enumerate(_children(rounds_el, "round"), 1))
-    pack = Pack(name=(root.get("name") or "").strip(), source=source, rounds=rounds)
+    pack = _pack_of(root, rounds_el, source)
     if not any(q for t in pack.played_themes() for q in t.questions):
-        raise PackError(source, "the pack has no questions to play")
+        why = f" ({len(pack.skipped)} cells left out, the first: {pack.skipped[0]})" if pack.skipped else ""
+        raise PackError(source, f"the pack has no questions to play{why}")
     return pack
 
 
-def _round(el: ET.Element, number: int, source: str) -> Round:
+# SIGame's question types (v4 type names and v5 ones) -> what the console calls them.
+SPECIAL = {"cat": "cat", "bagcat": "cat", "secret": "cat", "secretPublicPrice": "cat",
+           "secretOpenerPrice": "cat", "auction": "auction", "stake": "auction",
+           "stakeAll": "stake_all", "sponsored": "no_risk", "noRisk": "no_risk", "forAll": "for_all"}
+PLAIN = {"", "simple"}
+
+
+class Skipped(Exception):
+    """A cell the sports rules cannot play: left out, named in `Pack.skipped`."""
+
+
+def _pack_of(root: ET.Element, rounds_el: ET.Element, source: str) -> Pack:
+    skipped: list[str] = []
+    rounds = tuple(_round(r, i, skipped) for i, r in enumerate(_children(rounds_el, "round"), 1))
+    return Pack(name=(root.get("name") or "").strip(), source=source, rounds=rounds, skipped=tuple(skipped))
+
+
+def _round(el: ET.Element, number: int, skipped: list[str]) -> Round:
     name = (el.get("name") or "").strip() or f"Раунд {number}"
     where = f"round {number} «{name}»"
     themes_el = _child(el, "themes")
     themes = () if themes_el is None else tuple(
-        _theme(t, f"{where}, theme {i}", source) for i, t in enumerate(_children(themes_el, "theme"), 1))
+        _theme(t, i, where, skipped) for i, t in enumerate(_children(themes_el, "theme"), 1))
     return Round(name=name, themes=themes, final=el.get("type") == "final")
 
 
-def _theme(el: ET.Element, where: str, source: str) -> Theme:
+def _theme(el: ET.Element, number: int, round_where: str, skipped: list[str]) -> Theme:
     name = (el.get("name") or "").strip()
+    where = f"{round_where}, theme {number}"
     if not name:
-        raise PackError(source, f"{where}: the theme has no name")
+        name = f"Тема {number}"
+        skipped.append(f"{where}: the theme has no name; played as «{name}»")
     where = f"{where} «{name}»"
+    questions: list[PackQuestion] = []
     questions_el = _child(el, "questions")
-    questions = () if questions_el is None else tuple(
-        _question(q, f"{where}, question {i}", source)
-        for i, q in enumerate(_children(questions_el, "question"), 1))
-    return Theme(name=name, questions=questions)
+    for i, q in enumerate(() if questions_el is None else _children(questions_el, "question"), 1):
+        try:
+            questions.append(_question(q))
+        except Skipped as why:
+            skipped.append(f"{where}, question {i}: {why}; left out")
+    return Theme(name=name, questions=tuple(questions))
 
 
-def _question(el: ET.Element, where: str, source: str) -> PackQuestion:
+def _question(el: ET.Element) -> PackQuestion:
     price = (el.get("price") or "").strip()
+    if not price:
+        raise Skipped("no price")
     try:
         value = int(price)
     except ValueError:
-        raise PackError(source, f"{where}: price {price!r} is not a whole number" if price
-                        else f"{where}: no price") from None
+        raise Skipped(f"price {price!r} is not a whole number") from None
+    if value < 0:
+        raise Skipped("an empty cell (price -1)")
+    special, note = _special(el)
     params = _child(el, "params")
     scenario = _child(el, "scenario")
+    options: tuple[str, ...] = ()
     if params is not None:
         shown = [p for p in _children(params, "param") if p.get("name") == "question"]
         if not shown:
-            raise PackError(source, f"{where}: no <param name=\"question\"> (the question's content)")
+            raise Skipped("no <param name=\"question\"> (nothing to read)")
         question_parts = [part for p in shown for part in _items_v5(p)]
         answer_parts = [part for p in _children(params, "param") if p.get("name") == "answer"
                         for part in _items_v5(p)]
+        options = _options(params)
     elif scenario is not None:
         question_parts, answer_parts = _atoms_v4(scenario)
     else:
-        raise PackError(source, f"{where}: no question content (neither <params> nor <scenario>)")
+        raise Skipped("no question content (neither <params> nor <scenario>)")
     texts = [text for text, _ in question_parts if text]
     if not texts:
-        raise PackError(source, f"{where}: the question is empty")
+        raise Skipped("the question is empty")
     right_el = _child(el, "right")
     right = () if right_el is None else _answers(right_el)
     if not right:
-        raise PackError(source, f"{where}: no right answer (<right><answer>)")
+        raise Skipped("no right answer (<right><answer>): the host could not judge it")
     wrong_el = _child(el, "wrong")
     wrong = () if wrong_el is None else _answers(wrong_el)
     comments = [_text_of(_child(info, "comments")) for info in _children(el, "info")]
@@ -202,7 +240,49 @@ def _question(el: ET.Element, where: str, source: str) -> PackQuestion:
         wrong=wrong,
         comment=comment,
         media=tuple(m for _, m in question_parts if m is not None),
+        special=special,
+        special_note=note,
+        options=options,
     )
+
+
+def _special(el: ET.Element) -> tuple[str, str]:
+    """The cell's special type and what the pack says of it (its theme, its price), or
+    ("", ""); Skipped for one that gives points with no question to play."""
+    type_el = _child(el, "type")
+    if type_el is not None:  # v4: <type name="cat"><param name="theme">...</param>...</type>
+        kind = (type_el.get("name") or "").strip()
+        found = {p.get("name"): _text_of(p) for p in _children(type_el, "param")}
+    else:  # v5: <question type="secret"> with params theme and price
+        kind = (el.get("type") or "").strip()
+        params = _child(el, "params")
+        found = {} if params is None else {p.get("name"): _text_of(p) for p in _children(params, "param")
+                                           if p.get("name") in ("theme", "price")}
+        found["cost"] = found.pop("price", "")
+    if kind == "secretNoQuestion" or (kind == "bagcat" and found.get("knows") == "never"):
+        raise Skipped("a cat in the bag with no question (its points are given at once)")
+    if kind in PLAIN:
+        return "", ""
+    special = SPECIAL.get(kind)
+    if special is None:
+        raise Skipped(f"a question of an unknown type {kind!r}")
+    details = [f"тема «{found['theme']}»" if found.get("theme") else "",
+               f"стоимость {found['cost']}" if found.get("cost") else ""]
+    return special, ", ".join(d for d in details if d)
+
+
+def _options(params: ET.Element) -> tuple[str, ...]:
+    """A select question's options (v5 ``answerOptions``: a group of content params), each
+    "<its name>: <its text>"; () for any other question."""
+    group = next((p for p in _children(params, "param") if p.get("name") == "answerOptions"), None)
+    if group is None:
+        return ()
+    options: list[str] = []
+    for option in _children(group, "param"):
+        text = " ".join(t for t, _ in _items_v5(option) if t)
+        if text:
+            options.append(f"{option.get('name') or len(options) + 1}: {text}")
+    return tuple(options)
 
 
 Part = tuple[str, str | None]  # (what the host reads, the media file or None)

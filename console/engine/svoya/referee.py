@@ -87,10 +87,12 @@ _PRESS_AT = attrgetter("at")
 class SvoyaReferee:
     """Referee of one «Своя игра» fight. See the module docstring for the contract."""
 
-    def __init__(self, rules: SvoyaRules, *, pack_problem: str | None = None) -> None:
+    def __init__(self, rules: SvoyaRules, *, pack_problem: str | None = None,
+                 pack_skipped: tuple[str, ...] = ()) -> None:
         self.rules = rules
         # Why the configured pack is not played (it could not be read): the console reports it.
         self.pack_problem = pack_problem
+        self.pack_skipped = pack_skipped  # the pack's cells left out, each with why (reported too)
         self._presses = PressJudge(rules)
         self._arbiter = self._presses.arbiter  # shared: watermarks and window closing use it too
         self._scores = {p.id: 0 for p in rules.players}
@@ -227,7 +229,9 @@ class SvoyaReferee:
         if card is None:
             return None
         return {"theme": q.theme_name, "value": q.value, "text": card.text, "answer": card.answer,
-                "comment": card.comment, "wrong": list(card.wrong), "media": list(card.media)}
+                "comment": card.comment, "wrong": list(card.wrong), "media": list(card.media),
+                "special": {"kind": card.special, "note": card.special_note} if card.special else None,
+                "options": list(card.options)}
 
     # ------------------------------------------------------------------ presses
 

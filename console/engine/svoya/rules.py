@@ -48,6 +48,9 @@ class HostCard:
     comment: str = ""
     wrong: tuple[str, ...] = ()
     media: tuple[str, ...] = ()
+    special: str = ""  # a SIGame special cell (console.packs: "cat", "auction", ...), "" if none
+    special_note: str = ""  # what the pack says of it (the cat's theme and price)
+    options: tuple[str, ...] = ()  # a select question's options
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,17 +92,24 @@ def pack_path(config: Config) -> Path | None:
 
 def pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None]:
     """The configured pack's themes for the referee, or () and why it is not played."""
+    themes, problem, _skipped = read_pack_themes(config)
+    return themes, problem
+
+
+def read_pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None, tuple[str, ...]]:
+    """`pack_themes`, and the pack's cells left out (each with why: console.packs)."""
     path = pack_path(config)
     if path is None:
-        return (), None
+        return (), None, ()
     try:
         pack = load_pack(path)
     except PackError as exc:
-        return (), f"{exc}; the game goes on without the pack (numbered themes at game.values)"
+        return (), f"{exc}; the game goes on without the pack (numbered themes at game.values)", ()
     themes = tuple(
         PackTheme(name=t.name, cards=tuple(
             HostCard(value=q.value, text=q.text, answer=" / ".join(q.right), comment=q.comment,
-                     wrong=q.wrong, media=q.media)
+                     wrong=q.wrong, media=q.media, special=q.special, special_note=q.special_note,
+                     options=q.options)
             # Questions of a theme are asked in ascending order of value (004 App.2); the final
             # round's zero-price questions are not played.
             for q in sorted(t.questions, key=lambda q: q.value) if q.value > 0))
@@ -110,15 +117,15 @@ def pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None]:
     themes = tuple(t for t in themes if t.cards)
     if not themes:
         return (), (f"{path}: the pack has no question with a positive value to play; "
-                    "the game goes on without it")
+                    "the game goes on without it"), pack.skipped
     log.info("pack %s: %d themes (%s)", path, len(themes), ", ".join(t.name for t in themes[:8]))
-    return themes, None
+    return themes, None, pack.skipped
 
 
 def referee(config: Config, seed: int) -> SvoyaReferee:
     """The referee of `config` with its pack (see the module docstring)."""
-    themes, problem = pack_themes(config)
-    return SvoyaReferee(svoya_rules(config, seed, themes), pack_problem=problem)
+    themes, problem, skipped = read_pack_themes(config)
+    return SvoyaReferee(svoya_rules(config, seed, themes), pack_problem=problem, pack_skipped=skipped)
 
 
 def parse_command(command: JsonObject, at: int) -> GameInput:
@@ -207,8 +214,13 @@ def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
 
 def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
     """A pack that could not be read: the referee starts without it, and the host is told."""
-    problem = engine.pack_problem
-    return (("pack", problem),) if problem else ()
+    problem, skipped = engine.pack_problem, engine.pack_skipped
+    found = [("pack", problem)] if problem else []
+    if skipped:  # the rest of the pack is played; the host knows what is not
+        shown = "; ".join(skipped[:5]) + (f"; and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+        found.append(("pack", f"{len(skipped)} cells of the pack cannot be played by these rules and "
+                              f"are left out: {shown}"))
+    return tuple(found)
 
 
 GAME = GameKind(
