@@ -91,6 +91,7 @@ def test_a_fight_played_from_the_host_screen(ring: Ring) -> None:
     for page in (host, board):
         expect(page.locator(team(page, "t2"))).to_contain_text("фальстарт", timeout=WAIT_MS)
     expect(board.locator(team(board, "t2"))).to_have_class("team false_start")
+    expect(host.locator("#strays li").first).to_contain_text("Ежи: фальстарт (до «Время!»)")
     click(host, "time")
     assert 15.0 < timer_seconds(host) <= 20.0  # the other team's 20 s, not the 60
     shown = "(n => n > 15 && n <= 20)(parseInt(document.getElementById('count').textContent))"

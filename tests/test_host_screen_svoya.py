@@ -409,3 +409,14 @@ def test_a_score_change_that_is_not_a_whole_number_is_said_plainly(hall: Hall) -
     host.click("#refusal-close")
     for page in (host, hall.board):
         expect(page.locator(f"{card(page, 'p1')} .score")).to_have_text("0")  # nothing changed
+
+
+def test_a_false_start_between_questions_is_shown_to_the_host(hall: Hall) -> None:
+    """Issue 19: a press before the value is announced (004 App.4: it does not count) was an
+    event no page showed; the host sees it, with who pressed, in «Нажатия вне вопроса»."""
+    host = hall.host
+    new_game(hall)
+    press(hall, 2)  # Вера, between questions
+    strays = host.locator("#strays li")
+    expect(strays.first).to_contain_text("Вера: фальстарт (до объявления номинала)", timeout=WAIT_MS)
+    expect(host.locator("#stray-box")).to_be_visible()

@@ -121,7 +121,7 @@ def test_the_host_is_told_of_the_cells_left_out_and_sees_a_cat_for_what_it_is(tm
     siq(tmp_path, V4_SPECIAL, name="v4.siq")
     console, _clock, _events = console_with("v4.siq", tmp_path)
     ((source, message),) = game("svoya").start_problems(console.referee)
-    assert source == "pack"
+    assert source == "pack_cells"
     assert message.startswith("2 cells of the pack cannot be played by these rules and are left out: ")
     assert "question 4: a cat in the bag with no question" in message
     assert "question 7: an empty cell" in message

@@ -61,6 +61,14 @@ function renderBrainring(s) {
   }));
 }
 
+const BRAINRING_STRAY = { between_questions: "нажатие между вопросами", late: "нажатие после конца времени",
+                         sent_out: "нажал удалённый игрок" };
+function brainringStray(e) {
+  if (e.type === "false_start") return `${nameOf(e.team)}: фальстарт (до «Время!»)`;
+  return e.type === "press_ignored" && BRAINRING_STRAY[e.reason]
+    ? `${nameOf(e.team)}: ${BRAINRING_STRAY[e.reason]} (кнопка ${e.pad})` : null;
+}
+
 registerGame("brainring", {
   title: "Брейн-ринг",
   phases: { idle: "между вопросами", reading: "вопрос читается: нажатие — фальстарт",
@@ -68,6 +76,7 @@ registerGame("brainring", {
   timers: { count: "время на ответ" },
   actions: BRAINRING,
   players: (s) => s.teams || [],
+  strayPress: brainringStray,
   choices: (type, f, s) => type === "player" ? (s.teams || []).map(t => [t.id, t.name]) : null,
   render: renderBrainring,
 });

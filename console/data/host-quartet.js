@@ -185,6 +185,7 @@ registerGame("quartet", {
   // The fight takes the referee's new_game as new_fight: one «Новый бой» button does for both.
   covered: ["new_game"],
   render: renderQuartet,
+  strayPress: svoyaStray,  // the theme's presses are «Своя игра»'s
   // The theme's referee names each seat "player (team)".
   players: (s) => s.players || (s.theme && s.theme.referee ? s.theme.referee.players : []),
   choices: quartetChoices,

@@ -56,6 +56,14 @@ function winners(players) {
   return top.length === 1 ? `победитель: ${top[0]} (${best})` : `ничья: ${top.join(", ")} (${best})`;
 }
 
+// A press that never took part in a question (004 App.4): before the value was announced, or
+// within the lockout after one.
+const SVOYA_STRAY = { false_start: "фальстарт (до объявления номинала)",
+                      false_start_lockout: "нажатие в блокировке после фальстарта" };
+function svoyaStray(e) {
+  return e.type === "press_ignored" && SVOYA_STRAY[e.reason] ? `${nameOf(e.player)}: ${SVOYA_STRAY[e.reason]}` : null;
+}
+
 registerGame("svoya", {
   title: "Своя игра",
   phases: { idle: "между вопросами", reading: "вопрос читается (сигналы уже считаются)",
@@ -64,4 +72,5 @@ registerGame("svoya", {
   timers: { signal: "время на сигнал", answer: "время на ответ" },
   actions: SVOYA,
   render: renderSvoya,
+  strayPress: svoyaStray,
 });

@@ -9,7 +9,8 @@
 // - `render(s)`: fills #situation, #players and #presses from its host state;
 // - optional `timers` (a timer kind in Russian), `timerText(s, timer)`, `players(s)` (who
 //   `nameOf` names), `choices(type, f, s)` and `preset(f, s, action)` for its dialogs' fields
-//   (null: the core's own).
+//   (null: the core's own), `strayPress(e)`: the words for an event that is a press outside a
+//   question (a false start, a press between questions), null for any other.
 // The core never asks which game it is: `game` (the host state's) only picks the module.
 //
 // Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
@@ -137,11 +138,24 @@ function onMessage(kind, payload, packet) {
     if (payload.type === "error" && payload.details && payload.details.action) showRefusal(payload);
     else if (live) {
       notice(payload);
+      stray(payload);
       if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
       if (payload.type === "signals_wait_over") askAboutWait(payload);
       if (payload.type === "question_ended" && (payload.inputs_lost || []).length) askAboutLostEnd(payload);
     }
   }
+}
+
+// ---- presses outside a question (false starts, between questions): the module says which ----
+const MAX_STRAYS = 5;
+const strays = [];  // [time, text], newest first
+function stray(e) {
+  const text = current().strayPress ? current().strayPress(e) : null;
+  if (!text) return;
+  strays.unshift([new Date().toLocaleTimeString("ru-RU"), text]);
+  strays.length = Math.min(strays.length, MAX_STRAYS);
+  $("stray-box").hidden = false;
+  $("strays").replaceChildren(...strays.map(([time, t]) => el("li", {}, `${time} · ${t}`)));
 }
 
 // ---- what the host must know about the devices and the decisions (Russian) ----
@@ -154,6 +168,7 @@ const SOURCE_STATES = { connected: "подключено", disconnected: "нет
 // details stay as the console logs them (English), for whoever fixes it.
 const PROBLEMS = { mqtt: "Команда от другого клиента не принята", journal: "Журнал игры",
                    record: "Протокол игры не сохранён", pack: "Пакет вопросов не прочитан",
+                   pack_cells: "Пакет вопросов прочитан, но часть вопросов пропущена",
                    console: "Сбой пульта (игра идёт дальше)" };
 
 function noticeText(e) {

@@ -218,8 +218,8 @@ def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
     found = [("pack", problem)] if problem else []
     if skipped:  # the rest of the pack is played; the host knows what is not
         shown = "; ".join(skipped[:5]) + (f"; and {len(skipped) - 5} more" if len(skipped) > 5 else "")
-        found.append(("pack", f"{len(skipped)} cells of the pack cannot be played by these rules and "
-                              f"are left out: {shown}"))
+        found.append(("pack_cells", f"{len(skipped)} cells of the pack cannot be played by these rules "
+                                    f"and are left out: {shown}"))
     return tuple(found)
 
 
