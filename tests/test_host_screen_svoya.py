@@ -420,3 +420,26 @@ def test_a_false_start_between_questions_is_shown_to_the_host(hall: Hall) -> Non
     strays = host.locator("#strays li")
     expect(strays.first).to_contain_text("Вера: фальстарт (до объявления номинала)", timeout=WAIT_MS)
     expect(host.locator("#stray-box")).to_be_visible()
+
+
+def test_a_mistaken_wrong_is_undone_at_once_from_the_screen(hall: Hall) -> None:
+    """Issue 19: «Отменить решение» right after a mistaken «Неверно», mid-question, with a
+    reason: the score comes back on both pages, the player answers again, «Верно» scores."""
+    host, board = hall.host, hall.board
+    new_game(hall)
+    click(host, "next")
+    click(host, "reading_finished")
+    press(hall, 1)
+    expect(host.locator(card(host, "p2"))).to_have_class("player answering", timeout=WAIT_MS)
+    click(host, "name")
+    click(host, "wrong")
+    expect(board.locator(f"{card(board, 'p2')} .score")).to_have_text("-10", timeout=WAIT_MS)
+    click(host, "undo")
+    host.fill("#field-reason", "нажал не ту кнопку")
+    confirm(host)
+    for page in (host, board):
+        expect(page.locator(card(page, "p2"))).to_have_class("player answering", timeout=WAIT_MS)
+        expect(page.locator(f"{card(page, 'p2')} .score")).to_have_text("0")
+    click(host, "correct")
+    for page in (host, board):
+        expect(page.locator(f"{card(page, 'p2')} .score")).to_have_text("10", timeout=WAIT_MS)

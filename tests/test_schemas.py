@@ -30,7 +30,7 @@ from jsonschema import Draft202012Validator, ValidationError
 import console.schemas as schemas
 from console.config import Config
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
-from console.engine.svoya.corrections import CorrectionAction
+from console.engine.svoya.corrections import UNDO, CorrectionAction
 from console.engine.svoya.events import EndReason
 from console.engine.svoya.referee import Phase
 from console.engine.svoya.rules import TiePolicy
@@ -143,7 +143,7 @@ def test_schema_enums_match_the_code() -> None:
     command = load_schema("command")
     status = load_schema("status")
     plain = {a.value for a in HostAction}
-    actions = plain | {a.value for a in CorrectionAction}
+    actions = plain | {a.value for a in CorrectionAction} | {UNDO}
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
     assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-1]} == actions - plain
@@ -338,6 +338,13 @@ CORRECTIONS: list[dict[str, Any]] = [
     {"at_ms": 6400, "host": "reset"},
     {"at_ms": 6500, "host": "reading_finished"},  # nobody else: no_signal, game_over
     {"at_ms": 20000, "host": "reverse", "reason": "дуальный ответ"},  # now correct: p3 took it
+    {"at_ms": 21000, "host": "new_game"},
+    {"at_ms": 22000, "host": "next"},
+    {"at_ms": 22100, "press": "mcu:0"},
+    {"at_ms": 22200, "host": "name"},
+    {"at_ms": 22300, "host": "wrong"},
+    {"at_ms": 22400, "host": "undo", "reason": "нажал не ту кнопку"},  # p1 answers again
+    {"at_ms": 22500, "host": "correct"},
 ]
 
 LOST_BOX: list[dict[str, Any]] = [
@@ -863,7 +870,7 @@ def test_doc_covers_every_event_type_and_action() -> None:
         assert f"### `{name}`" in text
         for field_name in props(name):
             assert f"`{field_name}`" in text, f"{name}.{field_name} is not in the doc"
-    for action in [*HostAction, *CorrectionAction]:
-        assert f"`{action.value}`" in text
+    for action in [*(a.value for a in HostAction), *(a.value for a in CorrectionAction), UNDO]:
+        assert f"`{action}`" in text
     for reason in enum_of(props("press_ignored"), "reason") | enum_of(props("question_ended"), "reason"):
         assert f"`{reason}`" in text

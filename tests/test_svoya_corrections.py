@@ -17,12 +17,12 @@ import pytest
 
 from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction, SourceLink
-from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse
+from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse, Undo
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
 from console.games import game
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
-from tests.engine_harness import MS, S, Table, make_rules
+from tests.engine_harness import MCU, MS, PLAYERS, S, Table, make_rules
 
 
 def snap(t: Table) -> Any:
@@ -209,7 +209,7 @@ def test_the_journal_lines_of_corrections_replay_to_the_same_result() -> None:
 # ---------------------------------------------------------------- host_snapshot
 
 
-ALL_ACTIONS = [a.value for a in HostAction] + [a.value for a in CorrectionAction]
+ALL_ACTIONS = [a.value for a in HostAction] + [a.value for a in CorrectionAction] + [Undo.ACTION]
 
 
 def attempt(t: Table, action: str) -> bool:
@@ -219,6 +219,8 @@ def attempt(t: Table, action: str) -> bool:
         inp: Host | Correction = AdjustScore(player="p1", delta=5, reason="проверка", at=t.now)
     elif action == CorrectionAction.REVERSE:
         inp = Reverse(reason="проверка", at=t.now)
+    elif action == Undo.ACTION:
+        inp = Undo(reason="проверка", at=t.now)
     else:
         inp = Host(HostAction(action), t.now)
     return not any(isinstance(o, CommandRefused) for o in ref.handle_all([inp], t.now))
@@ -279,3 +281,64 @@ def test_presses_list_each_players_first_press_behind_the_first() -> None:
     t.host(HostAction.NAME)
     t.host(HostAction.CORRECT)
     assert t.ref.host_snapshot(t.now)["presses"] == []  # between questions
+
+
+# ---------------------------------------------------------------- undo: a mistaken key, at once
+
+
+def test_a_mistaken_wrong_is_taken_back_mid_question_and_judged_anew() -> None:
+    """Issue 19: a mistaken «Неверно» waited for the question's end («Пересмотреть решение»
+    was disabled until then). Undone at once, mid-question, with a reason: the −value is
+    given back, the player has the turn again (no clock: the answer was given) and the
+    host's «Верно» scores it; the undo is journaled like every correction."""
+    t = Table()
+    t.host(HostAction.NEXT)
+    t.host(HostAction.READING_FINISHED)
+    t.press("p1")
+    t.advance(50 * MS)  # the GPIO box had its delay to report an earlier press
+    t.host(HostAction.NAME)
+    t.host(HostAction.WRONG)
+    assert t.scores["p1"] == -10 and "undo" in t.ref.host_actions(t.now)
+    t.deliver(Undo(reason="нажал не ту кнопку", at=t.now))
+    undone = t.last("judgement_undone")
+    assert (undone["player"], undone["correct"], undone["delta"], undone["score"]) == ("p1", False, 10, 0)
+    assert t.ref.phase == "answering" and t.answerer() == "p1"
+    assert "p1" not in t.question()["out"]  # type: ignore[index]
+    t.advance(10 * S)  # no answer clock runs
+    assert t.events("answer_judged")[-1]["by"] == "host"
+    t.host(HostAction.CORRECT)
+    assert t.scores["p1"] == 10 and t.last("question_ended")["reason"] == "correct"
+    assert "undo" in t.ref.host_actions(t.now)  # the «Верно» may be taken back in its turn
+
+
+def test_a_mistaken_correct_reopens_the_question_it_ended() -> None:
+    """A «Верно» ended the question (and the fight's last theme): undone, the question is in
+    play again at its place, the fight not over, and the host judges anew."""
+    t = Table(make_rules(players=PLAYERS[:3], sources={"mcu": MCU}, themes=1, values=(10,)))  # one question
+    t.host(HostAction.NEXT)
+    t.host(HostAction.READING_FINISHED)
+    t.press("p2")
+    t.host(HostAction.NAME)
+    t.host(HostAction.CORRECT)
+    assert t.ref.phase == "game_over" and t.scores["p2"] == 10
+    t.deliver(Undo(reason="ответ был неполный", at=t.now))
+    assert t.ref.phase == "answering" and t.answerer() == "p2" and t.scores["p2"] == 0
+    t.host(HostAction.WRONG)
+    assert t.scores["p2"] == -10 and t.ref.phase == "await_reset"
+
+
+def test_an_undo_after_the_game_moved_on_is_refused_and_changes_nothing() -> None:
+    t = Table()
+    t.host(HostAction.NEXT)
+    t.host(HostAction.READING_FINISHED)
+    t.press("p1")
+    t.advance(50 * MS)  # the GPIO box had its delay to report an earlier press
+    t.host(HostAction.NAME)
+    t.host(HostAction.WRONG)
+    t.host(HostAction.RESET)  # the game moved on: the «Неверно» stands
+    assert "undo" not in t.ref.host_actions(t.now)
+    out = t.deliver(Undo(reason="поздно", at=t.now))
+    assert t.scores["p1"] == -10 and [type(o).__name__ for o in out] == ["CommandRefused"]
+    assert "нечего отменять" in t.last("error")["message"]
+    t.deliver(Undo(reason=" ", at=t.now))
+    assert t.scores["p1"] == -10

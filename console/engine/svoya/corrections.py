@@ -1,7 +1,8 @@
 """The host's corrections in «Своя игра»: inputs that change a score or reverse a judgement.
 
-Contract: `AdjustScore` (a player's score changes by `delta`, for `reason`) and `Reverse` (the
-judgement of the question just played is reversed, for `reason`) are host inputs like
+Contract: `AdjustScore` (a player's score changes by `delta`, for `reason`), `Reverse` (the
+judgement of the question just played is reversed, for `reason`) and `Undo` (the judgement
+just given is taken back at once, mid-question too, for `reason`) are host inputs like
 `console.engine.model.Host`, stamped with when the host gave them (`at`). They carry their
 arguments, so the journal writes them whole (`command()` is their host command's JSON, which
 is also their scenario line) and a replay takes them again. The referee decides whether they
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar
 
-__all__ = ["MAX_ADJUSTMENT", "AdjustScore", "Correction", "CorrectionAction", "Reverse"]
+__all__ = ["MAX_ADJUSTMENT", "UNDO", "AdjustScore", "Correction", "CorrectionAction", "Reverse", "Undo"]
 
 MAX_ADJUSTMENT = 1_000_000  # a score change beyond this is a typo, not a correction
 
@@ -56,4 +57,21 @@ class Reverse:
         return {"action": self.ACTION.value, "reason": self.reason}
 
 
-Correction = AdjustScore | Reverse
+UNDO = "undo"  # «Своя игра»'s own: the quartet and «Брейн-ринг» do not take it (yet)
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """The host takes back the judgement just given at `at` (a mistaken key), and says why:
+    the answerer has the turn again and the host judges anew."""
+
+    ACTION: ClassVar[str] = UNDO
+
+    reason: str
+    at: int
+
+    def command(self) -> dict[str, str | int]:
+        return {"action": self.ACTION, "reason": self.reason}
+
+
+Correction = AdjustScore | Reverse | Undo

@@ -252,6 +252,23 @@ class JudgementReversed(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class JudgementUndone(Event):
+    """The judgement just given was taken back (a mistaken key): `player` answers again and
+    the host judges anew; `delta` undoes its score (`correct`: the verdict taken back)."""
+
+    TYPE: ClassVar[str] = "judgement_undone"
+
+    theme: int
+    number: int
+    player: str
+    correct: bool
+    delta: int
+    score: int
+    reason: str
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class GameStarted(Event):
     """A new fight: scores to zero, back to the first theme."""
 

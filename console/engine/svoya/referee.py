@@ -33,6 +33,7 @@ the question's end, corrections); `svoya_presses` judges presses and picks the f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Literal
 
@@ -51,7 +52,7 @@ from console.engine.model import (
     SourceLink,
     Watermark,
 )
-from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse
+from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse, Undo
 from console.engine.svoya.events import (
     AnswerClockStarted,
     AnswerJudged,
@@ -60,6 +61,7 @@ from console.engine.svoya.events import (
     GameOver,
     GameStarted,
     JudgementReversed,
+    JudgementUndone,
     QuestionEnded,
     QuestionStarted,
     ReadingFinished,
@@ -82,6 +84,19 @@ __all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
 SvoyaInput = Input | SourceLink | Correction
 
 _PRESS_AT = attrgetter("at")
+
+
+@dataclass(frozen=True, slots=True)
+class _UndoPoint:
+    """How things stood just before a judgement, so that the host may take it back at once."""
+
+    question: Question  # a copy of the question before the verdict
+    player: str
+    correct: bool
+    delta: int  # what the verdict did to the player's score
+    position: tuple[int, int]  # the theme and question index before it (a question's end moves them)
+    last_end: QuestionEnded | None
+    last_reversal: JudgementReversed | None
 
 
 class SvoyaReferee:
@@ -107,6 +122,7 @@ class SvoyaReferee:
         self._last_end: QuestionEnded | None = None
         self._last_reversal: JudgementReversed | None = None  # of the question `_last_end` ended
         self._wait_over: set[str] = set()  # lost sources whose wait is over: the host decides
+        self._undo: _UndoPoint | None = None  # the judgement just given, while it may be taken back
 
     # ------------------------------------------------------------------ public API
 
@@ -218,6 +234,8 @@ class SvoyaReferee:
         """The host command actions the referee would take at `now` (with valid arguments)."""
         plain = [a.value for a in HostAction if self._refusal(a, now) is None]
         corrections = [AdjustScore.ACTION.value]  # any time (a known player, a reason)
+        if self._undo is not None:
+            corrections.append(Undo.ACTION)
         if self._reverse_refusal() is None:
             corrections.append(Reverse.ACTION.value)
         return (*plain, *corrections)
@@ -373,9 +391,14 @@ class SvoyaReferee:
             action, problem = cmd.ACTION.value, self._adjust_score(cmd, now, out)
         elif isinstance(cmd, Reverse):
             action, problem = cmd.ACTION.value, self._reverse(cmd, now, out)
+            if problem is None:
+                self._undo = None
+        elif isinstance(cmd, Undo):
+            action, problem = cmd.ACTION, self._take_back(cmd, now, out)
         else:
             action, problem = cmd.action.value, self._refusal(cmd.action, cmd.at)
             if problem is None:
+                self._undo = None  # the game moves on: the last judgement stands
                 self._take(cmd.action, cmd.at, now, out)
         if problem is not None:
             out.append(refusal(now, action, problem, self._phase.value))
@@ -524,6 +547,11 @@ class SvoyaReferee:
         player = q.answerer
         assert player is not None
         delta = q.value if correct else -q.value
+        self._undo = _UndoPoint(question=replace(q, out=set(q.out), pending=list(q.pending),
+                                                 signals=list(q.signals)),
+                                player=player.id, correct=correct, delta=delta,
+                                position=(self._theme_index, self._question_index),
+                                last_end=self._last_end, last_reversal=self._last_reversal)
         self._scores[player.id] += delta
         q.last_judgement = (player.id, correct)
         out.append(AnswerJudged(t_ns=now, player=player.id, correct=correct, by=how, value=q.value,
@@ -603,6 +631,30 @@ class SvoyaReferee:
                                   reason=cmd.reason.strip(), scores=dict(self._scores))
         self._last_reversal = event
         out.append(event)
+        return None
+
+    def _take_back(self, cmd: Undo, now: int, out: list[Output]) -> str | None:
+        """The judgement just given is taken back (a mistaken key): its score is undone, the
+        answerer has the turn again and no clock runs (the answer was given: the host judges
+        anew). Allowed until the game moves on (a reset, the next question, a withdrawal)."""
+        point = self._undo
+        if point is None:
+            return ("нечего отменять: после решения игра уже пошла дальше "
+                    "(сброс, следующий вопрос или снятие); после вопроса — «Пересмотреть решение»")
+        if not cmd.reason.strip():
+            return "нужна причина"
+        self._undo = None
+        q = point.question
+        q.answer_started = True
+        self._q = q
+        self._scores[point.player] -= point.delta
+        self._theme_index, self._question_index = point.position
+        self._phase = Phase.ANSWERING
+        self._last_end, self._last_reversal = point.last_end, point.last_reversal
+        out.append(JudgementUndone(t_ns=now, theme=q.theme, number=q.number, player=point.player,
+                                   correct=point.correct, delta=-point.delta,
+                                   score=self._scores[point.player], reason=cmd.reason.strip(),
+                                   scores=dict(self._scores)))
         return None
 
     # ------------------------------------------------------------------ question end

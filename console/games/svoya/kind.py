@@ -16,7 +16,7 @@ from typing import Any
 from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
-from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
 from console.engine.svoya.rules import (
@@ -35,8 +35,8 @@ from console.sources import source_kind
 log = logging.getLogger("chgk.svoya")
 
 # The keys a host command (and its scenario line) may carry beside the action.
-CORRECTION_ARGS = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
-                   CorrectionAction.REVERSE: ("reason",)}
+CORRECTION_ARGS: dict[str, tuple[str, ...]] = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
+                                               CorrectionAction.REVERSE: ("reason",), UNDO: ("reason",)}
 STEP_ARGS = ("player", "delta", "reason")
 
 
@@ -143,6 +143,9 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     if action == CorrectionAction.REVERSE:
         only_keys(command, ("action", *CORRECTION_ARGS[CorrectionAction.REVERSE]))
         return Reverse(reason=_text(command, "reason"), at=at)
+    if action == UNDO:
+        only_keys(command, ("action", *CORRECTION_ARGS[UNDO]))
+        return Undo(reason=_text(command, "reason"), at=at)
     only_keys(command, ("action",))
     return Host(HostAction(str(action)), at)
 
@@ -160,13 +163,13 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
-    if value in CorrectionAction.__members__.values():
+    if value in (*CorrectionAction.__members__.values(), UNDO):
         return parse_command({"action": value, **{k: line[k] for k in STEP_ARGS if k in line}}, at)
     only_keys({k: v for k, v in line.items() if k in STEP_ARGS}, ())
     try:
         return Host(HostAction(value), at)
     except ValueError:
-        allowed = ", ".join([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
+        allowed = ", ".join([*(a.value for a in HostAction), *(a.value for a in CorrectionAction), UNDO])
         raise ValueError(f"unknown host action {value!r} (one of {allowed})") from None
 
 
@@ -193,7 +196,7 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
 
 def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     """A correction's scenario line: ``host`` with the correction's arguments."""
-    if isinstance(inp, AdjustScore | Reverse):
+    if isinstance(inp, AdjustScore | Reverse | Undo):
         command = inp.command()
         return {"host": command.pop("action"), **command}, inp.at
     return None
@@ -234,7 +237,7 @@ GAME = GameKind(
     parse_command=parse_command,
     command_help=(f'expected {{"action": one of {", ".join(a.value for a in HostAction)}}}, '
                   '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
-                  '{"action": "reverse", "reason": TEXT}'),
+                  '{"action": "reverse", "reason": TEXT} or {"action": "undo", "reason": TEXT}'),
     steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
@@ -243,7 +246,7 @@ GAME = GameKind(
         "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo),
     board="scoreboard.html",
     host_pages=("host-svoya.js",),
     demo="console.tools.demo:run_demo",

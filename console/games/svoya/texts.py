@@ -18,6 +18,7 @@ from console.engine.svoya.events import (
     GameOver,
     GameStarted,
     JudgementReversed,
+    JudgementUndone,
     PressIgnored,
     QuestionEnded,
     QuestionStarted,
@@ -71,6 +72,7 @@ ACTIONS = {
     "end_question": "закончить вопрос без потерянных кнопок",
     "adjust_score": "изменить счёт (с причиной)",
     "reverse": "изменить решение по вопросу (апелляция)",
+    "undo": "отменить решение (ошибочное нажатие)",
 }
 
 def describe(event: Event, names: Mapping[str, str]) -> str:
@@ -126,6 +128,10 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return "Новая игра: счёт обнулён"
         case ScoreAdjusted(player=player, delta=delta, score=score, reason=reason):
             return f"Счёт исправлен: {who(player)} {delta:+d} → {score} (причина: {reason})"
+        case JudgementUndone(player=player, correct=correct, delta=delta, score=score, reason=reason):
+            verdict = "«верно»" if correct else "«неверно»"
+            return (f"Решение {verdict} отменено: {who(player)} отвечает снова, {delta:+d} → {score} "
+                    f"(причина: {reason})")
         case JudgementReversed(player=player, correct=correct, delta=delta, score=score, reason=reason):
             verdict = "верно" if correct else "неверно"
             return (f"Решение изменено: ответ {who(player)} — {verdict}, {delta:+d} → {score} "
