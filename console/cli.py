@@ -126,14 +126,9 @@ def _open_missing_standard_fds() -> None:
 
 
 def _check_config(path: str) -> int:
-    try:
-        config = load_config(path)
-    except ConfigError as exc:
-        print(f"chgk-console: {exc}", file=sys.stderr)
-        return 1
-    players = ", ".join(f"{p.name} ({p.pad})" for p in config.players)
-    print(f"{path}: OK — {config.game.kind}, players: {players}; sources: {', '.join(config.sources)}")
-    return 0
+    from console.tools.check_config import check_config
+
+    return check_config(path, sys.stdout, sys.stderr)
 
 
 def _load_or_exit(path: str) -> object:

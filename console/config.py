@@ -32,7 +32,8 @@ class ConfigError(ValueError):
     """A bad configuration: `str()` names the file, the key and the problem."""
 
     def __init__(self, source: str, key: str, problem: str) -> None:
-        super().__init__(f"{source}: {key}: {problem}")
+        # A problem of the whole file (not TOML, not found) has no key: "-" or "".
+        super().__init__(f"{source}: {problem}" if key in ("", "-") else f"{source}: {key}: {problem}")
         self.source, self.key, self.problem = source, key, problem
 
 
@@ -238,13 +239,21 @@ _POSITIVE = {"signal_window_s", "answer_window_s", "false_start_lockout_s", "los
 _AT_MOST = {"port": 65535, "ws_port": 65535, "http_port": 65535, "volume": 1.0}
 
 
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """A TOML file's tables; a UTF-8 byte-order mark (Windows Notepad writes one) is no
+    problem. Raises what `open` and `tomllib` raise."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    text = raw.removeprefix(b"\xef\xbb\xbf").decode("utf-8")
+    return tomllib.loads(text)
+
+
 def read_config(path: str | Path, games: GameSections | None = None) -> Config:
     """Read a TOML config file and check it (see the module docstring); `games` as in
     `parse_config`."""
     source = str(path)
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = read_toml(path)
     except FileNotFoundError as exc:
         raise ConfigError(source, "-", "file not found") from exc
     except tomllib.TOMLDecodeError as exc:

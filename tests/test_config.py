@@ -76,7 +76,7 @@ def test_values_reach_the_rules(tmp_path: Path) -> None:
         (('port = "/dev/ttyACM0"', ""), "sources.mcu.port", "needs a port"),
         (('kind = "serial_mcu"', 'kind = "carrier_pigeon"'), "sources.mcu.kind", "not one of"),
         (("[game]", "[gmae]"), "gmae", "unknown section"),
-        (('pad = "mcu:1"', 'pad = "mcu:0"'), "players", "share a pad"),
+        (('pad = "mcu:1"', 'pad = "mcu:0"'), "players", "pad 'mcu:0' is both"),
     ],
 )
 def test_bad_values_name_file_key_and_problem(

@@ -12,7 +12,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from console.config import ConfigError
+from console.config import ConfigError, read_toml
 from console.tournament.draw import TEAMS
 
 
@@ -77,8 +77,10 @@ def _table(data: dict[str, object], section: str, source: str) -> dict[str, obje
 
 def load_tournament_config(path: str) -> TournamentConfig:
     try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = read_toml(path)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(path, "-", f"not valid TOML (not UTF-8 text: {exc.reason} "
+                                     f"at byte {exc.start})") from exc
     except OSError as exc:
         raise ConfigError(path, "-", f"cannot read: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:

@@ -88,11 +88,15 @@ class SvoyaRules:
         if not 2 <= len(self.players) <= 4:
             raise ValueError(f"a fight has 2 to 4 players (004 App.1), got {len(self.players)}")
         ids = [p.id for p in self.players]
-        if len(set(ids)) != len(ids):
-            raise ValueError("player ids must be unique")
-        pads = {p.pad: p for p in self.players}
-        if len(pads) != len(self.players):
-            raise ValueError("two players share a pad")
+        twice = next((i for i in ids if ids.count(i) > 1), None)
+        if twice is not None:
+            raise ValueError(f"player id {twice!r} is given to two players: each needs its own id")
+        pads: dict[str, Player] = {}
+        for p in self.players:
+            if p.pad in pads:
+                raise ValueError(f"pad {p.pad!r} is both {pads[p.pad].id!r}'s and {p.id!r}'s: "
+                                 "each player needs a button of their own")
+            pads[p.pad] = p
         for p in self.players:
             source = p.pad.split(":", 1)[0]
             if source not in self.sources:

@@ -217,6 +217,13 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
     }
 
 
+def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
+    """A question file for the 12th sector that cannot be read: the game goes on (the sector
+    reports it when it wants a question), and the host is told at start."""
+    problem = engine.setup.questions.problem
+    return (("questions", problem),) if problem else ()
+
+
 GAME = GameKind(
     name="chgk",
     title="«Что? Где? Когда?» за игровым столом",
@@ -241,6 +248,7 @@ GAME = GameKind(
     demo="console.tools.demo_table:run_table_demo",
     demo_config="demo-chgk.toml",
     interrupted=interrupted,
+    start_problems=start_problems,
     input_line=input_line,
     angle_source=lambda config: config.section(TableSection).angle_source,
     angle_rate_hz=lambda config: config.section(SpinSection).max_rate_hz,

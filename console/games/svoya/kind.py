@@ -77,7 +77,16 @@ def svoya_rules(config: Config, seed: int | None = None,
             pack=pack,
         )
     except ValueError as exc:
-        raise ConfigError(config.source, "players", str(exc)) from exc
+        raise ConfigError(config.source, _key_of(str(exc)), str(exc)) from exc
+
+
+def _key_of(problem: str) -> str:
+    """The config key a rule's problem is about (its players unless it says otherwise)."""
+    if "values" in problem:
+        return "game.values"
+    if problem.startswith("themes"):
+        return "game.themes"
+    return "players"
 
 
 def check(config: Config) -> None:

@@ -1,0 +1,65 @@
+"""`chgk-console check-config FILE`: is this config one the console will run as meant?
+
+Contract: `check_config(path, out, err)` prints one OK line (the game, who is on which button,
+the sources) or the config's problem naming its key, and returns the exit status: 0 when it
+is good, 1 when it is not. Beyond the keys, it builds the game as `run` would and reports what
+the game would start with a problem (a question pack or a question file that cannot be read,
+a pack's cells left out): status 1, the organiser fixes it before the evening. A serial port
+that does not exist now is a warning (status 0: the box may be plugged in later). A
+tournament service's config (it has a ``[tournament]`` section, docs/tournament.md) is
+checked as one.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import TextIO
+
+from console.config import ConfigError, read_toml
+from console.games import game, load_config
+
+
+def check_config(path: str, out: TextIO, err: TextIO) -> int:
+    try:
+        data = read_toml(path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = {}  # load_config says what is wrong with it
+    if "tournament" in data:
+        return _check_tournament(path, out, err)
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        print(f"chgk-console: {exc}", file=err)
+        return 1
+    kind = game(config.game.kind)
+    engine = kind.engine(config, kind.seed(config) or 1, None)
+    problems = kind.start_problems(engine)
+    names = {p.id: p.name for p in config.players}
+    owners: dict[str, list[str]] = {}
+    for pad, owner in kind.pads(config).items():
+        owners.setdefault(names.get(owner, owner), []).append(pad)
+    buttons = ", ".join(f"{owner} ({', '.join(pads)})" for owner, pads in owners.items())
+    sources = ", ".join(config.sources) or "none"
+    print(f"{path}: {'OK' if not problems else 'problems'} — {kind.title}"
+          + (f"; buttons: {buttons}" if buttons else "") + f"; sources: {sources}", file=out)
+    for name, section in config.sources.items():
+        if section.port.startswith("/dev/") and not Path(section.port).exists():
+            print(f"warning: sources.{name}.port: {section.port} does not exist now "
+                  "(the box unplugged? the console waits for it and says so)", file=out)
+    for source, problem in problems:
+        print(f"problem: {source}: {problem}", file=out)
+    return 1 if problems else 0
+
+
+def _check_tournament(path: str, out: TextIO, err: TextIO) -> int:
+    from console.tournament.config import load_tournament_config
+
+    try:
+        config = load_tournament_config(path)
+    except ConfigError as exc:
+        print(f"chgk-console: {exc}", file=err)
+        return 1
+    print(f"{path}: OK — the tournament «{config.name}» (chgk-console tournament): "
+          f"{len(config.teams)} teams; broker {config.mqtt.host}:{config.mqtt.port}", file=out)
+    return 0
