@@ -138,9 +138,9 @@ def test_the_host_screen_shows_score_round_countdown_the_table_and_the_hidden_fo
     console.feed([ChgkHost(ChgkAction.START_TIMER, console.clock())])
     screen = out.getvalue().split("\x1b[H\x1b[2J")[-1]
     for text in ("Знатоки 0 : 0 Ведущий", "игра до 6 очков", "«Совы»",
-                 "Раунд 1: сектор 6 — дуплет, вопрос 1 из 2, 30 с",
+                 "Раунд 1: сектор 6 — дуплиц, вопрос 1 из 2, 30 с",
                  "Сейчас: обсуждение · осталось", "Волчок: покоится", "Помощь клуба — есть",
-                 "За столом 6 игроков", "5 Форточка", "6 Дуплет", "3 Блиц", "8 12-й", "12 Цейтнот",
+                 "За столом 6 игроков", "5 Форточка", "6 Дуплиц", "3 Блиц", "8 12-й", "12 Цейтнот",
                  "«Время!» Обсуждение 30 с (вопрос 1 из 2)", "s — крутить волчок", "t «Время!»"):
         assert text in screen, f"{text!r} not on screen:\n{screen}"
     assert "f форточка" not in screen  # the fortochka is configured: no key for it

@@ -450,3 +450,32 @@ def test_an_events_queue_over_its_limit_is_said_loudly_and_nothing_is_dropped(
     assert link.queued_events == QUEUE_LIMIT + 100
     errors = [r for r in caplog.records if r.levelname == "ERROR"]
     assert len(errors) == 1 and "none is dropped" in errors[0].getMessage()
+
+
+async def test_a_broker_away_for_long_is_said_once_then_once_a_minute(
+        mosquitto: Broker, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19: an unreachable broker was a WARNING a second for the whole evening. It is said
+    at the first failure, then (here the minute shortened) with the count of tries; being
+    reached again is said once too."""
+    import console.shell.mqtt_link as mqtt_link
+
+    caplog.set_level("INFO", logger="chgk.mqtt")
+    async with gate(mosquitto) as (port, open_):
+        reached = asyncio.Event()
+        link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None,
+                        on_connected=reached.set, reconnect_interval=0.02)
+        monkeypatch.setattr(mqtt_link, "RETRY_SAID_EVERY_S", 0.25)
+        task = asyncio.create_task(link.run())
+        try:
+            await asyncio.sleep(0.6)  # dozens of tries
+            said = [r.getMessage() for r in caplog.records if "cannot reach" in r.getMessage()
+                    and r.levelname == "WARNING"]
+            assert 2 <= len(said) <= 4, said
+            assert said[0].endswith("retrying every 0.02 s") and "tries so far" in said[-1]
+            open_.set()
+            await asyncio.wait_for(reached.wait(), 5)
+            assert any("reached the broker" in r.getMessage() for r in caplog.records)
+        finally:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

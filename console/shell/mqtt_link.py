@@ -75,6 +75,7 @@ STATE_DELAY_S = 0.005
 QUEUE_LIMIT = 5000  # about an hour of a busy game: more waiting is said loudly (never dropped)
 BROKER_TIMEOUT_S = 10.0  # connect + CONNACK, SUBACK, each PUBACK
 GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping
+RETRY_SAID_EVERY_S = 60.0  # a broker that cannot be reached is said again this often
 KEEPALIVE_S = 60
 MAX_INFLIGHT = 20  # messages handed to paho and not yet acknowledged; the rest wait in order
 EVENT_QOS = 1  # decisions: acknowledged, so none is lost with a connection (docs/mqtt.md)
@@ -163,6 +164,8 @@ class MqttLink:
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
         self._commands: list[tuple[bytes, bool]] = []  # (payload, retained), handled once paho's read returns
+        self._retries = 0  # tries since the broker was last reached (`_say_unreachable`)
+        self._retry_said: float | None = None  # when that was last said (loop time)
         # `after_broker`: callers waiting for the next status handed to paho, then for its PUBACK.
         self._barrier_waiting: list[Callable[[], None]] = []
         self._barrier_mids: dict[int, list[Callable[[], None]]] = {}
@@ -433,9 +436,9 @@ class MqttLink:
                 if self.connected:
                     log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
                                 self._host, self._port, lost)
+                    self._retries, self._retry_said = 0, None
                 else:
-                    log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying",
-                                self._host, self._port, lost)
+                    self._say_unreachable(lost)
             except ValueError as bad:
                 # A host name the resolver rejects (UnicodeError is one: an empty or over-long
                 # label): the broker is not the game, so the buttons and the referee go on.
@@ -443,6 +446,19 @@ class MqttLink:
                 log.error("mqtt: cannot connect to %s:%s (%s); retrying", self._host, self._port, bad)
             self.connected = False
             await asyncio.sleep(self._reconnect_interval)
+
+    def _say_unreachable(self, why: object) -> None:
+        """The broker still cannot be reached: said once, then once a minute with the count of
+        tries (a broker away for the evening must not fill the log), each try at debug."""
+        self._retries += 1
+        now = self._loop.time()
+        if self._retry_said is None or now - self._retry_said >= RETRY_SAID_EVERY_S:
+            more = f", {self._retries} tries so far" if self._retries > 1 else ""
+            log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying every %g s%s",
+                        self._host, self._port, why, self._reconnect_interval, more)
+            self._retry_said = now
+        else:
+            log.debug("mqtt: cannot reach the broker at %s:%s (%s)", self._host, self._port, why)
 
     async def _session(self) -> None:
         client = mqtt.Client(CallbackAPIVersion.VERSION2, reconnect_on_failure=False)
@@ -504,6 +520,10 @@ class MqttLink:
         self._retained.update(self._last_retained)
         self._retain(self.topics.status, encode(self._status))
         self._ready = True
+        if self._retries:
+            log.info("mqtt: reached the broker at %s:%s after %d tries", self._host, self._port,
+                     self._retries)
+        self._retries, self._retry_said = 0, None
         if self._on_connected is not None:
             self._on_connected()
         self._pump()
