@@ -45,6 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check-config", help="check a config file and exit")
     check.add_argument("file")
 
+    export = sub.add_parser("export", help="a fight's protocol from its journal: CSV, JSON and "
+                                           "printable HTML («Своя игра», «Брейн-ринг»)")
+    export.add_argument("journal")
+    export.add_argument("--out", default=".", help="the folder to write them to (default: here)")
+
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
     bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path",
                                         "resume"])
@@ -66,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.command == "check-config":
         return _check_config(args.file)
+    if args.command == "export":
+        return _export(args.journal, args.out)
     if args.command == "replay":
         from console.tools.replay import replay_file
 
@@ -123,6 +130,20 @@ def _open_missing_standard_fds() -> None:
             if null != fd:
                 os.dup2(null, fd)
                 os.close(null)
+
+
+def _export(journal: str, out: str) -> int:
+    from pathlib import Path
+
+    from console.tools.export import ExportError, export
+
+    try:
+        for path in export(Path(journal), Path(out)):
+            print(path)
+    except ExportError as exc:
+        print(f"chgk-console export: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _check_config(path: str) -> int:

@@ -99,3 +99,11 @@ def test_the_journals_config_line_replays_the_same_rules() -> None:
     header.pop("auto_watermark")  # a scenario's key, not a config section
     again = config_from_dict(header, "journal.jsonl")
     assert brainring_rules(again) == brainring_rules(played, 42)
+
+
+def test_every_press_reason_and_end_has_its_russian_words() -> None:
+    from console.engine.brainring.events import PressReason, QuestionEnd
+    from console.games.brainring.texts import END_REASONS, PRESS_REASONS
+
+    assert set(PRESS_REASONS) == {r.value for r in PressReason}
+    assert set(END_REASONS) == {r.value for r in QuestionEnd}

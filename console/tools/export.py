@@ -1,0 +1,209 @@
+"""`chgk-console export JOURNAL`: a fight's results as an organiser files them.
+
+Contract: `export(journal, out_dir)` replays the journal (as `chgk-console replay` does: the
+same decisions) and writes three files named after it: ``<name>.csv`` (one row per question:
+the fight, the theme or question number, its value or stake, every press with its stamp and
+its delay behind the first, those that did not count with why, the verdicts, how it ended,
+the scores after), ``<name>.json`` (the same, and the standings) and ``<name>.html`` (a
+printable protocol: the standings, then the questions). It returns the paths written, or raises `ExportError` saying why not (a file
+that is not a journal, a game it cannot protocol yet). «Своя игра» and «Брейн-ринг» are
+protocolled; the table, the sports timer and the quartet keep their own records (their game
+record, the tournament's standings).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from console.games.brainring import texts as brainring_texts
+from console.games.svoya import texts as svoya_texts
+from console.playback import play, read_scenario
+from console.wire import events_json
+
+__all__ = ["ExportError", "export"]
+
+# The games protocolled here: how their events name a question's start, a press record's
+# owner, and a new fight.
+_OWNER = {"svoya": "player", "brainring": "team"}
+_NEW_FIGHT = {"svoya": "game_started", "brainring": "fight_started"}
+_END_TEXTS = {"correct": "взят", "all_wrong": "все ответили неверно", "no_signal": "никто не ответил",
+              **brainring_texts.END_REASONS}
+_IGNORED = {**svoya_texts.IGNORED, **brainring_texts.PRESS_REASONS}  # why a press did not count
+
+
+class ExportError(Exception):
+    """Why a journal cannot be exported (the message names the file)."""
+
+
+@dataclass
+class QuestionRow:
+    fight: int
+    question: str  # "тема 1, вопрос 2" / "вопрос 3"
+    value: int
+    # who, pad, at_ns, behind_ms (behind the first of its decision; None: not measured), and
+    # for a press that did not count `ignored` (why, as press_ignored says)
+    presses: list[dict[str, Any]] = field(default_factory=list)
+    verdicts: list[dict[str, Any]] = field(default_factory=list)  # who, correct, delta
+    end: str = ""
+    winner: str | None = None
+    scores: dict[str, int] = field(default_factory=dict)
+
+
+def export(journal: Path, out_dir: Path) -> list[Path]:
+    """Write the protocol of `journal` into `out_dir` (see the module docstring)."""
+    try:
+        lines = journal.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ExportError(f"{journal}: cannot read it ({exc})") from None
+    problems = io.StringIO()
+    scenario = read_scenario(lines, journal.name, problems)
+    if scenario is None or scenario.header is None:
+        raise ExportError(f"{journal}: not a journal ({problems.getvalue().strip() or 'no config line'})")
+    kind = scenario.config.game.kind
+    if kind not in _OWNER:
+        raise ExportError(f"{journal}: a {kind!r} game: its results are its game record or the "
+                          "tournament's standings; this protocol is for «Своя игра» and «Брейн-ринг»")
+    events: list[dict[str, Any]] = []
+    table = play(scenario, on_step=lambda outputs: events.extend(events_json(outputs)))
+    before = len(table.outputs)
+    table.run_out()
+    events.extend(events_json(table.outputs[before:]))
+    snapshot = table.referee.snapshot(table.now)
+    people = snapshot.get("players") or snapshot.get("teams") or []
+    names = {str(p["id"]): str(p["name"]) for p in (people if isinstance(people, list) else [])
+             if isinstance(p, dict)}
+    rows = _rows(kind, events)
+    standings = _standings(rows, names)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = out_dir / journal.name.removesuffix(".jsonl")
+    paths = [stem.with_suffix(".csv"), stem.with_suffix(".json"), stem.with_suffix(".html")]
+    paths[0].write_text(_csv(rows, names), encoding="utf-8")
+    document = {"journal": journal.name, "game": kind, "names": names, "standings": standings,
+                "questions": [vars(r) for r in rows]}
+    paths[1].write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    paths[2].write_text(_html(journal.name, kind, rows, names, standings), encoding="utf-8")
+    return paths
+
+
+def _rows(kind: str, events: list[dict[str, Any]]) -> list[QuestionRow]:
+    """One row per question played or withdrawn, from the replayed events."""
+    owner = _OWNER[kind]
+    rows: list[QuestionRow] = []
+    fight = 1
+    current: QuestionRow | None = None
+    for e in events:
+        t = e["type"]
+        if t == _NEW_FIGHT[kind] and (rows or current):
+            fight += 1
+        elif t == "question_started":
+            if kind == "svoya":
+                label = f"тема {e.get('theme_name') or e['theme']}, вопрос {e['number']}"
+                value = int(e["value"])
+            else:
+                label = f"{'дополнительный ' if e['extra'] else ''}вопрос {e['question']}"
+                value = int(e["stake"])
+            current = QuestionRow(fight=fight, question=label, value=value)
+            rows.append(current)
+        elif current is None:
+            continue
+        elif t == "signal_accepted":
+            current.presses += [{"who": p[owner], "pad": p["pad"], "at_ns": p["at_ns"],
+                                 "behind_ms": p["behind_ms"]} for p in e["presses"]]
+        elif t == "press_ignored":  # a press that did not count, with why (and how far behind)
+            current.presses.append({"who": e[owner], "pad": e["pad"], "at_ns": e["at_ns"],
+                                    "behind_ms": e.get("behind_ms"), "ignored": e["reason"]})
+        elif t == "answer_judged":
+            current.verdicts.append({"who": e[owner], "correct": e["correct"], "delta": e["delta"]})
+        elif t == "judgement_undone":
+            current.verdicts.append({"who": e[owner], "undone": True, "delta": e["delta"]})
+        elif t == "question_ended":
+            current.end, current.winner = e["reason"], e["winner"]
+            current.scores = {str(k): int(v) for k, v in e["scores"].items()}
+        elif t in ("judgement_reversed", "score_adjusted") and rows:
+            rows[-1].verdicts.append({"who": e[owner], "correction": t, "delta": e["delta"],
+                                      "reason": e["reason"]})
+            rows[-1].scores = {str(k): int(v) for k, v in e["scores"].items()}
+    return rows
+
+
+def _standings(rows: list[QuestionRow], names: dict[str, str]) -> list[dict[str, Any]]:
+    """Each fight's final scores, best first (the last row of the fight with scores)."""
+    finals: dict[int, dict[str, int]] = {}
+    for row in rows:
+        if row.scores:
+            finals[row.fight] = row.scores
+    return [{"fight": fight, "places": [{"who": who, "name": names.get(who, who), "score": score}
+                                        for who, score in sorted(scores.items(), key=lambda kv: -kv[1])]}
+            for fight, scores in sorted(finals.items())]
+
+
+def _presses_text(row: QuestionRow, names: dict[str, str]) -> str:
+    parts = []
+    for p in row.presses:
+        behind = "" if p["behind_ms"] is None else f", +{p['behind_ms']} мс"
+        ignored = f", не засчитано: {_IGNORED.get(p['ignored'], p['ignored'])}" if "ignored" in p else ""
+        parts.append(f"{names.get(p['who'], p['who'])} ({p['pad']}, {p['at_ns']} нс{behind}{ignored})")
+    return "; ".join(parts)
+
+
+def _verdicts_text(row: QuestionRow, names: dict[str, str]) -> str:
+    parts = []
+    for v in row.verdicts:
+        who = names.get(v["who"], v["who"])
+        if v.get("undone"):
+            parts.append(f"{who}: решение отменено ({v['delta']:+d})")
+        elif "correction" in v:
+            what = "решение пересмотрено" if v["correction"] == "judgement_reversed" else "поправка"
+            parts.append(f"{who}: {what} {v['delta']:+d} ({v['reason']})")
+        else:
+            parts.append(f"{who}: {'верно' if v['correct'] else 'неверно'} {v['delta']:+d}")
+    return "; ".join(parts)
+
+
+def _scores_text(scores: dict[str, int], names: dict[str, str]) -> str:
+    return "; ".join(f"{names.get(k, k)} {v}" for k, v in scores.items())
+
+
+def _csv(rows: list[QuestionRow], names: dict[str, str]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["бой", "вопрос", "стоимость", "нажатия (время на источнике, задержка за первым)",
+                     "решения", "итог", "кто взял", "счёт после"])
+    for row in rows:
+        writer.writerow([row.fight, row.question, row.value, _presses_text(row, names),
+                         _verdicts_text(row, names), _END_TEXTS.get(row.end, row.end),
+                         names.get(row.winner or "", row.winner or ""), _scores_text(row.scores, names)])
+    return out.getvalue()
+
+
+def _html(journal: str, kind: str, rows: list[QuestionRow], names: dict[str, str],
+          standings: list[dict[str, Any]]) -> str:
+    e = html.escape
+    title = {"svoya": "«Своя игра»", "brainring": "«Брейн-ринг»"}[kind]
+    parts = [f"<!doctype html><html lang=\"ru\"><head><meta charset=\"utf-8\"><title>Протокол: {e(journal)}"
+             "</title><style>body{font:14px/1.4 'DejaVu Sans',sans-serif;margin:2em}"
+             "table{border-collapse:collapse;width:100%;margin:1em 0}"
+             "td,th{border:1px solid #999;padding:3px 6px;vertical-align:top;text-align:left}"
+             "th{background:#eee}@media print{body{margin:0}h2{break-before:auto}}</style></head><body>",
+             f"<h1>Протокол игры {e(title)}</h1><p>Журнал: {e(journal)}</p>"]
+    for fight in standings:
+        parts.append(f"<h2>Бой {fight['fight']}: итог</h2><table><tr><th>место</th><th>участник</th>"
+                     "<th>очки</th></tr>")
+        parts += [f"<tr><td>{i}</td><td>{e(p['name'])}</td><td>{p['score']}</td></tr>"
+                  for i, p in enumerate(fight["places"], 1)]
+        parts.append("</table>")
+    parts.append("<h2>Вопросы</h2><table><tr><th>бой</th><th>вопрос</th><th>стоимость</th><th>нажатия</th>"
+                 "<th>решения</th><th>итог</th><th>счёт после</th></tr>")
+    for row in rows:
+        cells = [str(row.fight), e(row.question), str(row.value), e(_presses_text(row, names)),
+                 e(_verdicts_text(row, names)), e(_END_TEXTS.get(row.end, row.end)),
+                 e(_scores_text(row.scores, names))]
+        parts.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    parts.append("</table></body></html>\n")
+    return "".join(parts)

@@ -1,0 +1,117 @@
+"""`chgk-console export JOURNAL` (issue 19): a fight's protocol as an organiser files it, from
+the journal the console keeps, the way a user runs it: CSV and JSON with every question's
+presses (stamp and delay behind the first), verdicts and scores after, and an HTML protocol
+that prints (Chromium renders it to a PDF)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from console.engine.model import NS_PER_MS as MS
+from console.engine.model import HostAction
+from console.games import load_config
+from console.shell.runtime import Console
+from console.sources.mcu import McuFeed
+from drivers.mcu_serial import PadEdge, Watermark
+from tests.host_screen_pages import chromium
+from tests.test_schemas import DEMO_TOML, Clock
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def export(journal: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "console.cli", "export", str(journal), "--out", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+
+
+def a_journal(tmp_path: Path) -> Path:
+    """An evening the console journals: a wrong answer, then a right one behind a second press
+    0.35 ms later; a mistaken «Неверно» undone; a score adjusted."""
+    clock = Clock()
+    journal = io.StringIO()
+    console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    feed = McuFeed(console, "sim")
+
+    def scan(*pads: int, at: int) -> None:
+        feed.edge(PadEdge(pads, True, at, at // 1000, 0))
+        feed.watermark(Watermark(at))
+
+    console.host(HostAction.NEXT)
+    clock.now += 100 * MS
+    console.host(HostAction.READING_FINISHED)
+    clock.now += 500 * MS
+    scan(1, at=clock.now)
+    clock.now += 20 * MS
+    console.host(HostAction.NAME)
+    console.host(HostAction.WRONG)
+    console.host(HostAction.RESET)
+    clock.now += 300 * MS
+    t = clock.now
+    scan(0, at=t)
+    scan(2, at=t + 350_000)
+    clock.now += 20 * MS
+    console.host(HostAction.NAME)
+    console.host(HostAction.CORRECT)
+    console.host(HostAction.NEXT)
+    clock.now += 100 * MS
+    console.host(HostAction.READING_FINISHED)
+    scan(3, at=clock.now)
+    clock.now += 20 * MS
+    console.host(HostAction.NAME)
+    console.host(HostAction.WRONG)
+    console.on_command(json.dumps({"action": "undo", "reason": "не та кнопка"}).encode())
+    console.host(HostAction.CORRECT)
+    console.on_command(json.dumps({"action": "adjust_score", "player": "p2", "delta": 5,
+                                   "reason": "апелляция"}).encode())
+    path = tmp_path / "2026-12-03.jsonl"
+    path.write_text(journal.getvalue(), encoding="utf-8")
+    return path
+
+
+def test_a_journal_exports_to_csv_json_and_a_protocol_that_prints(tmp_path: Path) -> None:
+    journal = a_journal(tmp_path)
+    done = export(journal, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    paths = [Path(p) for p in done.stdout.split()]
+    assert [p.name for p in paths] == ["2026-12-03.csv", "2026-12-03.json", "2026-12-03.html"]
+    rows = list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))
+    assert rows[0][:3] == ["бой", "вопрос", "стоимость"]
+    first = rows[1]
+    assert first[2] == "10" and "Анна (sim:0" in first[3] and "+0.35 мс" in first[3]
+    assert first[4] == "Борис: неверно -10; Анна: верно +10" and first[5] == "взят"
+    second = rows[2]
+    assert second[4] == ("Глеб: неверно -20; Глеб: решение отменено (+20); Глеб: верно +20; "
+                         "Борис: поправка +5 (апелляция)")
+    assert second[7] == "Анна 10; Борис -5; Вера 0; Глеб 20"
+    document = json.loads(paths[1].read_text(encoding="utf-8"))
+    assert document["game"] == "svoya"
+    assert [p["name"] for p in document["standings"][0]["places"]] == ["Глеб", "Анна", "Вера", "Борис"]
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(paths[2].as_uri())
+        assert page.locator("h1").inner_text() == "Протокол игры «Своя игра»"
+        assert page.locator("table").first.locator("tr").nth(1).inner_text().startswith("1\tГлеб\t20")
+        pdf = page.pdf(format="A4")
+    assert pdf.startswith(b"%PDF") and len(pdf) > 5000
+
+
+def test_the_brainring_example_exports_its_fight(tmp_path: Path) -> None:
+    done = export(ROOT / "examples" / "brainring-club.jsonl", tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO((tmp_path / "brainring-club.csv").read_text(encoding="utf-8"))))
+    assert [r[2] for r in rows[1:]] == ["1", "2", "3"]  # the stakes rising (club)
+    assert rows[-1][5:7] == ["взят", "Совы"]
+
+
+def test_a_game_it_cannot_protocol_or_a_file_that_is_not_a_journal_is_said(tmp_path: Path) -> None:
+    done = export(ROOT / "examples" / "table-game.jsonl", tmp_path)
+    assert done.returncode == 1 and "a 'chgk' game" in done.stderr
+    bad = tmp_path / "notes.jsonl"
+    bad.write_text("hello\n", encoding="utf-8")
+    done = export(bad, tmp_path)
+    assert done.returncode == 1 and "not a journal" in done.stderr
