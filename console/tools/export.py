@@ -5,8 +5,9 @@ same decisions) and writes three files named after it: ``<name>.csv`` (one row p
 the fight, the theme or question number, its value or stake, every press with its stamp and
 its delay behind the first, those that did not count with why, the verdicts, how it ended,
 the scores after), ``<name>.json`` (the same, and the standings) and ``<name>.html`` (a
-printable protocol: the standings, then the questions). It returns the paths written, or raises `ExportError` saying why not (a file
-that is not a journal, a game it cannot protocol yet). «Своя игра» and «Брейн-ринг» are
+printable protocol: the standings, then the questions). It returns the paths written, or
+raises `ExportError` saying why not (a file that is not a journal, a game it cannot protocol
+yet). «Своя игра» and «Брейн-ринг» are
 protocolled; the table, the sports timer and the quartet keep their own records (their game
 record, the tournament's standings).
 """
