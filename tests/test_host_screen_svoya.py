@@ -443,3 +443,32 @@ def test_a_mistaken_wrong_is_undone_at_once_from_the_screen(hall: Hall) -> None:
     click(host, "correct")
     for page in (host, board):
         expect(page.locator(f"{card(page, 'p2')} .score")).to_have_text("10", timeout=WAIT_MS)
+
+
+def test_the_buttons_are_checked_before_a_fight_on_both_screens(hall: Hall) -> None:
+    """Issue 19, «проверка кнопок»: between questions the host starts it; each pad pressed
+    lights its player's name on the hall's board and the host's screen (and its lamp), none is
+    a false start for the game; ended, the screen names the button that never answered."""
+    host, board = hall.host, hall.board
+    new_game(hall)
+    strays_before = host.locator("#strays li").count()
+    host.click("#check-start")
+    expect(board.locator("#button-check")).to_be_visible(timeout=WAIT_MS)
+    expect(board.locator('#button-check [data-pad="mcu:0"]')).to_have_text("Аня", timeout=WAIT_MS)
+    press(hall, 0)
+    press(hall, 2)
+    for page, where in ((board, "#button-check"), (host, "#check-list")):
+        expect(page.locator(f'{where} [data-pad="mcu:0"]')).to_contain_text("✓ Аня", timeout=WAIT_MS)
+        expect(page.locator(f'{where} [data-pad="mcu:2"]')).to_contain_text("✓ Вера", timeout=WAIT_MS)
+        expect(page.locator(f'{where} [data-pad="mcu:1"]')).not_to_contain_text("✓")
+    host.click("#check-end")
+    expect(host.locator("#check-result")).to_have_text("Не ответили: Боря (mcu:1)", timeout=WAIT_MS)
+    expect(board.locator("#button-check")).to_be_hidden(timeout=WAIT_MS)
+    assert host.locator("#strays li").count() == strays_before  # no false start for the game
+    # During a question the check is refused, and the game's presses stay the game's.
+    click(host, "next")
+    host.click("#check-start")
+    expect(host.locator("#notices")).to_contain_text("Проверка кнопок", timeout=WAIT_MS)
+    expect(board.locator("#button-check")).to_be_hidden()
+    click(host, "cancel")
+    confirm(host)

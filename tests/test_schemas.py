@@ -38,7 +38,7 @@ from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.resume_offer import SHELL_ACTIONS
-from console.shell.runtime import Console
+from console.shell.runtime import CHECK_BUTTONS, END_CHECK, Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_inputs import HeldPads, PadEdge
@@ -147,7 +147,7 @@ def test_schema_enums_match_the_code() -> None:
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
     assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-1]} == actions - plain
-    assert enum_of(command["oneOf"][-1], "properties", "action") == set(SHELL_ACTIONS)
+    assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK}
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
     assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions
     details = props("error")["details"]["oneOf"][1]["properties"]

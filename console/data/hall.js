@@ -47,6 +47,37 @@ function hallLink(online, reason, sources) {
   }
 }
 
+// «Проверка кнопок» (the retained status's button_check, docs/mqtt.md): while it runs, every
+// board shows each button's owner, lit once pressed, over whatever it shows.
+function hallButtonCheck(check) {
+  let box = document.getElementById("button-check");
+  if (!check || !check.active) {
+    if (box) box.style.display = "none";  // its inline display would win over `hidden`
+    return;
+  }
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "button-check";
+    box.style.cssText = "position:fixed;inset:0;z-index:9;background:rgba(8,10,16,0.92);color:#f4f1e8;"
+      + "display:flex;flex-wrap:wrap;align-content:center;justify-content:center;gap:3vh 3vw;"
+      + "font:5vh 'DejaVu Sans',sans-serif;padding:4vh";
+    document.body.append(box);
+  }
+  box.style.display = "flex";
+  const title = document.createElement("div");
+  title.style.cssText = "flex-basis:100%;text-align:center;color:#7f8aa3";
+  title.textContent = "Проверка кнопок: нажмите свою кнопку";
+  box.replaceChildren(title, ...check.buttons.map(b => {
+    const item = document.createElement("div");
+    item.className = b.pressed ? "checked" : "unchecked";
+    item.dataset.pad = b.pad;
+    item.style.cssText = "padding:2vh 3vw;border-radius:2vh;border:0.5vh solid "
+      + (b.pressed ? "#3bb273;background:#173a2a" : "#2c3347;opacity:0.6");
+    item.textContent = (b.pressed ? "✓ " : "") + b.name;
+    return item;
+  }));
+}
+
 function hallConnect(kinds, onMessage, login) {
   const client = mqtt.connect(HALL.ws, {
     clientId: (login ? "host-" : "display-") + Math.random().toString(16).slice(2, 10),
@@ -77,7 +108,10 @@ function hallConnect(kinds, onMessage, login) {
     let payload;
     try { payload = JSON.parse(decoder.decode(bytes)); } catch (e) { return; }
     const kind = topic.slice(HALL.base.length + 1);
-    if (kind === "status") hallLink(payload.state === "online", undefined, payload.sources);
+    if (kind === "status") {
+      hallLink(payload.state === "online", undefined, payload.sources);
+      if (!login) hallButtonCheck(payload.button_check);  // the hall's boards; the host has its own
+    }
     onMessage(kind, payload, packet);
   });
   return client;

@@ -81,6 +81,7 @@ function tablePreset(f, s) {
 }
 
 registerGame("chgk", {
+  noButtons: true,  // no players' buttons: no «Проверка кнопок»
   title: "Что? Где? Когда? — стол",
   phases: TABLE_PHASES,
   timers: { discussion: "обсуждение" },

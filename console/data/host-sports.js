@@ -15,6 +15,7 @@ function renderSports(s) {
 }
 
 registerGame("sports", {
+  noButtons: true,  // no players' buttons: no «Проверка кнопок»
   title: "Что? Где? Когда? — секундомер",
   phases: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },
   timers: { counting: "минута на обсуждение", collecting: "сбор ответов" },

@@ -10,7 +10,8 @@
 // - optional `timers` (a timer kind in Russian), `timerText(s, timer)`, `players(s)` (who
 //   `nameOf` names), `choices(type, f, s)` and `preset(f, s, action)` for its dialogs' fields
 //   (null: the core's own), `strayPress(e)`: the words for an event that is a press outside a
-//   question (a false start, a press between questions), null for any other.
+//   question (a false start, a press between questions), null for any other; `noButtons`: the
+//   game has no players' buttons (no «Проверка кнопок»).
 // The core never asks which game it is: `game` (the host state's) only picks the module.
 //
 // Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
@@ -67,6 +68,7 @@ let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
 let journalState = null; // the journal's health, from the retained status (null: none kept)
 let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
+let buttonCheck = null;  // «Проверка кнопок», from the retained status (null: none yet)
 let noticesSeen = false; // a live notice came: the retained list is older
 
 const $ = (id) => document.getElementById(id);
@@ -127,6 +129,7 @@ function onMessage(kind, payload, packet) {
     sources = payload.sources || {};
     journalState = payload.journal || null;
     resumeOffer = payload.resume_offer || null;
+    buttonCheck = payload.button_check || null;
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -169,6 +172,7 @@ const SOURCE_STATES = { connected: "подключено", disconnected: "нет
 const PROBLEMS = { mqtt: "Команда от другого клиента не принята", journal: "Журнал игры",
                    record: "Протокол игры не сохранён", pack: "Пакет вопросов не прочитан",
                    pack_cells: "Пакет вопросов прочитан, но часть вопросов пропущена",
+                   button_check: "Проверка кнопок",
                    console: "Сбой пульта (игра идёт дальше)" };
 
 function noticeText(e) {
@@ -283,6 +287,26 @@ function renderSources() {
 
 // Today's fight was kept under another config: the host resumes it (with its own settings)
 // or starts afresh; nothing is renamed or lost until then (docs/journal.md).
+// «Проверка кнопок»: each button's owner, lit once pressed; after it, the ones never pressed.
+function renderButtonCheck() {
+  $("check-box").hidden = !!current().noButtons;
+  const check = buttonCheck;
+  const active = !!(check && check.active);
+  $("check-list").replaceChildren(...(active && check ? check.buttons : []).map(b => {
+    const li = el("li", { className: b.pressed ? "pressed" : "" }, `${b.pressed ? "✓ " : ""}${b.name} (${b.pad})`);
+    li.dataset.pad = b.pad;
+    return li;
+  }));
+  const silent = check ? check.buttons.filter(b => !b.pressed) : [];
+  $("check-result").textContent = !check || active ? ""
+    : silent.length ? `Не ответили: ${silent.map(b => `${b.name} (${b.pad})`).join(", ")}` : "Все кнопки ответили";
+  $("check-start").hidden = active;
+  $("check-end").hidden = !active;
+  $("check-start").disabled = $("check-end").disabled = !online();
+}
+$("check-start").addEventListener("click", () => send({ action: "check_buttons" }));
+$("check-end").addEventListener("click", () => send({ action: "end_check" }));
+
 function renderResumeOffer() {
   const box = $("resume-offer");
   box.hidden = !consoleOnline || !resumeOffer;
@@ -495,6 +519,7 @@ function render() {
   renderActions();
   renderSources();
   renderResumeOffer();
+  renderButtonCheck();
   if (!state) return;
   $("phase").textContent = g.phases[state.phase] || state.phase || "";
   g.render(state);

@@ -52,9 +52,10 @@ from console.engine.model import (
     input_stamp,
 )
 from console.games import game
-from console.games.kind import BUTTONS, GameInput, GameKind
+from console.games.kind import BUTTONS, GameInput, GameKind, only_keys
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
+from console.shell.button_check import ButtonCheck
 from console.shell.checkpoint import checkpoint_line, code_fingerprint
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
@@ -84,6 +85,8 @@ CHECKPOINT_LINES = 3_000
 # own traffic, a player's press (between questions it is a false start at most).
 PASSIVE = (Press, Watermark, SourceLink, AngleSample)
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
+# The host's «Проверка кнопок» (console/shell/button_check.py): the console's own commands.
+CHECK_BUTTONS, END_CHECK = "check_buttons", "end_check"
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
@@ -175,6 +178,8 @@ class Console:
         # A journal of another config offered to the host (console/shell/resume_offer.py), and
         # what the daemon does when the host takes it (starts again with `run --resume FILE`).
         self.offer: ResumeOffer | None = None
+        self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
+        self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
         # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
         # for its checkpoints; and whether it runs on its journal's own settings (`run --resume`:
@@ -203,6 +208,9 @@ class Console:
         decision sees them, as it would have had the console not been held up; otherwise the
         overdue decision is taken first."""
         now = self.clock() if now is None else now
+        inputs = self._checked(inputs)
+        if not inputs:
+            return
         if self.offer is not None and any(not isinstance(i, PASSIVE) for i in inputs):
             self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
@@ -274,6 +282,10 @@ class Console:
             if command.get("action") in SHELL_ACTIONS:
                 self._choose(str(command["action"]))
                 return
+            if command.get("action") in (CHECK_BUTTONS, END_CHECK):
+                only_keys(command, ("action",))
+                self._check_buttons(str(command["action"]))
+                return
             inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             if isinstance(exc, RecursionError):
@@ -285,6 +297,52 @@ class Console:
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
+
+    def _check_buttons(self, action: str) -> None:
+        """Start or end «Проверка кнопок» (console/shell/button_check.py): between questions
+        only, so that no press of the game is taken by it."""
+        check = self.button_check
+        if action == END_CHECK:
+            if check is None or not check.active:
+                self.report_error("button_check", "no check of the buttons is running")
+                return
+            check.active = False
+            silent = check.silent()
+            log.info("button check over; %s",
+                     f"never pressed: {', '.join(silent)}" if silent else "every button answered")
+            self._set_lamps(self._game_lamps)
+        else:
+            owners = self._button_owners()
+            if not owners:
+                self.report_error("button_check", f"{self.game.title} has no players' buttons to check")
+                return
+            if self.game.interrupted(self.referee, self.clock()) is not None:
+                self.report_error("button_check", "a question is in play: the buttons are checked "
+                                                  "between questions")
+                return
+            self.button_check = check = ButtonCheck(owners)
+            self._set_lamps(check.lamps())
+        if self.mqtt is not None:
+            self.mqtt.set_status(button_check=check.view())
+
+    def _button_owners(self) -> dict[str, str]:
+        """Each button of the game (pad -> its owner's name, as the game's state names them)."""
+        snapshot = self.referee.snapshot(self.clock())
+        people = snapshot.get("players") or snapshot.get("teams") or []
+        names = {str(p["id"]): str(p["name"]) for p in (people if isinstance(people, list) else [])
+                 if isinstance(p, dict) and "id" in p and "name" in p}
+        return {pad: names.get(owner, owner) for pad, owner in self.game.pads(self.config).items()}
+
+    def _checked(self, inputs: Sequence[GameInput]) -> Sequence[GameInput]:
+        """During «Проверка кнопок» the presses go to it (lit, on the status), not to the game."""
+        check = self.button_check
+        if check is None or not check.active or not any(isinstance(i, Press) for i in inputs):
+            return inputs
+        if any([check.press(i.pad, i.at) for i in inputs if isinstance(i, Press)]):
+            self._set_lamps(check.lamps())
+            if self.mqtt is not None:
+                self.mqtt.set_status(button_check=check.view())
+        return [i for i in inputs if not isinstance(i, Press)]
 
     def offer_resume(self, path: Path, differs: tuple[str, ...]) -> None:
         """Offer today's journal of another config to the host (console/shell/resume_offer.py)."""
@@ -503,7 +561,9 @@ class Console:
         # then the referee's events in its order, then the cues.
         for out in outputs:
             if isinstance(out, SetLamps):
-                self._set_lamps(out.lamps)
+                self._game_lamps = out.lamps
+                if self.button_check is None or not self.button_check.active:
+                    self._set_lamps(out.lamps)
         for out in outputs:
             if isinstance(out, Event):
                 self._publish(out)

@@ -1,0 +1,65 @@
+"""«Проверка кнопок» in the console (console/shell/button_check.py): the presses during it go
+to the check, never to the game nor its journal; it is refused during a question; ended, it
+names the buttons that never answered."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from console.engine.model import NS_PER_MS as MS
+from console.engine.model import HostAction, LampMode
+from console.games import load_config
+from console.shell.runtime import Console
+from console.sources.mcu import McuFeed
+from drivers.mcu_serial import PadEdge, Watermark
+from tests.test_schemas import DEMO_TOML, Clock
+
+
+def console() -> tuple[Console, Clock, io.StringIO, list[dict[str, object]]]:
+    clock = Clock()
+    journal = io.StringIO()
+    c = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    events: list[dict[str, object]] = []
+    c.wire_watchers.append(events.append)
+    return c, clock, journal, events
+
+
+def press(c: Console, clock: Clock, pad: int) -> None:
+    clock.now += 10 * MS
+    feed = McuFeed(c, "sim")
+    feed.edge(PadEdge((pad,), True, clock.now, clock.now // 1000, 0))
+    feed.watermark(Watermark(clock.now))
+
+
+def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
+    c, clock, journal, events = console()
+    c.on_command(b'{"action": "check_buttons"}')
+    press(c, clock, 0)
+    press(c, clock, 3)
+    press(c, clock, 0)  # again: nothing new
+    check = c.button_check
+    assert check is not None and check.active
+    assert [b["pressed"] for b in check.view()["buttons"]] == [True, False, False, True]  # type: ignore[index]
+    assert check.lamps()["sim:0"] is LampMode.ON and check.lamps()["sim:1"] is LampMode.OFF
+    assert [e["type"] for e in events if e["type"] == "press_ignored"] == []  # no false start
+    assert not [line for line in journal.getvalue().splitlines() if '"press"' in line]
+    c.on_command(b'{"action": "end_check"}')
+    assert check.silent() == ["Борис (sim:1)", "Вера (sim:2)"]
+    press(c, clock, 1)  # the game's again: a press between questions is its false start
+    assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["false_start"]
+
+
+def test_the_check_is_refused_during_a_question_and_the_game_goes_on() -> None:
+    c, clock, _journal, events = console()
+    c.host(HostAction.NEXT)
+    c.on_command(b'{"action": "check_buttons"}')
+    (error,) = [e for e in events if e["type"] == "error"]
+    assert error["source"] == "button_check" and "between questions" in str(error["message"])
+    assert c.button_check is None
+    press(c, clock, 2)
+    clock.now += 20 * MS
+    c.fire_due()
+    assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p3"]
+    c.on_command(json.dumps({"action": "end_check", "extra": 1}).encode())  # bad: refused
+    assert any("unknown key" in str(e.get("message")) for e in events if e["type"] == "error")
