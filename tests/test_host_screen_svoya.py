@@ -472,3 +472,20 @@ def test_the_buttons_are_checked_before_a_fight_on_both_screens(hall: Hall) -> N
     expect(board.locator("#button-check")).to_be_hidden()
     click(host, "cancel")
     confirm(host)
+
+
+def test_the_host_ends_the_fight_from_the_screen_and_the_board_shows_the_winner(hall: Hall) -> None:
+    """Issue 19: with themes = 0 a fight had no end; «Закончить бой» (asks first) ends it."""
+    host, board = hall.host, hall.board
+    new_game(hall)
+    click(host, "next")
+    click(host, "reading_finished")
+    press(hall, 2)
+    expect(host.locator(card(host, "p3"))).to_have_class("player answering", timeout=WAIT_MS)
+    click(host, "name")
+    click(host, "correct")
+    click(host, "end_game")
+    confirm(host)
+    expect(host.locator("#situation")).to_contain_text("Бой окончен · победитель: Вера (10)", timeout=WAIT_MS)
+    expect(board.locator("body")).to_contain_text("Вера", timeout=WAIT_MS)
+    assert host.locator('#actions button[data-action="next"]').is_disabled()

@@ -726,3 +726,23 @@ def test_press_made_first_but_delivered_after_the_decision_is_named_for_what_it_
     ignored = t.last("press_ignored")
     assert (ignored["reason"], ignored["behind_ms"]) == ("delivered_too_late", -3.0)
     assert t.answerer() == "p1"
+
+
+def test_the_host_ends_a_fight_between_questions_with_its_ranking() -> None:
+    """Issue 19: with `game.themes = 0` (themes until the host stops) nothing ended a fight.
+    «Закончить бой» between questions: game_over with the ranking by the scores; refused
+    during a question; «Новая игра» starts the next."""
+    t = mcu_only()
+    t.host(A.NEXT)
+    t.host(A.END_GAME)
+    assert t.last("error")["details"]["action"] == "end_game" and t.ref.phase == "reading"
+    t.host(A.READING_FINISHED)
+    t.press("p2")
+    t.host(A.NAME)
+    t.host(A.CORRECT)
+    t.host(A.END_GAME)
+    over = t.last("game_over")
+    assert over["ranking"][0] == "p2" and over["scores"]["p2"] == 10 and t.ref.phase == "game_over"
+    assert "next" not in t.ref.host_actions(t.now) and "end_game" not in t.ref.host_actions(t.now)
+    t.host(A.NEW_GAME)
+    assert t.ref.phase == "idle" and t.scores["p2"] == 0

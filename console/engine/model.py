@@ -36,6 +36,7 @@ class HostAction(StrEnum):
     CANCEL = "cancel"  # withdraw the current question, no score change
     NEW_GAME = "new_game"  # scores to zero, back to the first theme
     END_QUESTION = "end_question"  # a button source is lost: decide the question without it
+    END_GAME = "end_game"  # end the fight now, between questions (its winner by the scores)
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,6 +107,9 @@ def snapshot(view: FightView, now: int) -> dict[str, Json]:
     }
 
 
+NOT_THE_FIGHTS = frozenset({"end_game", "undo"})
+
+
 def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
     """`snapshot` plus `host_actions` and what the theme's referee shows the host only."""
     view = snapshot(fight, now)
@@ -116,6 +119,9 @@ def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
         host = fight.referee.host_snapshot(now)
         listed = host.get("host_actions")
         referee_actions = list(listed) if isinstance(listed, list) else list[Json](SVOYA_ACTIONS)
+        # The theme's referee would take these, the fight does not: it ends by its rounds, and
+        # its theme records follow the judgements (an undo is not one of its corrections).
+        referee_actions = [a for a in referee_actions if a not in NOT_THE_FIGHTS]
         view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
     if fight.appeal is not None:
         # Until the next theme's reading starts, the theme just played's referee still hears

@@ -210,7 +210,8 @@ class QuestionEnded(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameOver(Event):
-    """The last theme's last question is over."""
+    """The fight is over: the last theme's last question was played, or the host ended it
+    between questions (`end_game`)."""
 
     TYPE: ClassVar[str] = "game_over"
 

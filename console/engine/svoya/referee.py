@@ -453,6 +453,11 @@ class SvoyaReferee:
                     return "вопрос не идёт"
             case HostAction.NEW_GAME:
                 pass
+            case HostAction.END_GAME:
+                if phase is Phase.GAME_OVER:
+                    return "бой уже окончен"
+                if phase is not Phase.IDLE:
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
             case HostAction.END_QUESTION:
                 if q is None or phase not in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
                     return "вопрос не идёт"
@@ -500,6 +505,8 @@ class SvoyaReferee:
                 self._end_question(now, at, EndReason.CANCELLED, out)
             case HostAction.NEW_GAME:
                 self._host_new_game(now, out)
+            case HostAction.END_GAME:
+                self._game_over(now, out)  # the host ends the fight early (with themes = 0, the only end)
 
     def _doubtful_end(self) -> Question | None:
         """The question just ended with no signal over a span where a source may have lost a
@@ -691,9 +698,13 @@ class SvoyaReferee:
         self._theme_index += 1
         themes = self.rules.theme_count
         if themes is not None and self._theme_index >= themes:
-            self._phase = Phase.GAME_OVER
-            ranking = sorted(self.rules.players, key=lambda p: -self._scores[p.id])
-            out.append(GameOver(t_ns=now, scores=dict(self._scores), ranking=tuple(p.id for p in ranking)))
+            self._game_over(now, out)
+
+    def _game_over(self, now: int, out: list[Output]) -> None:
+        """The fight is over: its ranking by the scores (a tie keeps the seating order)."""
+        self._phase = Phase.GAME_OVER
+        ranking = sorted(self.rules.players, key=lambda p: -self._scores[p.id])
+        out.append(GameOver(t_ns=now, scores=dict(self._scores), ranking=tuple(p.id for p in ranking)))
 
     # ------------------------------------------------------------------ views
 

@@ -39,7 +39,9 @@ from console.games.svoya.kind import pack_themes, question_interrupted, svoya_ru
 from console.games.svoya.kind import parse_command as svoya_command
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross", "question", "reason")
-SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction), *(a.value for a in CorrectionAction)])
+# The «Своя игра» commands that judge a theme (the fight ends by its rounds, not `end_game`).
+SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction if a is not HostAction.END_GAME),
+                           *(a.value for a in CorrectionAction)])
 STEP_ARGS = (*ARGS, "delta")  # a host step: the fight's arguments, or a correction's
 
 
@@ -169,7 +171,7 @@ def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
     return None if referee is None else question_interrupted(referee, at)
 
 
-_ACTIONS = [*(a.value for a in HostAction), *(a.value for a in CorrectionAction),
+_ACTIONS = [*(a.value for a in HostAction if a is not HostAction.END_GAME), *(a.value for a in CorrectionAction),
             *(a.value for a in QuartetAction)]
 
 GAME = GameKind(
