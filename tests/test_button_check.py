@@ -40,7 +40,9 @@ def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
     press(c, clock, 0)  # again: nothing new
     check = c.button_check
     assert check is not None and check.active
-    assert [b["pressed"] for b in check.view()["buttons"]] == [True, False, False, True]  # type: ignore[index]
+    buttons = check.view()["buttons"]
+    assert isinstance(buttons, list)
+    assert [b["pressed"] for b in buttons if isinstance(b, dict)] == [True, False, False, True]
     assert check.lamps()["sim:0"] is LampMode.ON and check.lamps()["sim:1"] is LampMode.OFF
     assert [e["type"] for e in events if e["type"] == "press_ignored"] == []  # no false start
     assert not [line for line in journal.getvalue().splitlines() if '"press"' in line]

@@ -171,8 +171,8 @@ def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
     return None if referee is None else question_interrupted(referee, at)
 
 
-_ACTIONS = [*(a.value for a in HostAction if a is not HostAction.END_GAME), *(a.value for a in CorrectionAction),
-            *(a.value for a in QuartetAction)]
+_ACTIONS = [*(a.value for a in HostAction if a is not HostAction.END_GAME),
+            *(a.value for a in CorrectionAction), *(a.value for a in QuartetAction)]
 
 GAME = GameKind(
     name="quartet",
