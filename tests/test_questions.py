@@ -54,7 +54,7 @@ def test_every_field_of_a_question_is_mapped() -> None:
     q = load_questions(SAMPLE)[2]
     assert q == Question(
         number="3",
-        text="Перед вами созвездие, по двум звездам которого моряки находили\n"
+        text="Перед вами созвездие, по двум звездам которого моряки находили "
              "Полярную звезду. Назовите это созвездие двумя словами.",
         answer="Большая Медведица.",
         accepted="Большой Ковш.",
@@ -75,7 +75,7 @@ def test_every_field_of_a_question_is_mapped() -> None:
 def test_the_handout_is_cut_out_of_the_question_text() -> None:
     q = load_questions(SAMPLE)[1]
     assert q.handout == "ИЮЛЬ\nАВГУСТ"
-    assert q.text == ("Названия этих месяцев пришли в русский язык из латыни и происходят от\n"
+    assert q.text == ("Названия этих месяцев пришли в русский язык из латыни и происходят от "
                       "имен двух римлян. Назовите любого из них.")
     assert "раздатка" not in q.text
     assert q.images == ()
@@ -88,20 +88,34 @@ def test_the_picture_is_cut_out_of_the_question_text() -> None:
     assert q.text.startswith("Перед вами")
 
 
-def test_multi_line_fields_keep_their_line_breaks_and_paragraphs() -> None:
+def test_hard_line_breaks_are_joined_and_paragraphs_and_lists_kept() -> None:
+    """Issue 19: the base wraps its text at 70-80 characters; the host reads paragraphs. A
+    wrapped line goes on with the next, an indented line starts a paragraph, short lines (a
+    list, verse) keep their breaks."""
     q = load_questions(SAMPLE)[3]
     assert q.text == (
-        'В XIX веке первым "вокзалом" в России называли не станцию, а\n'
+        'В XIX веке первым "вокзалом" в России называли не станцию, а '
         "музыкальный павильон в Павловске.\n"
-        "   Свое название он получил в подражание увеселительному саду в одной\n"
+        "Свое название он получил в подражание увеселительному саду в одной "
         "европейской столице. Назовите эту столицу."
     )
     last = load_questions(SAMPLE)[-1]
-    assert last.comment == ("Два жаберных сердца гонят кровь через жабры, третье - по всему телу.\n"
+    assert last.comment == ("Два жаберных сердца гонят кровь через жабры, третье - по всему телу. "
                             "Кровь голубая из-за гемоцианина, в котором есть медь.")
     # An indented list loses its common indentation, not its lines.
     assert last.sources == ("1. https://ru.wikipedia.org/wiki/Осьминоги\n"
                             "2. https://ru.wikipedia.org/wiki/Гемоцианин")
+
+
+def test_verse_keeps_its_lines_and_an_editors_note_is_kept_out_of_the_text() -> None:
+    text = ("Чемпионат:\nПакет\n\nВопрос 1:\n   Мороз и солнце;\nдень чудесный!\n"
+            "z-checkdb: проверить источник\nЕщё ты дремлешь, друг прелестный.\n\n"
+            "Ответ:\nПушкин.\nz-checkdb: дубль вопроса 5 тура 2\n\n")
+    (q,) = parse_package(text)
+    assert q.text == "Мороз и солнце;\nдень чудесный!\nЕщё ты дремлешь, друг прелестный."
+    assert q.answer == "Пушкин."
+    assert "z-checkdb" not in q.text and "checkdb" not in (q.answer or "")
+    assert "проверить источник" in q.extra["z-checkdb"]
 
 
 def test_field_name_variants_of_the_sample() -> None:

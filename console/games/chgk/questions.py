@@ -14,7 +14,11 @@ The format, as read here:
   `Имя:` (the value may start on the same line: `Ответ: Волга.`) and its text runs until the
   next field line. Field names are matched ignoring case and ё/е, with optional spaces before
   the colon (`Ответ :`). A field line starts in column 0: indented lines are paragraphs of the
-  text (the base indents paragraphs by three spaces). Line breaks inside a field are kept.
+  text (the base indents paragraphs by three spaces). The base's hard line breaks are joined:
+  a line of 50 characters or more (the base wraps at 70-80) goes on with the next one unless
+  that one is indented or blank; a shorter line keeps its break (verse, a list). An editors'
+  note of the base (a line `z-checkdb: ...`, any `z-...:`) is kept out of the text, in
+  `Question.extra`.
 * Package fields: `Чемпионат:` (or `Пакет:`), `Дата:`, `Редактор:`, `Автор:`, and `Тур:`,
   which may appear several times; every question belongs to the latest `Тур:` (None before the
   first). `Дата:`, `Редактор:` and `Автор:` between a `Тур:` and its first question apply to
@@ -108,6 +112,12 @@ _BAD_QUESTION_RE = re.compile(r"(?i:вопрос)(?:\s*[.:].*|\s*\S+\s*:\s*)")
 _TAG_RE = re.compile(r"<(?P<close>/?)\s*раздатка\s*>", re.IGNORECASE)
 _HANDOUT_RE = re.compile(r"<\s*раздатка\s*>(?P<body>.*?)<\s*/\s*раздатка\s*>", re.IGNORECASE | re.DOTALL)
 _PIC_RE = re.compile(r"\(\s*pic:\s*(?P<name>[^()\s]+)\s*\)", re.IGNORECASE)
+# An editors' note of the base («z-checkdb: ...», «z-...: ...»), on a line of its own anywhere:
+# kept with the question's other fields (`Question.extra`), never in the host's text.
+_NOTE_RE = re.compile(r"(?P<name>[zZ]-[\w-]+)[ \t]*:[ \t]*(?P<rest>.*)")
+# A line at least this long is one the base wrapped (it wraps at 70-80 characters): the next
+# line, unless indented (a paragraph's start), continues it. Shorter lines (verse) keep theirs.
+_WRAPPED = 50
 _CUT = "\x00"  # marks where a handout or picture was cut out
 
 
@@ -125,7 +135,21 @@ class _Field:
 
     @property
     def value(self) -> str:
-        return textwrap.dedent("\n".join(self.lines)).strip()
+        return _joined(textwrap.dedent("\n".join(self.lines)).strip())
+
+
+def _joined(text: str) -> str:
+    """`text` with the base's hard line breaks joined into paragraphs: a wrapped line (see
+    `_WRAPPED`) goes on with the next one unless that one is indented or blank (a paragraph's
+    start); a short line keeps its break (verse, lists)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if (out and out[-1].strip() and line.strip() and not line[:1].isspace()
+                and len(out[-1]) >= _WRAPPED):
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line)
+    return "\n".join(line.strip() if line.strip() else "" for line in out)
 
 
 def _header(line: str, block_start: bool, source: str, lineno: int) -> _Field | None:
@@ -162,6 +186,11 @@ def _split_fields(text: str, source: str) -> tuple[list[_Field], int]:
     handout_from: int | None = None  # line of an open <раздатка>
     for lineno, raw in enumerate(lines, 1):
         line = raw.rstrip()
+        note = _NOTE_RE.fullmatch(line.strip()) if handout_from is None else None
+        if note is not None:  # out of the text; the field it sits in goes on after it
+            if current is not None:
+                fields.append(_Field(_EXTRA, note["name"], lineno, lines=[note["rest"]]))
+            continue
         starts: _Field | None = None
         if handout_from is None and line.strip():
             starts = _header(line, block_start, source, lineno)
@@ -221,7 +250,7 @@ def _split_question_text(raw: str) -> tuple[str, str | None, tuple[str, ...]]:
         images.append(m["name"])
         return _CUT
 
-    text = _cut_lines(_PIC_RE.sub(take_pic, text))
+    text = _joined(_cut_lines(_PIC_RE.sub(take_pic, text)))
     handout = _cut_lines(_PIC_RE.sub(take_pic, "\n\n".join(handouts))) if handouts else None
     return text, handout or None, tuple(images)
 
