@@ -489,3 +489,30 @@ def test_the_host_ends_the_fight_from_the_screen_and_the_board_shows_the_winner(
     expect(host.locator("#situation")).to_contain_text("Бой окончен · победитель: Вера (10)", timeout=WAIT_MS)
     expect(board.locator("body")).to_contain_text("Вера", timeout=WAIT_MS)
     assert host.locator('#actions button[data-action="next"]').is_disabled()
+
+
+def test_the_overlay_for_a_stream_is_transparent_and_follows_the_game(hall: Hall) -> None:
+    """Issue 20: OBS's browser source (1920×1080): the page's background is transparent, the
+    players and their scores are on it, the one answering lit, and the count runs."""
+    host = hall.host
+    page = hall.browser.new_page(viewport={"width": 1920, "height": 1080})
+    try:
+        page.goto(f"{hall.url}/overlay")
+        page.wait_for_function(LINK_UP, timeout=WAIT_MS)
+        new_game(hall)
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+        assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == (
+            "rgba(0, 0, 0, 0)")
+        expect(page.locator('.who[data-who="p1"] .name')).to_have_text("Аня", timeout=WAIT_MS)
+        click(host, "next")
+        click(host, "reading_finished")
+        counting = "(n => n >= 1 && n <= 7)(parseInt(document.getElementById('count').textContent))"
+        page.wait_for_function(counting, timeout=WAIT_MS)
+        press(hall, 1)
+        expect(page.locator('.who[data-who="p2"]')).to_have_class("who answering", timeout=WAIT_MS)
+        box = page.locator("#people").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 1080
+        click(host, "cancel")
+        confirm(host)
+    finally:
+        page.close()

@@ -5,7 +5,8 @@ scripts=..., mqtt_username=..., mqtt_password=...)` answers `GET /` and `GET /sc
 with the hall's board of the game (a page in console/data), told where the broker's WebSocket
 listener is (the host the browser used to reach this server, port `ws_port`), which topics
 to read (`base`) and the display account's login (empty: anonymous, which only a demo broker
-takes); `GET /host` with the host's screen
+takes); `GET /overlay` with a stream's transparent overlay (console/data/overlay.html: the
+scores and the count, for OBS), told the same; `GET /host` with the host's screen
 (console/data/host.html, docs/host-screen.md), which is told where the broker is and whether
 the broker wants a login, but never any password (the host types the host account's password
 into the page once; the browser keeps it), which loads the game's modules of the host's
@@ -66,6 +67,7 @@ SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": 
 HOST_SCRIPT = '<script src="/host.js"></script>'
 # The host's screen: it commands the game, so it logs in with the host account, whose password
 # is never written into a page (anyone on the hall's network can load one).
+OVERLAY_PAGE = "overlay.html"  # a stream's transparent overlay (OBS): the scores and the count
 HOST_PAGE = "host.html"
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 # A hall has a handful of screens. Beyond this many connections at once the oldest one still
@@ -99,7 +101,7 @@ class DisplayServer:
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
-        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE}
+        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE, "/overlay": OVERLAY_PAGE}
         self.host_pages = tuple(host_pages)
         for name in (*self.host_pages, *scripts):
             if "/" in name or not name.endswith(".js"):  # a file of console/data, by its name
