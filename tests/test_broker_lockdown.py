@@ -477,3 +477,25 @@ def test_the_console_config_documents_the_accounts() -> None:
     mqtt = text.split("[mqtt]", 1)[1].split("\n[", 1)[0]
     assert "scripts/mosquitto-passwords.sh" in mqtt
     assert os.access(SCRIPT, os.X_OK)
+
+
+async def test_show_control_reads_plain_values_and_commands_as_the_host_only(locked: LockedBroker) -> None:
+    """Issue 20, Bitfocus Companion: the retained flat topics carry plain values (the phase,
+    each score and name, the count, who answers); a plain payload on host/do/<action> is that
+    host command from the host account, and dropped by the broker from the display's."""
+    async with running_console(locked, locked.passwords["console"]) as console, \
+            inbox(locked, "host", f"{BASE}/flat/#") as flat, \
+            inbox(locked, "display", f"{BASE}/events") as display:
+        wanted = {f"{BASE}/flat/{name}" for name in ("phase", "count", "answering", "score/p1", "name/p1")}
+        await flat.wait_for(lambda: wanted <= set(dict(flat.seen)))
+        values = {topic: payload for topic, payload in flat.seen}
+        assert values[f"{BASE}/flat/phase"] == b"idle" and values[f"{BASE}/flat/count"] == b""
+        assert values[f"{BASE}/flat/score/p1"] == b"0" and values[f"{BASE}/flat/answering"] == b""
+        assert values[f"{BASE}/flat/name/p1"].decode()
+        await publish(locked, "display", f"{BASE}/host/do/next", b"")
+        await publish(locked, "host", f"{BASE}/host/do/correct", b"1")  # the marker: refused
+        await display.wait_for(lambda: display.events("error"))
+        assert svoya_of(console).phase == "idle"  # the display's "next" never came
+        await publish(locked, "host", f"{BASE}/host/do/next", b"press")
+        await display.wait_for(lambda: display.events("question_started"))
+        await flat.wait_for(lambda: (f"{BASE}/flat/phase", b"reading") in flat.seen)

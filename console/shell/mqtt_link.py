@@ -6,7 +6,10 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
 * ``<prefix>/<node>/state``   retained snapshot of the game, so a late display is right at once;
 * ``<prefix>/<node>/events``  non-retained stream of decisions, one JSON object per event;
 * ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here;
-  a command the broker delivers as retained is never executed (``on_retained_command``).
+  a command the broker delivers as retained is never executed (``on_retained_command``);
+* ``<prefix>/<node>/host/do/<action>``  the same command as a plain payload (a show
+  controller's button: `plain_command`), and ``<prefix>/<node>/flat/...`` retained plain values
+  of the state (console/shell/flat_topics.py), published as they change.
 
 Contract: publishing never blocks or raises in the caller. Messages wait in memory (events in
 order, the live angle and the retained topics newest only) and are handed to paho-mqtt's public
@@ -64,6 +67,7 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from console.shell.flat_topics import flat_values
 from console.shell.mqtt_tls import TlsSettings, client_context
 
 log = logging.getLogger("chgk.mqtt")
@@ -88,6 +92,18 @@ OK = MQTTErrorCode.MQTT_ERR_SUCCESS
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 
 
+def plain_command(action: str, payload: bytes) -> bytes:
+    """A command sent as a plain payload on ``<base>/host/do/<action>`` (a show controller's
+    button) as the JSON command the console takes: the payload, when a JSON object, gives the
+    arguments (``{"reason": "..."}``); anything else (empty, "1", "press") is no argument."""
+    args: Any = None
+    try:
+        args = json.loads(payload) if payload.strip() else None
+    except (ValueError, RecursionError):
+        args = None
+    return encode({**(args if isinstance(args, dict) else {}), "action": action})
+
+
 def encode(payload: dict[str, Any]) -> bytes:
     """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
     return _JSON.encode(payload).encode()
@@ -110,6 +126,8 @@ class Topics:
         self.host_state = f"{base}/host/state"  # the host's view: hidden sectors too (table)
         self.host_events = f"{base}/host/events"  # events only the host may see (table)
         self.host_notices = f"{base}/host/notices"  # the last notices, retained (the host's «Внимание»)
+        self.flat = f"{base}/flat"  # plain retained values for show control (console/shell/flat_topics.py)
+        self.do = f"{base}/host/do"  # + "/<action>": a host command as a plain payload (Companion)
 
 
 class MqttLink:
@@ -164,6 +182,7 @@ class MqttLink:
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
         self._commands: list[tuple[bytes, bool]] = []  # (payload, retained), handled once paho's read returns
+        self._flat: dict[str, str] = {}  # the flat topics' values as last published
         self._retries = 0  # tries since the broker was last reached (`_say_unreachable`)
         self._retry_said: float | None = None  # when that was last said (loop time)
         # `after_broker`: callers waiting for the next status handed to paho, then for its PUBACK.
@@ -238,7 +257,12 @@ class MqttLink:
         make_state, self._state_due = self._state_due, None
         make_host_state, self._host_state_due = self._host_state_due, None
         if make_state is not None:
-            self._retain(self.topics.state, encode(make_state()))
+            state = make_state()
+            self._retain(self.topics.state, encode(state))
+            for name, value in flat_values(state).items():  # only what changed
+                if self._flat.get(name) != value:
+                    self._flat[name] = value
+                    self._retain(f"{self.topics.flat}/{name}", value.encode())
         if make_host_state is not None:
             self._retain(self.topics.host_state, encode(make_host_state()))
 
@@ -334,6 +358,9 @@ class MqttLink:
             # A retained command is one the broker stored and replays at every (re)subscription:
             # executing it would, say, wipe the scores with a stale new_game at each reconnect.
             self._commands.append((bytes(message.payload), bool(message.retain)))
+        elif client is self._client and message.topic.startswith(self.topics.do + "/"):
+            self._commands.append((plain_command(message.topic.removeprefix(self.topics.do + "/"),
+                                                 bytes(message.payload)), bool(message.retain)))
 
     def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
         if client is self._client:
@@ -506,7 +533,7 @@ class MqttLink:
             await self._progress.wait()
 
     async def _serve(self, client: mqtt.Client) -> None:
-        result, mid = client.subscribe(self.topics.command, qos=1)
+        result, mid = client.subscribe([(self.topics.command, 1), (f"{self.topics.do}/+", 1)])
         if result != OK:
             raise LinkLost(f"subscribing failed: {mqtt.error_string(result)}")
         self._suback_mid = mid
