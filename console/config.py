@@ -181,6 +181,16 @@ class SoundSection:
     volume: float = 0.8
 
 
+@dataclass(frozen=True)
+class OscSection:
+    """Cues out as OSC messages (QLab, a lighting desk): off unless enabled."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"  # where to send them (the show computer)
+    port: int = 53000  # QLab's OSC port
+    address: str = "/chgk"  # each cue is <address>/cue/<name>, with the node as its argument
+
+
 class Section(Protocol):
     """A game's config section: a frozen dataclass whose every key has a default, named
     ``[SECTION]`` in the TOML file (console/games/<game>/config.py)."""
@@ -214,6 +224,7 @@ class Config:
     host: HostSection = field(default_factory=HostSection)
     mqtt: MqttSection = field(default_factory=MqttSection)
     sound: SoundSection = field(default_factory=SoundSection)
+    osc: OscSection = field(default_factory=OscSection)
     display: DisplaySection = field(default_factory=DisplaySection)
     # The games' own sections ([table], [quartet], ...) by their top-level key, parsed by the
     # games (console.games: each game's config module); read them with `section`.
@@ -273,7 +284,8 @@ def parse_config(data: Mapping[str, Any], source: str, games: GameSections | Non
     games' sections and choices come from `games` (console.games passes every game's)."""
     games = games or GameSections()
     choices = {**_CHOICES, **games.choices}
-    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "display", *games.parsers}
+    known = {"console", "game", "players", "sources", "host", "mqtt", "sound", "osc", "display",
+             *games.parsers}
     for key in data:
         if key not in known:
             raise ConfigError(source, key, f"unknown section (known: {', '.join(sorted(known))})")
@@ -294,11 +306,20 @@ def parse_config(data: Mapping[str, Any], source: str, games: GameSections | Non
         host=_host_section(data.get("host", {}), source),
         mqtt=_mqtt_section(data.get("mqtt", {}), source),
         sound=_section(SoundSection, data.get("sound", {}), "sound", source),
+        osc=_osc_section(data.get("osc", {}), source),
         display=_section(DisplaySection, data.get("display", {}), "display", source),
         sections={key: parse(data, source) for key, parse in games.parsers.items()},
     )
     _check_cross_references(config)
     return config
+
+
+def _osc_section(raw: object, source: str) -> OscSection:
+    osc: OscSection = _section(OscSection, raw, "osc", source)
+    if not osc.address.startswith("/") or " " in osc.address:
+        raise ConfigError(source, "osc.address", f"an OSC address starts with / and has no spaces, "
+                                                 f"got {osc.address!r}")
+    return osc
 
 
 def _kind_defaults(raw: object) -> object:

@@ -255,7 +255,7 @@ def test_the_shipped_config_documents_every_key() -> None:
     there fails here."""
     documented = _documented_keys((ROOT / "config" / "console.toml").read_text(encoding="utf-8"))
     sections = _section_types()
-    assert set(sections) == {"console", "game", "players", "sources", "host", "mqtt", "sound",
+    assert set(sections) == {"console", "game", "players", "sources", "host", "mqtt", "sound", "osc",
                              "display", "table", "spin", "sports", "teams", "quartet", "brainring"}
     missing = [f"{name}.{f.name}" for name, cls in sections.items()
                for f in dataclasses.fields(cls) if f.name not in documented.get(name, set())]

@@ -65,6 +65,7 @@ from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
+from console.shell.osc_cues import OscCues
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRESH, ResumeOffer
@@ -178,6 +179,8 @@ class Console:
         # A journal of another config offered to the host (console/shell/resume_offer.py), and
         # what the daemon does when the host takes it (starts again with `run --resume FILE`).
         self.offer: ResumeOffer | None = None
+        osc = config.osc
+        self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
         self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
@@ -570,6 +573,8 @@ class Console:
         for out in outputs:
             if isinstance(out, PlayCue):
                 self.cues.play(out.cue)
+                if self.osc is not None:
+                    self.osc.send(out.cue)
         # The live angle (30 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
         if not all(isinstance(out, Event) and out.LIVE for out in outputs):
