@@ -211,9 +211,10 @@ class Console:
         decision sees them, as it would have had the console not been held up; otherwise the
         overdue decision is taken first."""
         now = self.clock() if now is None else now
-        inputs = self._checked(inputs)
-        if not inputs:
+        checked = self._checked(inputs)
+        if inputs and not checked:  # all presses of a check of the buttons: nothing for the game
             return
+        inputs = checked
         if self.offer is not None and any(not isinstance(i, PASSIVE) for i in inputs):
             self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
