@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
     bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path",
-                                        "resume"])
+                                        "resume", "cpu"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
                        help="latency, display, press-path: presses to measure (300, 200, 300)")
@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
             from bench.storm import main as bench_storm
 
             return bench_storm(seconds=args.seconds or 10.0, as_json=args.json)
+        if args.what == "cpu":
+            from bench.cpu import main as bench_cpu
+
+            return bench_cpu(samples=args.samples or 2000, as_json=args.json)
         if args.what == "press-path":
             from bench.press_path import main as bench_press_path
 
