@@ -130,7 +130,7 @@ def test_the_demo_prints_every_page_address_and_each_answers(game: str) -> None:
     try:
         pages = re.findall(r"^(\S+): (http://127\.0\.0\.1:(\d+)(/\S*))$", ready, re.MULTILINE)
         assert [path for _, _, _, path in pages] == table, ready
-        assert {label for label, _, _, _ in pages} == {"табло", "пульт"}  # the boards, the host's /host
+        assert {label for label, _, _, _ in pages} == {"табло", "пульт", "оверлей"}  # boards, /host, /overlay
         for _, address, port, path in pages:
             assert http_get(int(port), path) == "HTTP/1.1 200 OK", address
     finally:

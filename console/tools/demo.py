@@ -29,7 +29,7 @@ from console.engine.events import Event
 from console.engine.model import HostAction
 from console.games.svoya.texts import ACTIONS, PHASES, STATUS, describe
 from console.shell.broker import EmbeddedBroker
-from console.shell.display_server import HOST_PAGE, DisplayServer
+from console.shell.display_server import HOST_PAGE, OVERLAY_PAGE, DisplayServer
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
@@ -170,7 +170,9 @@ class DemoAddresses:
 
 
 def page_label(page: str, board: str) -> str:
-    return "табло" if page == board else "пульт" if page == HOST_PAGE else "страница"
+    if page == board:
+        return "табло"
+    return "пульт" if page == HOST_PAGE else "оверлей" if page == OVERLAY_PAGE else "страница"
 
 
 @asynccontextmanager
