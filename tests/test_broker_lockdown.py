@@ -489,8 +489,8 @@ async def test_show_control_reads_plain_values_and_commands_as_the_host_only(loc
         wanted = {f"{BASE}/flat/{name}" for name in ("phase", "count", "answering", "score/p1", "name/p1")}
         await flat.wait_for(lambda: wanted <= set(dict(flat.seen)))
         values = {topic: payload for topic, payload in flat.seen}
-        assert values[f"{BASE}/flat/phase"] == b"idle" and values[f"{BASE}/flat/count"] == b""
-        assert values[f"{BASE}/flat/score/p1"] == b"0" and values[f"{BASE}/flat/answering"] == b""
+        assert values[f"{BASE}/flat/phase"] == b"idle" and values[f"{BASE}/flat/count"] == b"-"
+        assert values[f"{BASE}/flat/score/p1"] == b"0" and values[f"{BASE}/flat/answering"] == b"-"
         assert values[f"{BASE}/flat/name/p1"].decode()
         await publish(locked, "display", f"{BASE}/host/do/next", b"")
         await publish(locked, "host", f"{BASE}/host/do/correct", b"1")  # the marker: refused

@@ -15,14 +15,14 @@ def test_a_brainring_count_and_the_team_answering() -> None:
     assert counting["phase"] == "counting" and counting["count"] == "48"  # 47.7 s left: 48 shown
     ring.press("mcu:2")
     answering = flat_values(ring.ref.snapshot(ring.now))
-    assert answering["answering"] == "Ежи" and answering["count"] == ""
+    assert answering["answering"] == "Ежи" and answering["count"] == "-"
     assert (answering["score/t1"], answering["name/t2"]) == ("0", "Ежи")
 
 
 def test_a_state_without_players_gives_what_it_has() -> None:
     assert flat_values({"phase": "counting", "timer": {"remaining_ms": 999}}) == {"phase": "counting",
                                                                                  "count": "1"}
-    assert flat_values({"phase": "idle", "timer": None}) == {"phase": "idle", "count": ""}
+    assert flat_values({"phase": "idle", "timer": None}) == {"phase": "idle", "count": "-"}
 
 
 def test_a_plain_payload_is_the_command_and_a_json_object_its_arguments() -> None:

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console.engine.brainring.rules import Rebound, SendOut
+from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut
 from console.engine.model import Cue, LampMode, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.schemas import validate
@@ -86,6 +86,8 @@ def test_windflower_2_4_a_false_start_puts_the_team_out_and_the_other_gets_20_s(
     ring.host("next")
     ring.advance(2 * S)
     ring.press("mcu:0")
+    assert ring.events("false_start") == []  # «Время!» stamped before it may still be on its way
+    ring.advance(20 * MS)  # the host key's declared delay: it was not
     fs = ring.last("false_start")
     assert fs["team"] == "t1" and fs["teams_in_play"] == ["t2"]
     assert ring.cues()[-1] is Cue.FALSE_START
@@ -382,7 +384,9 @@ def test_every_event_and_state_of_a_fight_fits_its_schema() -> None:
                            seed=3))
     states = []
     ring.host("next")
+    ring.advance(1 * S)
     ring.press("mcu:0")  # a false start
+    ring.advance(1 * S)
     ring.host("time")
     ring.advance(300 * MS)
     ring.press("mcu:2", "mcu:3")
@@ -439,3 +443,60 @@ def test_example_club_stakes_rise_the_time_left_and_a_player_sent_out() -> None:
     assert [e["stake"] for e in events if e["type"] == "question_started"] == [1, 2, 3]
     assert any(e["type"] == "press_ignored" and e["reason"] == "sent_out" for e in events)
     assert events[-1]["scores"] == {"sovy": 3, "ezhi": 0, "lisy": 0}
+
+
+def test_windflower_2_4_a_press_just_after_time_is_not_a_false_start_when_the_key_comes_late() -> None:
+    """The host's «Время!» is judged on its own stamp: a press 3 ms after it that reaches the
+    console before the key (its declared delay is 20 ms) is the count's first press, not a
+    false start; one 3 ms before it is a false start."""
+    ring = Ring()
+    ring.host("next")
+    ring.advance(4 * S)
+    t = ring.now
+    ring.press("mcu:3", at=t + 3 * MS, arrive=t + 4 * MS)
+    ring.deliver(BrainringHost(BrainringAction.TIME, t), arrive=t + 6 * MS)
+    assert ring.events("false_start") == []
+    assert ring.last("signal_accepted")["team"] == "t2"
+    late = Ring()
+    late.host("next")
+    late.advance(4 * S)
+    t = late.now
+    late.press("mcu:3", at=t - 3 * MS, arrive=t + 1 * MS)
+    late.deliver(BrainringHost(BrainringAction.TIME, t), arrive=t + 6 * MS)
+    assert late.last("false_start")["team"] == "t2" and late.events("signal_accepted") == []
+
+
+def test_a_press_in_the_count_s_last_tie_window_never_sticks_the_timer() -> None:
+    """Found by review: a press within the tie window before the count's end kept the count's
+    settle deadline due while the press waited (a timer that never moves on)."""
+    ring = Ring(make_rules(three=True))
+    ring.question_read()
+    ends = ring.last("count_started")["ends_ns"]
+    ring.press("mcu:2", at=ends - 500, arrive=ends)
+    ring.advance(1 * S)  # StuckTimer here before the fix
+    assert ring.last("signal_accepted")["team"] == "t2" and ring.events("time_up") == []
+
+
+def test_a_correction_after_the_fight_moves_its_winner_and_a_shared_target_goes_on() -> None:
+    """Found by review: a correction after the fight giving another team the lead named the
+    old winner still; two teams at the target made a fight that never ended."""
+    ring = Ring(make_rules(target=0, questions=3))
+    for pad in ("mcu:0", "mcu:0", "mcu:2"):
+        ring.question_read()
+        ring.press(pad)
+        ring.host("correct")
+    assert ring.last("fight_over")["winner"] == "t1"
+    ring.ref.handle(AdjustScore(player="t2", delta=2, reason="апелляция", at=ring.now), ring.now)
+    assert ring.state()["winner"] == "t2" and ring.state()["standings"][0]["team"] == "t2"
+    shared = Ring()
+    for _ in range(3):
+        shared.question_read()
+        shared.press("mcu:0")
+        shared.host("correct")
+    shared.outputs += shared.ref.handle(AdjustScore(player="t2", delta=3, reason="ошибка табло",
+                                                    at=shared.now), shared.now)
+    assert shared.ref.phase == "idle" and shared.last("extra_questions")["tied"] == ["t1", "t2"]
+    shared.question_read()
+    shared.press("mcu:0")
+    shared.host("correct")
+    assert shared.last("fight_over")["winner"] == "t1"

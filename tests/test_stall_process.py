@@ -408,3 +408,33 @@ async def test_a_stall_across_the_brainring_count_judges_the_press_by_its_time(
             assert decided["phase"] == "idle" and decided["last_end"]["reason"] == "unanswered"
             assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["late"]
         assert d.invalid == [], d.invalid
+
+
+async def test_a_stall_across_the_brainring_warning_leaves_the_end_on_time(
+        mosquitto: Broker, tmp_path: Path, sim: SimulatedMcu) -> None:
+    """Found by review: after a 2-s stall across the count's warning, the next deadline (the
+    count's end, 3 s later) was armed 2 s late, from the decision's own time, so the end
+    signal came late and was said as a second hold. Now the hold is said once and the end is
+    decided when it is due."""
+    game = BRAINRING + '[brainring]\ncount_s = 8.0\nrebound_s = 8.0\n'
+    config = write_config(tmp_path, mosquitto, game.format(port=sim.port))
+    topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+    async with display(mosquitto, *topics, schemas=BRAINRING_SCHEMAS) as d, daemon(config, 1) as proc:
+        await online(d, 0)
+        await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+        await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+        state = await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+        end = state["timer"]["ends_ns"]
+        mark = len(d.seen)
+        await sleep_until(end - 5_500 * MS)  # half a second before the 5-s warning
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await sleep_until(end - 3_000 * MS)  # 2 s past the warning
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
+                                  and p["type"] == "time_up"], within=15)
+        events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+        assert [e["type"] for e in events if e["type"] in ("console_held", "count_warning", "time_up")] == [
+            "console_held", "count_warning", "time_up"], events
+        assert d.invalid == [], d.invalid

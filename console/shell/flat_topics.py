@@ -2,9 +2,10 @@
 module matches exact topics and reads plain values; a lighting desk the same).
 
 Contract: `flat_values(state)` gives, from a game's public state (the retained `<base>/state`),
-the plain values published retained under `<base>/flat/`: ``phase`` (the game's phase, as
-its state says it), ``count`` (the running count's whole seconds left, "" when none runs),
-``answering`` (the name of the player or team answering, "" when none), and
+the plain values published retained under `<base>/flat/` (never empty: an empty retained
+message is MQTT's way to delete one, so "none" is "-"): ``phase`` (the game's phase, as
+its state says it), ``count`` (the running count's whole seconds left, "-" when none runs),
+``answering`` (the name of the player or team answering, "-" when none), and
 ``score/<id>`` and ``name/<id>`` for each player or team. Any game: what its state does not
 have is not published (the table has no players' scores: only its phase and count). Host
 commands come back the other way as plain payloads on ``<base>/host/do/<action>``
@@ -16,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["flat_values"]
+__all__ = ["NONE", "flat_values"]
+
+NONE = "-"  # no count, nobody answering (an empty retained payload would delete the topic)
 
 
 def flat_values(state: Mapping[str, Any]) -> dict[str, str]:
@@ -25,10 +28,10 @@ def flat_values(state: Mapping[str, Any]) -> dict[str, str]:
         values["phase"] = state["phase"]
     timer = state.get("timer")
     remaining = timer.get("remaining_ms") if isinstance(timer, dict) else None
-    values["count"] = str(-(-int(remaining) // 1000)) if isinstance(remaining, int | float) else ""
+    values["count"] = str(-(-int(remaining) // 1000)) if isinstance(remaining, int | float) else NONE
     people = state.get("players") if isinstance(state.get("players"), list) else state.get("teams")
     if isinstance(people, list):
-        answering = ""
+        answering = NONE
         for p in people:
             if not isinstance(p, dict) or not isinstance(p.get("id"), str):
                 continue

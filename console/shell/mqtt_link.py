@@ -349,7 +349,9 @@ class MqttLink:
             self._progress.set()
             released = self._barrier_mids.pop(mid, None)
             if released is not None:
-                self._release_barriers(released)
+                # After this read's commands are handled (`_readable` hands them on after
+                # paho's read returns): a command that came before the ack must come first.
+                self._loop.call_soon(self._release_barriers, released)
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
         # Handled once paho's read returns: the console's answer is then written at once,

@@ -26,6 +26,7 @@ more than the restart.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import random
@@ -154,6 +155,7 @@ class Console:
         # ... and the inputs read meanwhile that happened after the deadline (or name no time):
         # (inputs, received), fed once it is decided.
         self._deferred: list[tuple[Sequence[GameInput], int]] = []
+        self._ending_hold = False  # `_end_hold` feeds what waited: no new hold starts meanwhile
         self._hold_said: int | None = None  # the overdue deadline of the hold last said
         # The console's sign of life (the lag watch's tick before its latest, LAG_TICK_S apart
         # while it runs): a host command cannot have been waiting unread from before it.
@@ -219,7 +221,7 @@ class Console:
             self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
         if due is not None and now >= due:
-            if self._held_since is None and now - due > HOLD_NS:
+            if self._held_since is None and now - due > HOLD_NS and not self._ending_hold:
                 self._after_hold(due, now)  # the sources are read out first (they feed back here)
             if self._held_since is not None:
                 if not _happened_before(inputs, self._held_since):
@@ -228,7 +230,7 @@ class Console:
                 now = max(self._fed_at, self._held_since - 1)  # as read just before the decision
             else:
                 now = self._catch_up(inputs, due, now)
-        self._fed_at = max(self._fed_at, now)
+        now = self._fed_at = max(self._fed_at, now)  # the referee's time never goes back
         if self.coalescer is not None and any(not isinstance(inp, Press | Watermark) for inp in inputs):
             self.coalescer.reset()
         if self.journal.open:
@@ -242,7 +244,7 @@ class Console:
         time, and the inputs are then judged as read just before the next one (see `feed`).
         Returns the time to hand them on at."""
         held = now - due if now - due > HOLD_NS else 0
-        if held:
+        if held and not self._ending_hold:  # (the hold being ended was said already)
             self._say_hold(due, now)
         stamps = [stamp for inp in inputs if (stamp := input_stamp(inp)) is not None]
         # When the earliest of them happened; None for none, or one that names no time.
@@ -655,7 +657,9 @@ class Console:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # fed outside a loop (tests of the shell's plumbing): no timers to run
-        self._timer = loop.call_later(max(0.0, (deadline - now) / 1e9), self._on_timer)
+        # From the clock, not from `now`: a decision taken at its own (past) time after a hold
+        # must not put the next deadline off by the hold's length.
+        self._timer = loop.call_later(max(0.0, (deadline - self.clock()) / 1e9), self._on_timer)
         self._timer_deadline = deadline
 
     def _on_timer(self) -> None:
@@ -689,14 +693,17 @@ class Console:
         self._timer_deadline = due
         if self.mqtt is not None:
             self._broker_wait_until = now + HOLD_BROKER_WAIT_NS
-            self.mqtt.after_broker(self._broker_caught_up)  # at once when the link is down
+            # At once when the link is down; one that comes after this hold ended is ignored.
+            self.mqtt.after_broker(functools.partial(self._broker_caught_up, due))
         for link in self.links.values():
             link.drain()  # what it read is fed now, judged by when it happened (`feed`)
         return True
 
-    def _broker_caught_up(self) -> None:
+    def _broker_caught_up(self, due: int) -> None:
         """The broker has handed on all it kept for the console: once the grace is over too,
-        the hold is decided now."""
+        the hold (of the deadline `due`) is decided now."""
+        if self._held_since != due:
+            return  # an earlier hold's answer, late: this hold waits for its own
         self._broker_wait_until = None
         if self._held_since is not None and self.clock() >= self._grace_until:
             if self._timer is not None:
@@ -711,8 +718,12 @@ class Console:
         deferred, self._deferred = self._deferred, []
         if held is not None:
             self._settle(max(self._fed_at, held), now - held)  # the overdue decision first
-        for inputs, received in deferred:
-            self.feed(inputs, received)
+        self._ending_hold = True  # what was read in this hold is not a new hold
+        try:
+            for inputs, received in deferred:
+                self.feed(inputs, received)
+        finally:
+            self._ending_hold = False
         self._settle(now, 0 if held is None else now - held)
 
     def _say_hold(self, due: int, now: int) -> None:

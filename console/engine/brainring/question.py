@@ -42,6 +42,9 @@ class Question:
     out: set[str] = field(default_factory=set)  # teams out: a false start or a wrong answer
     false_starts: set[str] = field(default_factory=set)
     pending: list[Press] = field(default_factory=list)  # presses in the count, not judged yet
+    # Presses in the reading: false starts unless «Время!», stamped at or before them, is
+    # still on its way (its key's declared delay): judged when it comes or that delay passes.
+    early: list[Press] = field(default_factory=list)
     signals: list[Press] = field(default_factory=list)  # the count's presses, for the host
     answerer: Team | None = None
     answer_press: Press | None = None

@@ -144,13 +144,15 @@ class BrainringReferee:
             return None
         deadlines = [since + self.rules.lost_source_wait_ns
                      for since in self._arbiter.lost_sources().values()]
+        deadlines += [p.at + self.rules.host_max_delay_ns for p in q.early]
         if self._phase is Phase.COUNTING and q.count_ends is not None:
             if not q.warned and not q.pending:  # a press pending is settled first
                 deadlines.append(q.count_ends - self.rules.warning_ns)
             if not self._arbiter.lost_sources():  # a lost box settles nothing by the clock
-                if q.pending:
+                if q.pending:  # the press first: the count's end waits for it (`_settle`)
                     deadlines.append(self._arbiter.first_deadline(min(p.at for p in q.pending)))
-                deadlines.append(self._arbiter.settle_deadline(q.count_ends))
+                else:
+                    deadlines.append(self._arbiter.settle_deadline(q.count_ends))
         return min(deadlines) if deadlines else None
 
     def running_timer(self) -> tuple[str, int] | None:
@@ -229,7 +231,9 @@ class BrainringReferee:
             out.append(self._ignored(now, press, PressReason.SENT_OUT))
         elif team.id in q.out:
             out.append(self._ignored(now, press, PressReason.OUT_OF_QUESTION))
-        elif q.time_at is None or press.at < q.time_at:
+        elif q.time_at is None:
+            q.early.append(press)  # a false start, unless «Время!» stamped before it is on its way
+        elif press.at < q.time_at:
             if q.answerer is not None and q.answerer.id == team.id:  # delivered after its own turn
                 out.append(self._ignored(now, press, PressReason.DELIVERED_TOO_LATE))
             else:
@@ -237,6 +241,25 @@ class BrainringReferee:
         else:
             q.pending.append(press)
             q.signals.append(press)
+
+    def _judge_early(self, q: Question, now: int, out: list[Output]) -> None:
+        """The reading's presses: after «Время!» (by its stamp) they are the count's; without
+        it, once the host's key could no longer be on its way, false starts."""
+        keep: list[Press] = []
+        for press in sorted(q.early, key=lambda p: p.at):
+            team = self.rules.pads[press.pad]
+            if q.ended_at is not None:
+                out.append(self._ignored(now, press, PressReason.BETWEEN_QUESTIONS))
+            elif team.id in q.out:
+                out.append(self._ignored(now, press, PressReason.OUT_OF_QUESTION))
+            elif q.time_at is not None and press.at >= q.time_at:
+                q.pending.append(press)
+                q.signals.append(press)
+            elif q.time_at is not None or now >= press.at + self.rules.host_max_delay_ns:
+                self._false_start(q, press, now, out)
+            else:
+                keep.append(press)
+        q.early = keep
 
     def _false_start(self, q: Question, press: Press, now: int, out: list[Output]) -> None:
         """A press before «Время!» (by its stamp): the team is out of this question and the
@@ -280,6 +303,10 @@ class BrainringReferee:
         for source, since in self._arbiter.lost_sources().items():
             if now >= since + self.rules.lost_source_wait_ns:  # not back: decide without it
                 self._arbiter.give_up(source)
+        if q.early:
+            self._judge_early(q, now, out)
+            if q.ended_at is not None:  # every team false-started
+                return
         self._judge_pending(q, now, out)
         if self._phase is not Phase.COUNTING or q.count_ends is None:
             return
@@ -399,6 +426,9 @@ class BrainringReferee:
             case BrainringAction.TIME:
                 assert q is not None
                 q.time_at = at
+                self._judge_early(q, now, out)  # made before it: false starts; after: the count's
+                if q.ended_at is not None:
+                    return
                 rebound = q.out and self.rules.rebound is Rebound.FIXED  # after a false start
                 length = self.rules.rebound_ns if rebound else self.rules.count_ns
                 self._start_count(q, at, length, "time", now, out)
@@ -459,7 +489,9 @@ class BrainringReferee:
         q.ended_at, q.end_reason = at, reason
         for press in q.pending:
             out.append(self._ignored(now, press, PressReason.DELIVERED_TOO_LATE))
-        q.pending = []
+        for press in q.early:  # the question was withdrawn before they were judged
+            out.append(self._ignored(now, press, PressReason.BETWEEN_QUESTIONS))
+        q.pending, q.early = [], []
         q.answerer = None
         self._phase = Phase.IDLE
         if reason is not QuestionEnd.CANCELLED:
@@ -478,33 +510,34 @@ class BrainringReferee:
         return tuple(t for t, s in self._scores.items() if s == best)
 
     def _fight_winner(self) -> str | None:
-        """The fight's winner by the scores now, or None while it goes on (regmik 1.2-2.3)."""
-        target = self.rules.target
-        if target:
-            reached = [t.id for t in self.rules.teams if self._scores[t.id] >= target]
-            if len(reached) == 1:
-                return reached[0]
+        """The fight's winner by the scores now, or None while it goes on (regmik 1.2-2.3):
+        the one leader once a team has the target or the fight's questions are played."""
         leaders = self._leader()
-        if self.rules.questions and self._played >= self.rules.questions and len(leaders) == 1:
-            return leaders[0]
-        return None
+        reached = self.rules.target and self._scores[leaders[0]] >= self.rules.target
+        played = self.rules.questions and self._played >= self.rules.questions
+        return leaders[0] if (reached or played) and len(leaders) == 1 else None
+
+    def _decided_but_tied(self) -> bool:
+        """The fight would be over but the lead is shared: extra questions (regmik 2.3)."""
+        leaders = self._leader()
+        reached = self.rules.target and self._scores[leaders[0]] >= self.rules.target
+        played = self.rules.questions and self._played >= self.rules.questions
+        return bool(reached or played) and len(leaders) > 1
 
     def _check_fight_end(self, now: int, out: list[Output]) -> None:
         """Between questions, the fight's state follows the scores and the questions played."""
         if self._phase not in (Phase.IDLE, Phase.FIGHT_OVER):
             return
         winner = self._fight_winner()
-        if winner is not None and self._phase is Phase.IDLE:
+        if winner is not None and winner != self._winner:  # over, or a correction changed who won
             self._phase, self._winner = Phase.FIGHT_OVER, winner
             out.append(FightOver(t_ns=now, fight=self._fight, winner=winner, scores=dict(self._scores),
                                  questions=self._played))
         elif winner is None and self._phase is Phase.FIGHT_OVER:  # a correction reopened it
             self._phase, self._winner = Phase.IDLE, None
-        leaders = self._leader()
-        if (winner is None and not self._extra and self.rules.questions
-                and self._played >= self.rules.questions):
+        if winner is None and not self._extra and self._decided_but_tied():
             self._extra = True
-            out.append(ExtraQuestions(t_ns=now, tied=leaders, scores=dict(self._scores)))
+            out.append(ExtraQuestions(t_ns=now, tied=self._leader(), scores=dict(self._scores)))
 
     def _new_fight(self, now: int, out: list[Output], *, keep_standings: bool) -> None:
         if keep_standings and self._winner is not None:

@@ -79,6 +79,9 @@ class BrainringRules:
     send_out_within_ns: int = NS_PER_S  # «the first second after «Время!»»
     warning_ns: int = 5 * NS_PER_S  # the 3 short beeps this long before the end of a count
     tie_window_ns: int | None = None  # None: the coarsest source resolution
+    # The worst-case delay of the host's key: a press this soon before «Время!» reached the
+    # console may have been made after it (the key's own stamp decides, once it is in).
+    host_max_delay_ns: int = 20_000_000
     lost_source_wait_ns: int = 30 * NS_PER_S  # a lost box is waited for this long, then not
     seed: int = 0  # the draw between presses on the same tick (logged, replayed)
     pads: Mapping[str, Team] = field(init=False, repr=False, compare=False)

@@ -25,7 +25,7 @@ from console.engine.brainring.rules import (
     SendOut,
     Team,
 )
-from console.engine.model import NS_PER_S, Press, SourceLink, Watermark
+from console.engine.model import NS_PER_MS, NS_PER_S, Press, SourceLink, Watermark
 from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
 from console.games.brainring.config import BrainringSection
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
@@ -61,6 +61,7 @@ def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
             send_out=SendOut(b.send_out),
             warning_ns=round(b.warning_s * NS_PER_S),
             tie_window_ns=config.game.tie_window_us * 1000 or None,
+            host_max_delay_ns=int(config.host.max_delay_ms * NS_PER_MS),
             lost_source_wait_ns=round(config.game.lost_source_wait_s * NS_PER_S),
             seed=b.seed if seed is None else seed,
         )
