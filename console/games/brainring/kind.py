@@ -66,7 +66,16 @@ def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
             seed=b.seed if seed is None else seed,
         )
     except ValueError as exc:
-        raise ConfigError(src, "brainring.teams", str(exc)) from exc
+        raise ConfigError(src, _key_of(str(exc)), str(exc)) from exc
+
+
+def _key_of(problem: str) -> str:
+    """The ``[brainring]`` key a rule's problem is about (its teams unless it says otherwise)."""
+    for word, key in (("an end", "brainring.target"), ("target", "brainring.target"),
+                      ("points", "brainring.points"), ("warning", "brainring.warning_s")):
+        if word in problem:
+            return key
+    return "brainring.teams"
 
 
 def check(config: Config) -> None:
