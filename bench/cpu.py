@@ -31,7 +31,7 @@ import time
 from typing import Any
 
 from bench.latency import machine
-from bench.press_path import _Table as PressTable
+from bench.press_path import PressTable
 from bench.report import print_result
 from console.engine.model import AngleSample, HostAction
 from console.games import config_from_dict

@@ -54,7 +54,7 @@ class _Device:
         return encode(Press(self.seq, self.us(host_ns), 0b0001))
 
 
-class _Table:
+class PressTable:
     """The session, the console and the hand-stepped clock they share."""
 
     def __init__(self) -> None:
@@ -128,7 +128,7 @@ class _Table:
 
 
 async def _measure(samples: int, idle_s: float) -> dict[str, dict[str, float]]:
-    table = _Table()
+    table = PressTable()
     for _ in range(200):  # the first questions load and build what every later one reuses
         table.question()
     runs: dict[str, list[float]] = {stage: [] for stage in STAGES}
