@@ -69,6 +69,7 @@ let sources = {};        // each input source's state, from the retained status
 let journalState = null; // the journal's health, from the retained status (null: none kept)
 let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
 let buttonCheck = null;  // «Проверка кнопок», from the retained status (null: none yet)
+let startProblems = {};  // what the game started with wrong (the retained status: a pack not read)
 let noticesSeen = false; // a live notice came: the retained list is older
 
 const $ = (id) => document.getElementById(id);
@@ -130,6 +131,7 @@ function onMessage(kind, payload, packet) {
     journalState = payload.journal || null;
     resumeOffer = payload.resume_offer || null;
     buttonCheck = payload.button_check || null;
+    startProblems = payload.problems || {};
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -306,6 +308,14 @@ function renderButtonCheck() {
 }
 $("check-start").addEventListener("click", () => send({ action: "check_buttons" }));
 $("check-end").addEventListener("click", () => send({ action: "end_check" }));
+
+// What the game started with wrong, for as long as it stands (not a notice that scrolls away).
+function renderProblems() {
+  const entries = Object.entries(startProblems);
+  $("problems").hidden = entries.length === 0;
+  $("problems-list").replaceChildren(...entries.map(([source, problem]) =>
+    el("li", {}, `${PROBLEMS[source] || source}. Подробности (для техника): ${problem}`)));
+}
 
 function renderResumeOffer() {
   const box = $("resume-offer");
@@ -520,6 +530,7 @@ function render() {
   renderSources();
   renderResumeOffer();
   renderButtonCheck();
+  renderProblems();
   if (!state) return;
   $("phase").textContent = g.phases[state.phase] || state.phase || "";
   g.render(state);

@@ -200,8 +200,11 @@ class Console:
         else:  # appended to the resumed journal: a checkpoint first, so the next resume starts here
             self._checkpoint(resume.known_until)
         log.info("%s ready; draw seed %d", self.game.title, self.seed)
-        for source, problem in self.game.start_problems(resume.engine if resume else self.referee):
-            self.report_error(source, problem)  # e.g. a pack not read: the game starts without it
+        # What the game starts with wrong (a pack not read: the game goes on without it), said
+        # once as an error and kept in the retained status for as long as it stands.
+        self.problems = dict(self.game.start_problems(resume.engine if resume else self.referee))
+        for source, problem in self.problems.items():
+            self.report_error(source, problem)
 
     # ------------------------------------------------------------------ inputs
 
@@ -776,7 +779,8 @@ class Console:
         self.mqtt.set_status(sources=dict(self.source_status), node=self.config.console.node,
                              game=self.kind, seed=self.seed,
                              **({} if self.journal_status is None else {"journal": self.journal_status}),
-                             **({} if self.offer is None else {"resume_offer": self.offer.view()}))
+                             **({} if self.offer is None else {"resume_offer": self.offer.view()}),
+                             **({"problems": dict(self.problems)} if self.problems else {}))
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
         self.start_local_inputs()
