@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from console.state_people import people
+
 __all__ = ["NONE", "flat_values"]
 
 NONE = "-"  # no count, nobody answering (an empty retained payload would delete the topic)
@@ -29,17 +31,14 @@ def flat_values(state: Mapping[str, Any]) -> dict[str, str]:
     timer = state.get("timer")
     remaining = timer.get("remaining_ms") if isinstance(timer, dict) else None
     values["count"] = str(-(-int(remaining) // 1000)) if isinstance(remaining, int | float) else NONE
-    people = state.get("players") if isinstance(state.get("players"), list) else state.get("teams")
-    if isinstance(people, list):
-        answering = NONE
-        for p in people:
-            if not isinstance(p, dict) or not isinstance(p.get("id"), str):
-                continue
-            if isinstance(p.get("score"), int):
-                values[f"score/{p['id']}"] = str(p["score"])
-            if isinstance(p.get("name"), str):
-                values[f"name/{p['id']}"] = p["name"]
-                if p.get("status") == "answering":
-                    answering = p["name"]
+    answering = NONE
+    for p in people(state):
+        if isinstance(p.get("score"), int):
+            values[f"score/{p['id']}"] = str(p["score"])
+        if isinstance(p.get("name"), str):
+            values[f"name/{p['id']}"] = p["name"]
+            if p.get("status") == "answering":
+                answering = p["name"]
+    if people(state):
         values["answering"] = answering
     return values

@@ -73,6 +73,7 @@ from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRES
 from console.shell.resumption import Resumption
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
+from console.state_people import names
 from drivers.link_state import LinkState
 
 log = logging.getLogger("chgk.console")
@@ -336,11 +337,8 @@ class Console:
 
     def _button_owners(self) -> dict[str, str]:
         """Each button of the game (pad -> its owner's name, as the game's state names them)."""
-        snapshot = self.referee.snapshot(self.clock())
-        people = snapshot.get("players") or snapshot.get("teams") or []
-        names = {str(p["id"]): str(p["name"]) for p in (people if isinstance(people, list) else [])
-                 if isinstance(p, dict) and "id" in p and "name" in p}
-        return {pad: names.get(owner, owner) for pad, owner in self.game.pads(self.config).items()}
+        named = names(self.referee.snapshot(self.clock()))
+        return {pad: named.get(owner, owner) for pad, owner in self.game.pads(self.config).items()}
 
     def _checked(self, inputs: Sequence[GameInput]) -> Sequence[GameInput]:
         """During «Проверка кнопок» the presses go to it (lit, on the status), not to the game."""

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from console import state_people
 from console.games.brainring import texts as brainring_texts
 from console.games.svoya import texts as svoya_texts
 from console.playback import play, read_scenario
@@ -75,10 +76,7 @@ def export(journal: Path, out_dir: Path) -> list[Path]:
     before = len(table.outputs)
     table.run_out()
     events.extend(events_json(table.outputs[before:]))
-    snapshot = table.referee.snapshot(table.now)
-    people = snapshot.get("players") or snapshot.get("teams") or []
-    names = {str(p["id"]): str(p["name"]) for p in (people if isinstance(people, list) else [])
-             if isinstance(p, dict)}
+    names = state_people.names(table.referee.snapshot(table.now))
     rows = _rows(kind, events)
     standings = _standings(rows, names)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,26 @@
+"""Who plays, as a game's public state lists them: its ``players`` («Своя игра», the quartet's
+seats) or its ``teams`` («Брейн-ринг», the table).
+
+Contract: `people(state)` gives those entries (objects with a string ``id``), in the state's
+order, or [] for a state that has neither; `names(state)` maps each id to its ``name``. The
+console's button check, the flat topics and the export read a state's people through these,
+whatever the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["names", "people"]
+
+
+def people(state: Mapping[str, Any]) -> list[dict[str, Any]]:
+    listed = state.get("players") if isinstance(state.get("players"), list) else state.get("teams")
+    if not isinstance(listed, list):
+        return []
+    return [p for p in listed if isinstance(p, dict) and isinstance(p.get("id"), str)]
+
+
+def names(state: Mapping[str, Any]) -> dict[str, str]:
+    return {p["id"]: p["name"] for p in people(state) if isinstance(p.get("name"), str)}
