@@ -10,16 +10,11 @@ from console.engine.brainring.rules import BrainringAction, BrainringHost, Brain
 from console.engine.model import (
     NS_PER_MS,
     NS_PER_S,
-    Cue,
-    LampMode,
     Output,
-    PlayCue,
     Press,
-    SetLamps,
     Watermark,
 )
-from console.playback import VirtualTable
-from console.wire import events_json
+from tests.engine_harness import RecordingTable
 
 MS = NS_PER_MS
 S = NS_PER_S
@@ -39,16 +34,13 @@ def make_rules(*, three: bool = False, **overrides: Any) -> BrainringRules:
     return BrainringRules(**args)
 
 
-class Ring(VirtualTable):
+class Ring(RecordingTable):
     """Drives a referee: every call says when it happens; timers fire as the clock passes them."""
 
     def __init__(self, rules: BrainringRules | None = None, start: int = 1_000 * S) -> None:
         referee = BrainringReferee(rules or make_rules())
         super().__init__(referee, start)
         self.ref = referee
-
-    def advance(self, dt: int) -> None:
-        self.advance_to(self.now + dt)
 
     def host(self, action: BrainringAction | str, at: int | None = None) -> list[Output]:
         return self.deliver(BrainringHost(BrainringAction(action), self.now if at is None else at))
@@ -69,21 +61,6 @@ class Ring(VirtualTable):
         self.host("next")
         self.advance(5 * S)
         self.host("time")
-
-    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [e for e in events_json(self.outputs) if kind is None or e["type"] == kind]
-
-    def last(self, kind: str) -> dict[str, Any]:
-        found = self.events(kind)
-        assert found, f"no {kind!r} event; events: {[e['type'] for e in self.events()]}"
-        return found[-1]
-
-    def cues(self) -> list[Cue]:
-        return [o.cue for o in self.outputs if isinstance(o, PlayCue)]
-
-    def lamps(self) -> dict[str, LampMode]:
-        sets = [o.lamps for o in self.outputs if isinstance(o, SetLamps)]
-        return sets[-1] if sets else {}
 
     def state(self) -> dict[str, Any]:
         snapshot: dict[str, Any] = self.ref.host_snapshot(self.now)

@@ -46,16 +46,36 @@ def make_rules(**overrides: Any) -> SvoyaRules:
     return SvoyaRules(**args)
 
 
-class Table(VirtualTable):
+class RecordingTable(VirtualTable):
+    """A virtual table that keeps every output, with views of what happened (any button game's
+    harness builds on it)."""
+
+    def advance(self, dt: int) -> None:
+        self.advance_to(self.now + dt)
+
+    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
+        return [e for e in events_json(self.outputs) if kind is None or e["type"] == kind]
+
+    def last(self, kind: str) -> dict[str, Any]:
+        found = self.events(kind)
+        assert found, f"no {kind!r} event; events: {[e['type'] for e in self.events()]}"
+        return found[-1]
+
+    def cues(self) -> list[Cue]:
+        return [o.cue for o in self.outputs if isinstance(o, PlayCue)]
+
+    def lamps(self) -> dict[str, LampMode]:
+        sets = [o.lamps for o in self.outputs if isinstance(o, SetLamps)]
+        return sets[-1] if sets else {}
+
+
+class Table(RecordingTable):
     """Drives a referee: every call says when it happens; timers fire as the clock passes them."""
 
     def __init__(self, rules: SvoyaRules | None = None, start: int = 1_000 * S) -> None:
         referee = SvoyaReferee(rules or make_rules())
         super().__init__(referee, start)
         self.ref = referee
-
-    def advance(self, dt: int) -> None:
-        self.advance_to(self.now + dt)
 
     def host(self, action: HostAction, at: int | None = None) -> list[Output]:
         return self.deliver(Host(action, self.now if at is None else at))
@@ -76,23 +96,6 @@ class Table(VirtualTable):
         if self.ref.rules.sources[source].ordered:
             out += self.deliver(Watermark(source, at), arrive)
         return out
-
-    # ---- views of what happened
-
-    def events(self, kind: str | None = None) -> list[dict[str, Any]]:
-        return [e for e in events_json(self.outputs) if kind is None or e["type"] == kind]
-
-    def last(self, kind: str) -> dict[str, Any]:
-        found = self.events(kind)
-        assert found, f"no {kind!r} event; events: {[e['type'] for e in self.events()]}"
-        return found[-1]
-
-    def cues(self) -> list[Cue]:
-        return [o.cue for o in self.outputs if isinstance(o, PlayCue)]
-
-    def lamps(self) -> dict[str, LampMode]:
-        sets = [o.lamps for o in self.outputs if isinstance(o, SetLamps)]
-        return sets[-1] if sets else {}
 
     @property
     def scores(self) -> dict[str, int]:
