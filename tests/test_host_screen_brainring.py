@@ -147,3 +147,22 @@ def test_a_fight_played_from_the_host_screen(ring: Ring) -> None:
     expect(board.locator("#standings")).to_have_text(
         "Итоги игры (боёв: 1): Ежи — побед 1, очков 3 · Совы — побед 0, очков 0")
     expect(host.locator(team(host, "t2", "standing"))).to_have_text("побед в игре: 1 из 1")
+
+
+def test_a_decision_over_a_box_unplugged_names_the_team_to_the_host(ring: Ring) -> None:
+    """The box unplugged mid-count and back: the press after it takes the turn, and the host is
+    asked to check the decision, naming the team (the notice said «undefined» for a team)."""
+    host = ring.host
+    click(host, "new_fight")
+    confirm(host)
+    click(host, "next")
+    click(host, "time")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    ring.sim.unplug()
+    expect(host.locator("#link")).to_have_text("нет связи: mcu", timeout=WAIT_MS)
+    ring.sim.replug()
+    expect(host.locator("#link")).to_have_text("на связи", timeout=WAIT_MS)
+    press(ring, 0)
+    expect(host.locator(team(host, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
+    expect(host.locator("#notices")).to_contain_text("Сигнал Совы: нажатия с mcu могли потеряться",
+                                                     timeout=WAIT_MS)

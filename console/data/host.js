@@ -177,6 +177,9 @@ const PROBLEMS = { mqtt: "Команда от другого клиента не
                    button_check: "Проверка кнопок",
                    console: "Сбой пульта (игра идёт дальше)" };
 
+// Whose press a decision names: a player («Своя игра», the quartet) or a team («Брейн-ринг»).
+const whoOf = (e) => e.player || e.team;
+
 function noticeText(e) {
   const lost = e.inputs_lost && e.inputs_lost.length
     ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
@@ -208,7 +211,7 @@ function noticeText(e) {
     case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
       + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
       + (e.torn ? "; последняя строка журнала была оборвана" : "");
-    case "signal_accepted": return lost ? `Сигнал ${nameOf(e.player)}: ${lost}` : "";
+    case "signal_accepted": return lost ? `Сигнал ${nameOf(whoOf(e))}: ${lost}` : "";
     case "question_ended": return lost ? `Никто не ответил: ${lost}` : "";
     default: return "";
   }
@@ -227,7 +230,7 @@ function askToWithdraw(label, text, keep, listed) {
 // A first signal over a span where a source may have lost a press (frames lost for good, a
 // clock that could not be trusted): someone may have pressed earlier.
 function askAboutLost(e) {
-  askToWithdraw("Решение под сомнением", `Первым засчитан сигнал: ${nameOf(e.player)}. Но нажатия с `
+  askToWithdraw("Решение под сомнением", `Первым засчитан сигнал: ${nameOf(whoOf(e))}. Но нажатия с `
     + `${e.inputs_lost.join(", ")} могли потеряться (связь с кнопками или их часы): кто-то мог нажать раньше.`,
     "Оставить решение", true);
 }
