@@ -54,3 +54,19 @@ def test_the_terminal_says_a_refusal_with_the_actions_russian_name() -> None:
     unknown = CommandRefused(t_ns=1, message="нажата кнопка «mcu:7», за которой не закреплён игрок",
                              details={"source": "mcu", "pad": "mcu:7", "at_ns": 1})
     assert describe(unknown, {}) == "Ошибка: нажата кнопка «mcu:7», за которой не закреплён игрок"
+
+
+def test_the_quartet_terminal_names_its_own_actions_in_russian() -> None:
+    """The quartet demo's screen named a refused fight action by its id («name_theme»)."""
+    from console.engine.quartet.events import ThemeNamed
+    from console.engine.quartet.rules import QuartetAction
+    from console.games.quartet.texts import ACTIONS as FIGHT_ACTIONS
+    from console.games.quartet.texts import describe as describe_fight
+
+    assert set(FIGHT_ACTIONS) == {a.value for a in QuartetAction}
+    refused = refusal(1, "name_theme", "сначала начните раунд (3.6.1)", "ready")
+    assert describe_fight(refused, {}) == "Нельзя: «назвать тему» — сначала начните раунд (3.6.1)"
+    # A theme named by its number only is said once; a named one keeps its name.
+    assert describe_fight(ThemeNamed(t_ns=1, round=1, theme=2, name="Тема 2", shootout=False, choose_ends_ns=None), {}) == "Тема 2"
+    assert describe_fight(ThemeNamed(t_ns=1, round=1, theme=2, name="Реки", shootout=False,
+                                     choose_ends_ns=None), {}) == "Тема 2: Реки"

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 from console.config import Config
 from console.engine.events import Event
 from console.engine.quartet.rules import THEMES_PER_ROUND, QuartetAction, QuartetHost
+from console.games.quartet.texts import ACTIONS as FIGHT_ACTIONS
 from console.games.quartet.texts import PHASES, ROUND_TYPES
 from console.games.quartet.texts import describe as describe_fight
 from console.games.svoya.texts import ACTIONS
@@ -24,12 +25,9 @@ from console.games.svoya.texts import describe as describe_svoya
 from console.shell.runtime import Console
 from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, svoya_keys
 
-FIGHT_KEYS = {
-    "o": ("начать раунд", QuartetAction.START_ROUND),
-    "m": ("назвать тему", QuartetAction.NAME_THEME),
-    "p": ("рассадить игроков", QuartetAction.ASSIGN),
-    "t": ("начать тему", QuartetAction.START_THEME),
-}
+FIGHT_KEYS = {key: (FIGHT_ACTIONS[action.value], action) for key, action in (
+    ("o", QuartetAction.START_ROUND), ("m", QuartetAction.NAME_THEME), ("p", QuartetAction.ASSIGN),
+    ("t", QuartetAction.START_THEME))}
 
 
 def fight_commands(action: QuartetAction, state: Mapping[str, Any], at: int) -> list[QuartetHost]:

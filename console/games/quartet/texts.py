@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from importlib import resources
 
-from console.engine.events import Event
+from console.engine.events import CommandRefused, Event
 from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
@@ -42,6 +42,18 @@ PHASES = _SHARED["phases"]
 ROUND_TYPES = {kind: f"{word} раунд" for kind, word in _SHARED["round_types"].items()}
 STAGES = _SHARED["stages"]
 PENALTIES = _SHARED["penalties"]
+# The fight's own host actions, by name (the theme's are «Своя игра»'s: svoya texts' ACTIONS).
+ACTIONS = {
+    "new_fight": "новый бой",
+    "start_round": "начать раунд",
+    "name_theme": "назвать тему",
+    "assign": "рассадить игроков",
+    "start_theme": "начать тему",
+    "penalty": "штраф за общение с командой",
+    "absent": "игрок отсутствует",
+    "present": "игрок вернулся",
+    "appeal": "апелляция по теме",
+}
 BY = {"total": "по сумме очков", "plus": "по сумме без минусов", "shootout": "по перестрелке",
       "lot": "по жребию"}
 
@@ -61,6 +73,8 @@ def describe(event: Event, names: Mapping[str, str]) -> str | None:
         return names.get(t, t)
 
     match event:
+        case CommandRefused(details={"action": str(action), "reason": str(reason)}) if action in ACTIONS:
+            return f"Нельзя: «{ACTIONS[action]}» — {reason}"
         case FightStarted():
             return f"Новый бой ({STAGES[event.stage.value]}): {', '.join(map(team, event.teams))}"
         case RoundStarted():
@@ -73,7 +87,9 @@ def describe(event: Event, names: Mapping[str, str]) -> str | None:
             return line
         case ThemeNamed():
             what = "Тема перестрелки" if event.shootout else f"Тема {event.theme}"
-            return f"{what}: {event.name}" + (" — 20 секунд на выбор игрока" if event.choose_ends_ns else "")
+            # A theme named only by its number (no pack) is said once, not «Тема 1: Тема 1».
+            named = "" if event.name == what else f": {event.name}"
+            return f"{what}{named}" + (" — 20 секунд на выбор игрока" if event.choose_ends_ns else "")
         case PlayersAssigned():
             order = ", ".join(p or "—" for p in event.order)
             return f"{team(event.team)}: {order}" + (" (после срока)" if event.late else "")
