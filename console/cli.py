@@ -6,9 +6,11 @@ import argparse
 import logging
 import os
 import sys
+from dataclasses import replace
 from importlib import resources
+from pathlib import Path
 
-from console.config import ConfigError
+from console.config import Config, ConfigError
 from console.games import game, load_config, names
 from console.shell.event_loop import run_loop
 
@@ -34,6 +36,14 @@ def main(argv: list[str] | None = None) -> int:
                       help="«Своя игра» on buttons (default) or the «Что? Где? Когда?» table")
     demo.add_argument("--config", help="a config with a simulated_mcu source (default: built in)")
     demo.add_argument("--no-sound", action="store_true", help="do not play cues")
+    demo.add_argument("--pack", help="a question pack to play (.siq or TOML, docs/packs.md), "
+                                     "instead of the config's game.pack")
+
+    sim_box = sub.add_parser("sim-box", help="the simulated button box on its own pty, for rehearsing "
+                                             "`run` on the real config without the hardware")
+    sim_box.add_argument("--pads", type=int, default=4, help="its buttons (1-16, default 4)")
+    sim_box.add_argument("--link", help="a symlink to its pty to put in the config (stable across "
+                                        "unplugs), e.g. /tmp/chgk-box")
 
     calibrate = sub.add_parser("calibrate", help="find the top sensor's zero and direction; store them")
     calibrate.add_argument("--config", required=True, help="the config to read the source from and update")
@@ -114,7 +124,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
-        return _demo(args.config, args.game, sound=not args.no_sound)
+        return _demo(args.config, args.game, sound=not args.no_sound, pack=args.pack)
+    if args.command == "sim-box":
+        from console.tools.sim_box import main_sim_box
+
+        return main_sim_box(args.pads, args.link, sys.stdin, sys.stdout)
     if args.command == "tournament":
         from console.tournament.cli import main_tournament
 
@@ -137,8 +151,6 @@ def _open_missing_standard_fds() -> None:
 
 
 def _export(journal: str, out: str) -> int:
-    from pathlib import Path
-
     from console.tools.export import ExportError, export
 
     try:
@@ -165,16 +177,11 @@ def _load_or_exit(path: str) -> object:
 
 
 def _run(path: str, pack: str | None = None, *, resume_file: str | None = None, fresh: bool = False) -> int:
-    from dataclasses import replace
-    from pathlib import Path
-
-    from console.config import Config
     from console.shell.daemon import run_daemon
 
     config = _load_or_exit(path)
     assert isinstance(config, Config)
-    if pack is not None:  # relative to where the command runs (game.pack: to the config file)
-        config = replace(config, game=replace(config.game, pack=str(Path(pack).resolve())))
+    config = _with_pack(config, pack)
     logging.getLogger().setLevel(config.console.log_level.upper())
     done = run_loop(run_daemon(config, path, resume_file=resume_file, fresh=fresh))
     if isinstance(done, Path):
@@ -186,15 +193,22 @@ def _run(path: str, pack: str | None = None, *, resume_file: str | None = None, 
     return done
 
 
-def _demo(path: str | None, kind: str, *, sound: bool) -> int:
-    from console.config import Config
+def _with_pack(config: Config, pack: str | None) -> Config:
+    """`config` playing `pack` (--pack), a path relative to where the command runs (the
+    config's game.pack is relative to the config file)."""
+    if pack is None:
+        return config
+    return replace(config, game=replace(config.game, pack=str(Path(pack).resolve())))
 
+
+def _demo(path: str | None, kind: str, *, sound: bool, pack: str | None = None) -> int:
     if path is None:
         with resources.as_file(resources.files("console") / "data" / game(kind).demo_config) as default:
             config = _load_or_exit(str(default))
     else:
         config = _load_or_exit(path)
     assert isinstance(config, Config)
+    config = _with_pack(config, pack)
     # The screen is the demo's output; the log would scroll it away.
     logging.getLogger().setLevel(logging.WARNING)
     runner = game(config.game.kind).demo_runner()

@@ -43,6 +43,14 @@ def test_demo_plays_a_question_on_the_simulated_table() -> None:
     assert "Борис: верно, +20 → 20" in out
 
 
+def test_demo_plays_a_pack_given_on_the_command_line() -> None:
+    """`demo --pack FILE`: the pack's themes instead of the demo config's numbered ones."""
+    done = cli("demo", "--no-sound", "--pack", "examples/packs/club-evening.toml", stdin="n..3..a.b.y..q")
+    assert done.returncode == 0, done.stderr
+    assert "Тема «Реки», вопрос за 10" in done.stdout
+    assert "Вера: верно, +10 → 10" in done.stdout
+
+
 def test_demo_survives_a_pasted_flood_of_keys() -> None:
     """3000 button presses pasted at once used to fill the simulated MCU's line, which only
     the demo's own loop drains: the demo hung and ignored 'q'."""

@@ -67,6 +67,8 @@ def test_the_quartet_terminal_names_its_own_actions_in_russian() -> None:
     refused = refusal(1, "name_theme", "сначала начните раунд (3.6.1)", "ready")
     assert describe_fight(refused, {}) == "Нельзя: «назвать тему» — сначала начните раунд (3.6.1)"
     # A theme named by its number only is said once; a named one keeps its name.
-    assert describe_fight(ThemeNamed(t_ns=1, round=1, theme=2, name="Тема 2", shootout=False, choose_ends_ns=None), {}) == "Тема 2"
-    assert describe_fight(ThemeNamed(t_ns=1, round=1, theme=2, name="Реки", shootout=False,
-                                     choose_ends_ns=None), {}) == "Тема 2: Реки"
+    def named(name: str) -> ThemeNamed:
+        return ThemeNamed(t_ns=1, round=1, theme=2, name=name, shootout=False, choose_ends_ns=None)
+
+    assert describe_fight(named("Тема 2"), {}) == "Тема 2"
+    assert describe_fight(named("Реки"), {}) == "Тема 2: Реки"

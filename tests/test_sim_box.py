@@ -1,0 +1,115 @@
+"""`chgk-console sim-box`: the simulated box on its own pty drives `chgk-console run` on a
+config with a real `serial_mcu` source, as a host rehearses an evening without the hardware:
+its keys press the buttons (the press reaches the console's journal), unplug the box (the
+console says it lost it) and plug it back (and found it again)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.conftest import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONFIG = """
+[console]
+node = "rehearsal"
+journal = "{journal}"
+
+[game]
+themes = 1
+
+[[players]]
+id = "p1"
+name = "Аня"
+pad = "mcu:0"
+
+[[players]]
+id = "p2"
+name = "Боря"
+pad = "mcu:1"
+
+[sources.mcu]
+kind = "serial_mcu"
+port = "{port}"
+
+[mqtt]
+host = ""
+port = {mqtt}
+ws_port = {ws}
+
+[display]
+http_port = {http}
+
+[sound]
+enabled = false
+"""
+
+
+def wait_until(what: Callable[[], bool], why: Callable[[], str], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not what():
+        assert time.monotonic() < deadline, why()
+        time.sleep(0.05)
+
+
+def test_the_simulated_box_rehearses_run_on_a_serial_config(tmp_path: Path) -> None:
+    link = tmp_path / "box"
+    box = subprocess.Popen([sys.executable, "-m", "console.cli", "sim-box", "--pads", "2",
+                            "--link", str(link)], cwd=ROOT, stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    assert box.stdin is not None and box.stdout is not None
+    console = None
+    try:
+        first = box.stdout.readline()
+        assert f"на {link}" in first, first  # the port to put in the config is said
+        assert f'port = "{link}"' in box.stdout.readline()
+        assert "u — отключить пульт" in box.stdout.readline()
+        journal = tmp_path / "journal.jsonl"
+        config = tmp_path / "console.toml"
+        config.write_text(CONFIG.format(journal=journal, port=link, mqtt=free_port(), ws=free_port(),
+                                        http=free_port()), encoding="utf-8")
+        log = tmp_path / "daemon.log"
+        with log.open("wb") as out:
+            console = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+                                       cwd=ROOT, stderr=out)
+
+        def said(words: str, times: int = 1) -> Callable[[], bool]:
+            return lambda: log.read_text(encoding="utf-8").count(words) >= times
+
+        def the_log() -> str:
+            return log.read_text(encoding="utf-8")
+
+        wait_until(said("mcu: connected"), the_log)
+        box.stdin.write("2")
+        box.stdin.flush()
+        assert box.stdout.readline().strip() == "кнопка 1 нажата"
+
+        def pressed() -> bool:
+            return any(json.loads(line).get("press") == "mcu:1"
+                       for path in tmp_path.glob("journal-*.jsonl")
+                       for line in path.read_text(encoding="utf-8").splitlines())
+
+        wait_until(pressed, lambda: "no press of mcu:1 in the journal:\n" + the_log())
+
+        box.stdin.write("u")
+        box.stdin.flush()
+        assert box.stdout.readline().strip() == "пульт отключён"
+        wait_until(said("mcu: disconnected"), the_log)
+        box.stdin.write("p")
+        box.stdin.flush()
+        assert box.stdout.readline().strip() == f"пульт подключён: {link}"
+        wait_until(said("mcu: connected", 2), the_log)
+        box.stdin.write("q")
+        box.stdin.close()
+        assert box.wait(timeout=10) == 0
+    finally:
+        box.kill()
+        if console is not None:
+            console.terminate()
+            assert console.wait(timeout=10) == 0
