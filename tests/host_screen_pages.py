@@ -91,11 +91,11 @@ def lockdown() -> Iterator[Lockdown]:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def console_toml(broker: Lockdown, game: str, http_port: int) -> str:
+def console_toml(broker: Lockdown, game: str, http_port: int, *, journal: str = "") -> str:
     """`chgk-console run`'s config against the lockdown: the console's login as the script
     printed it, the pages' display login, the board served on `http_port`; `game` is the
-    game's own part (its [game], sources, players or teams)."""
-    return (f'[console]\nnode = "{NODE}"\njournal = ""\n{game}'
+    game's own part (its [game], sources, players or teams); no journal unless `journal`."""
+    return (f'[console]\nnode = "{NODE}"\njournal = "{journal}"\n{game}'
             f'[mqtt]\nhost = "127.0.0.1"\nport = {broker.port}\nws_port = {broker.ws_port}\n'
             f"{broker.printed}"
             f'[display]\nhttp_port = {http_port}\nbind = "127.0.0.1"\nmqtt_username = "display"\n'

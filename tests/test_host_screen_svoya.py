@@ -12,6 +12,7 @@ game played from the screen.
 
 from __future__ import annotations
 
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,6 +129,15 @@ def test_the_host_page_carries_no_password_and_asks_once(hall: Hall) -> None:
         assert other.locator("#actions button:not([disabled])").count() == 0
     finally:
         other.close()
+
+
+def test_without_a_journal_no_protocol_is_offered(hall: Hall) -> None:
+    """The protocol is built from the journal (tests/test_host_protocol.py): this console keeps
+    none, so the screen does not offer one and the server has none."""
+    expect(hall.host.locator("#protocol-box")).to_be_hidden()
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{hall.url}/protocol.csv", timeout=5)
+    assert missing.value.code == 404
 
 
 def test_a_question_played_from_the_host_screen(hall: Hall) -> None:

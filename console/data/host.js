@@ -147,9 +147,32 @@ function onMessage(kind, payload, packet) {
       if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
       if (payload.type === "signals_wait_over") askAboutWait(payload);
       if (payload.type === "question_ended" && (payload.inputs_lost || []).length) askAboutLostEnd(payload);
+      if (PROTOCOL_CHANGES.has(payload.type)) protocolChanged();
     }
   }
 }
+
+// ---- the fight's protocol (window.CHGK.protocol: the console serves it from its journal) ----
+// The question by question record an organiser files (console/tools/export.py): shown here on
+// demand, printable on its own page, and as CSV and JSON. It follows the fight while shown.
+const PROTOCOL_CHANGES = new Set(["question_ended", "score_adjusted", "judgement_reversed",
+                                  "judgement_undone", "fight_over", "game_over"]);
+let protocolReload = null;
+$("protocol-box").hidden = !CONFIG.protocol;
+function showProtocol() {
+  $("protocol-frame").src = `/protocol?at=${Date.now()}`;  // a new address: never the cached one
+}
+function protocolChanged() {
+  if ($("protocol-frame").hidden) return;
+  clearTimeout(protocolReload);  // a burst of events (an end and its scores) is one reload
+  protocolReload = setTimeout(showProtocol, 500);
+}
+$("protocol-show").addEventListener("click", () => {
+  const frame = $("protocol-frame");
+  frame.hidden = !frame.hidden;
+  $("protocol-show").textContent = frame.hidden ? "Показать ход боя" : "Скрыть ход боя";
+  if (!frame.hidden) showProtocol();
+});
 
 // ---- presses outside a question (false starts, between questions): the module says which ----
 const MAX_STRAYS = 5;

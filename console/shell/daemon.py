@@ -24,10 +24,12 @@ from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
 from console.shell.journal_files import JournalFiles, Resumed, set_aside
+from console.shell.protocol_export import ProtocolExport
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
 from console.sources.host_keys import add_host_inputs
+from console.tools.export import PROTOCOLLED
 
 log = logging.getLogger("chgk.daemon")
 
@@ -127,7 +129,8 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                             base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
                             host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
-                            mqtt_password=config.display.mqtt_password)
+                            mqtt_password=config.display.mqtt_password,
+                            protocol=protocol_of(console))
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),
@@ -164,6 +167,14 @@ def open_journal(path: str) -> JournalFiles | None:
     begins with its own config line, so it replays on its own. The journal creates it, under
     a name no resume reads until its beginning is on the disk (console/shell/journal_files.py)."""
     return JournalFiles(Path(path)) if path else None
+
+
+def protocol_of(console: Console) -> ProtocolExport | None:
+    """The live protocol for the host's tablet: for a game the export protocols, whose journal
+    is kept (its file changes name once, when its beginning is committed: asked each time)."""
+    if console.config.game.kind not in PROTOCOLLED or not console.journal.open:
+        return None
+    return ProtocolExport(lambda: console.journal.name)
 
 
 def _recheck(config_path: str) -> None:

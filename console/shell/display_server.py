@@ -12,8 +12,11 @@ the broker wants a login, but never any password (the host types the host accoun
 into the page once; the browser keeps it), which loads the game's modules of the host's
 screen (`host_pages`: the GameKind's, after host.js); `GET /hall.js`, `GET /host.js`,
 `GET /vendor/mqtt.min.js` and `GET /<each of host_pages and scripts>` with the pages' scripts
-and their MQTT client (MQTT.js, console/data/vendor/README.md); anything else is a 404. One
-request per connection (`Connection: close`).
+and their MQTT client (MQTT.js, console/data/vendor/README.md); with a `protocol` (the live
+journal's, console/shell/protocol_export.py) `GET /protocol`, `/protocol.csv` and
+`/protocol.json` with the fight's protocol (a 503 saying why when it cannot be built), and the
+host's screen is told it has one; anything else is a 404. One request per connection
+(`Connection: close`).
 
 Limits, all enforced before the bytes are read:
 - A request head (request line and headers) longer than MAX_REQUEST is never taken: the stream's
@@ -59,6 +62,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
+from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
+
 log = logging.getLogger("chgk.display")
 
 # Path -> file under console/data; nothing else is ever read from disk (a game's own scripts
@@ -69,6 +74,10 @@ HOST_SCRIPT = '<script src="/host.js"></script>'
 # is never written into a page (anyone on the hall's network can load one).
 OVERLAY_PAGE = "overlay.html"  # a stream's transparent overlay (OBS): the scores and the count
 HOST_PAGE = "host.html"
+# The fight's protocol from the live journal (console/shell/protocol_export.py): the printable
+# page, and the files an organiser keeps.
+PROTOCOL_FILES = {"/protocol": ("html", "text/html"), "/protocol.csv": ("csv", "text/csv"),
+                  "/protocol.json": ("json", "application/json")}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 # A hall has a handful of screens. Beyond this many connections at once the oldest one still
 # sending its head is dropped (or, if none is, the newcomer): a flood of them must never take
@@ -96,7 +105,7 @@ class DisplayServer:
     def __init__(self, bind: str, port: int, *, ws_port: int, base: str,
                  board: str = "scoreboard.html", host_pages: Sequence[str] = (),
                  scripts: Sequence[str] = (), mqtt_username: str = "",
-                 mqtt_password: str = "") -> None:
+                 mqtt_password: str = "", protocol: ProtocolExport | None = None) -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
@@ -107,6 +116,7 @@ class DisplayServer:
             if "/" in name or not name.endswith(".js"):  # a file of console/data, by its name
                 raise ValueError(f"{name!r} is not a script of console/data")
         self.scripts = {**SCRIPTS, **{f"/{name}": name for name in (*self.host_pages, *scripts)}}
+        self.protocol = protocol  # the fight's protocol from the live journal (None: none here)
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -142,7 +152,8 @@ class DisplayServer:
         where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base}
         # The host's screen gets no account at all, only whether the broker wants one: a
         # display login configured means a locked-down broker, and the page asks the host.
-        config = json.dumps({**where, "login": bool(self.mqtt_username)} if name == HOST_PAGE else
+        host_page = {**where, "login": bool(self.mqtt_username), "protocol": self.protocol is not None}
+        config = json.dumps(host_page if name == HOST_PAGE else
                             {**where, "username": self.mqtt_username, "password": self.mqtt_password})
         # Inside <script> only "</script" ends the element, and a password may hold anything:
         # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.
@@ -212,10 +223,20 @@ class DisplayServer:
         elif method == "GET" and path in self.scripts:
             script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
+        elif method == "GET" and path in PROTOCOL_FILES and self.protocol is not None:
+            suffix, kind = PROTOCOL_FILES[path]
+            protocol = await self.protocol.get(suffix)
+            if isinstance(protocol, ProtocolUnavailable):
+                status, body, kind = "503 Service Unavailable", f"{protocol.why}\n".encode(), "text/plain"
+            else:
+                status, body = "200 OK", protocol
         else:
             status, body, kind = "404 Not Found", "нет такой страницы\n".encode(), "text/plain"
+        # The CSV and the JSON are files to keep: the browser saves them under this name.
+        saved = (f'Content-Disposition: attachment; filename="protocol{path.removeprefix("/protocol")}"\r\n'
+                 if path in PROTOCOL_FILES and path != "/protocol" and status.startswith("200") else "")
         writer = connection.writer
-        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n"
+        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n{saved}"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         async with asyncio.timeout(REQUEST_TIMEOUT_S):  # a reader that never reads is let go
             await writer.drain()

@@ -28,11 +28,12 @@ from console.games.svoya import texts as svoya_texts
 from console.playback import play, read_scenario
 from console.wire import events_json
 
-__all__ = ["ExportError", "export"]
+__all__ = ["PROTOCOLLED", "ExportError", "export"]
 
 # The games protocolled here: how their events name a question's start, a press record's
 # owner, and a new fight.
 _OWNER = {"svoya": "player", "brainring": "team"}
+PROTOCOLLED = frozenset(_OWNER)  # the game kinds whose journal this protocols
 _NEW_FIGHT = {"svoya": "game_started", "brainring": "fight_started"}
 _END_TEXTS = {"correct": "взят", "all_wrong": "все ответили неверно", "no_signal": "никто не ответил",
               **brainring_texts.END_REASONS}
