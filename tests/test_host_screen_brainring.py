@@ -47,12 +47,15 @@ class Ring:
 
 @pytest.fixture(scope="module")
 def ring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ring]:
-    sim = SimulatedMcu(pads=4)
+    folder = Path(tmp_path_factory.mktemp("brainring"))
+    # A stable path across the unplug: a replugged pty may get another number (CI found one
+    # taken by a test beside it, and the console never found its box again).
+    sim = SimulatedMcu(pads=4, link_path=str(folder / "box"))
     sim.start()
     try:
         with lockdown() as broker, chromium() as browser:
             http_port = free_port()
-            config = Path(tmp_path_factory.mktemp("brainring")) / "console.toml"
+            config = folder / "console.toml"
             config.write_text(console_toml(broker, GAME + f'[sources.mcu]\nkind = "serial_mcu"\n'
                                                          f'port = "{sim.port}"\n', http_port),
                               encoding="utf-8")

@@ -42,6 +42,8 @@ from tests.test_resume_process import (
 
 __all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
 MS = 1_000_000
+# A hold this long is the test's own stall, not a hiccup of a loaded machine (said from 20 ms).
+STALL_MS = 500
 
 
 @asynccontextmanager
@@ -435,6 +437,10 @@ async def test_a_stall_across_the_brainring_warning_leaves_the_end_on_time(
         await d.wait_for(lambda: [p for t, p in d.seen[mark:] if t.endswith("/events")
                                   and p["type"] == "time_up"], within=15)
         events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
-        assert [e["type"] for e in events if e["type"] in ("console_held", "count_warning", "time_up")] == [
+        # The stall is one hold of about 2 s. A loaded machine may add hiccups of its own (a
+        # hold is said from 20 ms late); the bug said the end as a second hold of about 2 s.
+        stalls = [e for e in events if e["type"] != "console_held" or e["held_ms"] >= STALL_MS]
+        assert [e["type"] for e in stalls if e["type"] in ("console_held", "count_warning", "time_up")] == [
             "console_held", "count_warning", "time_up"], events
+        assert [e["held_ms"] >= 1_500 for e in stalls if e["type"] == "console_held"] == [True], events
         assert d.invalid == [], d.invalid
