@@ -39,6 +39,10 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--pack", help="a question pack to play (.siq or TOML, docs/packs.md), "
                                      "instead of the config's game.pack")
 
+    avahi = sub.add_parser("avahi-service", help="print the avahi service file that names this console on "
+                                                 "the network (/etc/avahi/services/chgk-console.service)")
+    avahi.add_argument("--config", required=True, help="the console's config (its ports and node)")
+
     sim_box = sub.add_parser("sim-box", help="the simulated button box on its own pty, for rehearsing "
                                              "`run` on the real config without the hardware")
     sim_box.add_argument("--pads", type=int, default=4, help="its buttons (1-16, default 4)")
@@ -125,6 +129,13 @@ def main(argv: list[str] | None = None) -> int:
         return main_calibrate(args.config, sys.stdin, sys.stdout, port=args.port)
     if args.command == "demo":
         return _demo(args.config, args.game, sound=not args.no_sound, pack=args.pack)
+    if args.command == "avahi-service":
+        from console.shell.mdns import service_file
+
+        config = _load_or_exit(args.config)
+        assert isinstance(config, Config)
+        print(service_file(config), end="")
+        return 0
     if args.command == "sim-box":
         from console.tools.sim_box import main_sim_box
 

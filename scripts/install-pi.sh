@@ -22,7 +22,9 @@
 #   7. udev rules: the button box gets the stable name /dev/chgk-buttons, the Buzz! controllers
 #      and raw USB go to plugdev, the GPIO chips to gpio;
 #   8. the systemd unit, enabled, and (unless --no-start, or systemd is not running, as in a
-#      chroot) started.
+#      chroot) started;
+#   9. avahi's service file, so a tablet finds the console by name («chgk-console <node>»,
+#      http://<hostname>.local:8080/host): written from the config on every run.
 # Environment: CHGK_PREFIX (default /opt/chgk-console), CHGK_ETC (default /etc/chgk-console).
 set -euo pipefail
 
@@ -46,7 +48,8 @@ say() { echo "== $*"; }
 say "Debian packages"
 # procps: the unit reloads with /bin/kill; rsync: the code copy below; python3-evdev: Debian's
 # build of the host keys' library (from PyPI it would be compiled, needing gcc and headers).
-packages=(python3 python3-venv python3-evdev mosquitto mosquitto-clients libportaudio2 procps rsync)
+# avahi-daemon: the Pi's mDNS responder (Raspberry Pi OS has it; plain Debian may not).
+packages=(python3 python3-venv python3-evdev mosquitto mosquitto-clients libportaudio2 procps rsync avahi-daemon)
 if apt-cache show python3-lgpio >/dev/null 2>&1; then packages+=(python3-lgpio); fi
 missing=()
 for pkg in "${packages[@]}"; do
@@ -160,4 +163,9 @@ elif command -v systemctl >/dev/null; then
 else
   echo "   no systemd here: the unit is installed, not enabled"
 fi
+say "avahi: the console by name on the network"
+install -d /etc/avahi/services
+"$prefix/.venv/bin/chgk-console" avahi-service --config "$etc/console.toml" > /etc/avahi/services/chgk-console.service
+chmod 0644 /etc/avahi/services/chgk-console.service
+echo "   the host's screen: http://$(hostname).local:$(sed -n 's/^http_port = \([0-9]*\).*/\1/p' "$etc/console.toml" | head -1)/host"
 say "done: $prefix, config $etc/console.toml, service chgk-console"

@@ -6,12 +6,13 @@
 # python3-venv, gcc, make, gcc-avr, avr-libc and libsimavr-dev (the button box firmware in
 # firmware/ is built and run on simavr's ATmega328P, and its protocol core is checked against
 # the Python codec), python3-dev and linux-libc-dev (python-evdev, the host's keys, builds its
-# C extension against the kernel's input headers). Then lint, type-check and test.
+# C extension against the kernel's input headers), avahi-daemon (the mDNS test publishes the
+# console's service file with it). Then lint, type-check and test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
 
-apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv python3-dev linux-libc-dev gcc make gcc-avr avr-libc libsimavr-dev
+apt_install mosquitto mosquitto-clients libportaudio2 chromium python3-venv python3-dev linux-libc-dev gcc make gcc-avr avr-libc libsimavr-dev avahi-daemon
 make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .

@@ -114,6 +114,11 @@ def test_install_script_in_a_clean_debian_12(debian: Path) -> None:
                  "etc/mosquitto/chgk-console.passwd", "etc/udev/rules.d/60-chgk-console.rules",
                  "etc/systemd/system/multi-user.target.wants/chgk-console.service"):
         assert chroot(debian, f"test -e /{path}").returncode == 0, path  # links are absolute in there
+    # avahi names the console on the network: its board and the host's screen, and the broker.
+    avahi = (debian / "etc/avahi/services/chgk-console.service").read_text(encoding="utf-8")
+    assert "<name>chgk-console table1</name>" in avahi
+    assert "<type>_http._tcp</type>\n    <port>8080</port>" in avahi
+    assert "<type>_mqtt._tcp</type>\n    <port>1883</port>" in avahi
     verify = chroot(debian, "systemd-analyze verify /etc/systemd/system/chgk-console.service")
     assert verify.returncode == 0, verify.stdout + verify.stderr
 

@@ -57,11 +57,11 @@ import asyncio
 import json
 import logging
 import re
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 
+from console.shell.mdns import local_name
 from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
 
 log = logging.getLogger("chgk.display")
@@ -135,9 +135,10 @@ class DisplayServer:
         # limit: the stream never buffers a head beyond MAX_REQUEST before giving up on it.
         self._server = await asyncio.start_server(self._serve, self.bind, self.port, limit=MAX_REQUEST)
         self.port = self._server.sockets[0].getsockname()[1]
-        # Where a tablet on the hall's network reaches them: the machine's name for a server on
-        # every address (its IP is in `ip addr`), else the address it listens on.
-        host = socket.gethostname() if self.bind in ("", "0.0.0.0", "::") else self.bind
+        # Where a tablet on the hall's network reaches them: the machine's mDNS name for a
+        # server on every address (avahi answers for it; its IP is in `ip addr`), else the
+        # address it listens on.
+        host = local_name() if self.bind in ("", "0.0.0.0", "::") else self.bind
         log.info("displays: the hall's board http://%s:%d/ ; the host's screen http://%s:%d/host",
                  host, self.port, host, self.port)
 
