@@ -177,6 +177,12 @@ def timer_seconds(page: Page) -> float:
     return float(page.locator("#timer").inner_text())
 
 
+def enabled_actions(page: Page) -> set[str]:
+    """The actions whose buttons the screen has enabled now (the engine takes them)."""
+    return {str(a) for a in page.eval_on_selector_all(
+        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")}
+
+
 def click(page: Page, action: str) -> None:
     """The host's button, once the engine lists its action."""
     button = page.locator(f'#actions button[data-action="{action}"]')

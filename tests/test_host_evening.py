@@ -43,6 +43,7 @@ from tests.host_screen_pages import (
     chromium,
     click,
     console_toml,
+    enabled_actions,
     lockdown,
     log_in_as_host,
     running_daemon,
@@ -157,11 +158,6 @@ def evening_console(evening: Evening, name: str, game: str, source: str, keys: d
     finally:
         context.close()
         keyboard.close()
-
-
-def enabled_actions(page: Page) -> set[str]:
-    return {str(a) for a in page.eval_on_selector_all(
-        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")}
 
 
 # ------------------------------------------------------------------ «Своя игра» with a pack

@@ -26,6 +26,7 @@ from tests.host_screen_pages import (
     click,
     confirm,
     console_toml,
+    enabled_actions,
     lockdown,
     log_in_as_host,
     running_daemon,
@@ -169,3 +170,35 @@ def test_a_decision_over_a_box_unplugged_names_the_team_to_the_host(ring: Ring) 
     expect(host.locator(team(host, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
     expect(host.locator("#notices")).to_contain_text("Сигнал Совы: нажатия с mcu могли потеряться",
                                                      timeout=WAIT_MS)
+
+
+def test_the_host_holds_the_count_from_the_tablet_and_it_goes_on(ring: Ring) -> None:
+    """Issue 19: a pause for a dispute. Held, the count stands still on the tablet, the hall's
+    board and the overlay, a press then does not take the turn (the host sees it), and
+    «Продолжить отсчёт» goes on with what was left."""
+    host, board = ring.host, ring.board
+    if host.locator("#dialog").is_visible():  # the test before left its question to check
+        host.click("#dialog-cancel")
+    if "cancel" in enabled_actions(host):  # and its question in play
+        click(host, "cancel")
+        confirm(host)
+    click(host, "next")
+    click(host, "time")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    click(host, "pause")
+    expect(host.locator("#timer")).to_contain_text("пауза", timeout=WAIT_MS)
+    expect(board.locator("#count")).to_contain_text("пауза", timeout=WAIT_MS)
+    held = host.locator("#timer").inner_text()
+    shown = board.locator("#count").inner_text()
+    press(ring, 0)
+    expect(host.locator("#strays li").first).to_contain_text("Совы: нажатие во время паузы", timeout=WAIT_MS)
+    host.wait_for_timeout(1500)  # a held count does not move
+    assert host.locator("#timer").inner_text() == held and board.locator("#count").inner_text() == shown
+    assert "pause" not in enabled_actions(host) and "resume" in enabled_actions(host)
+    click(host, "resume")
+    expect(host.locator("#timer")).not_to_contain_text("пауза", timeout=WAIT_MS)
+    expect(board.locator("#count")).not_to_contain_text("пауза", timeout=WAIT_MS)
+    left = float(held.split()[0])
+    assert left - 2.0 < timer_seconds(host) <= left  # it goes on from what it had left
+    press(ring, 2)
+    expect(host.locator(team(host, "t2"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)

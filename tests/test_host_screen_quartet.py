@@ -33,6 +33,7 @@ from tests.host_screen_pages import (
     click,
     confirm,
     console_toml,
+    enabled_actions,
     lockdown,
     log_in_as_host,
     running_daemon,
@@ -103,11 +104,6 @@ def fight(site: Site, rounds: str) -> Iterator[Hall]:
 
 def team(page: Page, team_id: str) -> str:
     return f'.player[data-player="{team_id}"]'
-
-
-def enabled_actions(page: Page) -> set[str]:
-    return {str(a) for a in page.eval_on_selector_all(
-        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")}
 
 
 def press(hall: Hall, pad: int, team_id: str) -> None:

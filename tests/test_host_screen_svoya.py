@@ -31,6 +31,7 @@ from tests.host_screen_pages import (
     click,
     confirm,
     console_toml,
+    enabled_actions,
     lockdown,
     log_in_as_host,
     running_daemon,
@@ -101,11 +102,6 @@ def new_game(hall: Hall) -> None:
 def press(hall: Hall, pad: int) -> None:
     hall.sim.press(pad)
     hall.sim.release(pad)
-
-
-def enabled_actions(page: Page) -> list[str]:
-    return [str(a) for a in page.eval_on_selector_all(
-        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")]
 
 
 def test_the_host_page_carries_no_password_and_asks_once(hall: Hall) -> None:

@@ -8,6 +8,8 @@ const BRAINRING = [
   { action: "time", label: "Время!", look: "good" },
   { action: "correct", label: "Верно", look: "good" },
   { action: "wrong", label: "Неверно", look: "danger" },
+  { action: "pause", label: "Пауза" },
+  { action: "resume", label: "Продолжить отсчёт", look: "good" },
   { action: "cancel", label: "Снять вопрос", look: "danger",
     confirm: "Снять вопрос без изменения счёта? Он будет сыгран заново." },
   { action: "new_fight", label: "Новый бой", look: "danger",
@@ -62,7 +64,7 @@ function renderBrainring(s) {
 }
 
 const BRAINRING_STRAY = { between_questions: "нажатие между вопросами", late: "нажатие после конца времени",
-                         sent_out: "нажал удалённый игрок" };
+                         sent_out: "нажал удалённый игрок", paused: "нажатие во время паузы" };
 function brainringStray(e) {
   if (e.type === "false_start") return `${nameOf(e.team)}: фальстарт (до «Время!»)`;
   return e.type === "press_ignored" && BRAINRING_STRAY[e.reason]

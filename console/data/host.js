@@ -364,6 +364,8 @@ function takeState(s, received, live) {
   const timer = s.timer;
   if (!timer) {
     countdown = null;
+  } else if (timer.paused) {
+    countdown = { frozen: timer.remaining_ms, paused: true };  // held by the host: it stands still
   } else {
     const endNs = timer.ends_ns !== undefined ? timer.ends_ns : timer.deadline_ns;
     if (live) {
@@ -645,11 +647,12 @@ function tick() {
   const timer = $("timer");
   if (!countdown) timer.textContent = "";
   else if (countdown.frozen !== undefined) {
-    timer.textContent = (countdown.frozen / 1000).toFixed(1);
-    timer.classList.add("stale");
+    timer.textContent = (countdown.frozen / 1000).toFixed(1) + (countdown.paused ? " · пауза" : "");
+    timer.classList.toggle("stale", !countdown.paused);
+    timer.classList.toggle("paused", !!countdown.paused);
   } else {
     timer.textContent = (Math.max(0, countdown.end - performance.now()) / 1000).toFixed(1);
-    timer.classList.remove("stale");
+    timer.classList.remove("stale", "paused");
   }
   requestAnimationFrame(tick);
 }

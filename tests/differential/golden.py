@@ -27,7 +27,7 @@ from tests.differential.scenarios import KINDS, scenario
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden.jsonl.gz"
 EXAMPLES = HERE.parent.parent / "examples"
-SEEDS = {"svoya": 1500, "chgk": 800, "sports": 300, "quartet": 200, "brainring": 600}
+SEEDS = {"svoya": 1500, "chgk": 800, "sports": 300, "quartet": 200, "brainring": 800}
 # Keys whose values are wording for people, at any depth (and a refusal's `details.reason`).
 TEXT_KEYS = frozenset({"message", "text"})
 LIVE_TYPES = frozenset({"spin_angle"})  # readings, not decisions

@@ -28,8 +28,11 @@ _CHGK_LIKELY = ("draw_lototron", "start_timer", "answer_correct", "answer_wrong"
 def scenario(kind: str, seed: int) -> list[str]:
     """The JSON lines of scenario `seed` of game `kind`."""
     rng = random.Random(f"{kind}:{seed}")
-    lines = {"svoya": _svoya, "chgk": _chgk, "sports": _sports, "quartet": _quartet,
-             "brainring": _brainring}[kind](rng)
+    if kind == "brainring" and seed >= BRAINRING_PAUSES_FROM:
+        lines = _brainring(rng, (*_BRAINRING_HOST, "pause", "resume"))
+    else:
+        lines = {"svoya": _svoya, "chgk": _chgk, "sports": _sports, "quartet": _quartet,
+                 "brainring": _brainring}[kind](rng)
     return [json.dumps(line, ensure_ascii=False) for line in lines]
 
 
@@ -213,10 +216,13 @@ def _quartet(rng: random.Random) -> list[dict[str, Any]]:
 
 _BRAINRING_HOST = ("next", "time", "correct", "wrong", "cancel", "new_fight", "new_game",
                    "adjust_score", "reverse")
+# The host's pause came later: the scenarios from this seed on take it too (the ones before
+# are kept as they were recorded).
+BRAINRING_PAUSES_FROM = 600
 _BRAINRING_LIKELY = ("next", "time", "correct", "wrong")
 
 
-def _brainring(rng: random.Random) -> list[dict[str, Any]]:
+def _brainring(rng: random.Random, actions: tuple[str, ...] = _BRAINRING_HOST) -> list[dict[str, Any]]:
     """A game of fights of 2-3 teams under a random preset and settings: presses before and
     after «Время!» from an ordered and an unordered source, near ties, judgements, corrections."""
     teams = rng.randint(2, 3)
@@ -248,11 +254,20 @@ def _brainring(rng: random.Random) -> list[dict[str, Any]]:
                 lines.append({"at_ms": round(at + rng.choice([0.0, 0.001, 0.05]), 3),
                               "press": rng.choice(every_pad)})
             continue
-        action = rng.choice(_BRAINRING_LIKELY if rng.random() < 0.85 else _BRAINRING_HOST)
+        action = rng.choice(_BRAINRING_LIKELY if rng.random() < 0.85 else actions)
         host: dict[str, Any] = {"at_ms": at, "host": action}
         if action == "adjust_score":
             host.update(player=f"t{rng.randrange(teams)}", delta=rng.choice([-1, 1, 2]), reason="поправка")
         elif action == "reverse":
             host["reason"] = "апелляция"
         lines.append(host)
+        if action == "time" and "pause" in actions and rng.random() < 0.4:
+            # A dispute in the count: held a while, maybe with presses made meanwhile.
+            t += rng.choice([3.0, 900.0, 15000.0, 59990.0])
+            lines.append({"at_ms": round(t, 3), "host": "pause"})
+            if rng.random() < 0.5:
+                lines.append({"at_ms": round(t + rng.choice([0.0, 0.001, 500.0]), 3),
+                              "press": rng.choice(every_pad)})
+            t += rng.choice([1000.0, 30000.0, 90000.0])
+            lines.append({"at_ms": round(t, 3), "host": "resume"})
     return lines

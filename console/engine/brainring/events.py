@@ -33,6 +33,7 @@ class PressReason(StrEnum):
     ANSWERING = "answering"  # another team has the turn
     LATE = "late"  # after the count ended
     DELIVERED_TOO_LATE = "delivered_too_late"  # made first, delivered after the decision
+    PAUSED = "paused"  # while the host held the count (a dispute): no press takes the turn then
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,6 +138,31 @@ class CountWarning(Event):
     question: int
     ends_ns: int
     remaining_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CountPaused(Event):
+    """The host held the count at `paused_at_ns` (a dispute, a question read again):
+    `remaining_ms` of it are kept; a press made while it is held does not take the turn."""
+
+    TYPE: ClassVar[str] = "count_paused"
+
+    question: int
+    paused_at_ns: int
+    remaining_ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CountResumed(Event):
+    """The count goes on from `resumed_at_ns` with what it had left: it now ends at `ends_ns`
+    (`paused_ms` later than before the pause)."""
+
+    TYPE: ClassVar[str] = "count_resumed"
+
+    question: int
+    resumed_at_ns: int
+    paused_ms: float
+    ends_ns: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,6 +39,8 @@ class Question:
     count_ends: int | None = None
     count_by: str = "time"
     warned: bool = False  # the final beeps of this count were given
+    paused_at: int | None = None  # the count is held since (the host's pause)
+    pauses: list[tuple[int, int]] = field(default_factory=list)  # the count's past holds: [from, to)
     out: set[str] = field(default_factory=set)  # teams out: a false start or a wrong answer
     false_starts: set[str] = field(default_factory=set)
     pending: list[Press] = field(default_factory=list)  # presses in the count, not judged yet
@@ -59,6 +61,12 @@ class Question:
         """The teams not out of this question, in seating order."""
         return tuple(t.id for t in teams if t.id not in self.out)
 
+    def paused_when(self, at: int) -> bool:
+        """Whether a press stamped `at` was made while the count was held."""
+        if self.paused_at is not None and at >= self.paused_at:
+            return True
+        return any(start <= at < end for start, end in self.pauses)
+
     def status_of(self, team: Team) -> str:
         if self.answerer is not None and self.answerer.id == team.id:
             return "answering"
@@ -69,7 +77,8 @@ class Question:
     def view(self) -> dict[str, Json]:
         count: dict[str, Json] | None = None
         if self.count_from is not None and self.count_ends is not None:
-            count = {"by": self.count_by, "started_at_ns": self.count_from, "ends_ns": self.count_ends}
+            count = {"by": self.count_by, "started_at_ns": self.count_from, "ends_ns": self.count_ends,
+                     "paused_at_ns": self.paused_at}
         return {
             "number": self.number,
             "stake": self.stake,

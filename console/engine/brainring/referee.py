@@ -37,6 +37,8 @@ from collections.abc import Sequence
 from console.engine.arbiter import Arbiter
 from console.engine.brainring.events import (
     AnswerJudged,
+    CountPaused,
+    CountResumed,
     CountStarted,
     CountWarning,
     ExtraQuestions,
@@ -146,12 +148,13 @@ class BrainringReferee:
                      for since in self._arbiter.lost_sources().values()]
         deadlines += [p.at + self.rules.host_max_delay_ns for p in q.early]
         if self._phase is Phase.COUNTING and q.count_ends is not None:
-            if not q.warned and not q.pending:  # a press pending is settled first
+            held = q.paused_at is not None  # a held count neither warns nor ends
+            if not q.warned and not q.pending and not held:  # a press pending is settled first
                 deadlines.append(q.count_ends - self.rules.warning_ns)
             if not self._arbiter.lost_sources():  # a lost box settles nothing by the clock
                 if q.pending:  # the press first: the count's end waits for it (`_settle`)
                     deadlines.append(self._arbiter.first_deadline(min(p.at for p in q.pending)))
-                else:
+                elif not held:
                     deadlines.append(self._arbiter.settle_deadline(q.count_ends))
         return min(deadlines) if deadlines else None
 
@@ -181,13 +184,21 @@ class BrainringReferee:
             "next": None if self._phase is Phase.FIGHT_OVER else {
                 "number": self._played + 1, "stake": self.rules.stake(self._unanswered),
                 "extra": self._extra},
-            "timer": None if timer is None else {
-                "kind": timer[0], "ends_ns": timer[1], "remaining_ms": max(0, (timer[1] - now) // 1_000_000)},
+            "timer": None if timer is None else self._timer_view(timer, now),
             "winner": self._winner,
             "last_decision": _view(self._last_decision),
             "last_end": _view(self._last_end),
             "standings": self._standings_view(),
         }
+
+    def _timer_view(self, timer: tuple[str, int], now: int) -> dict[str, Json]:
+        """The running count for the boards; a held one says so and keeps what it has left."""
+        kind, ends = timer
+        q = self._q
+        paused_at = q.paused_at if q is not None else None
+        left_from = now if paused_at is None else paused_at
+        return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - left_from) // 1_000_000),
+                "paused": paused_at is not None}
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
         """`snapshot` plus the host's: the actions taken now and the question's presses."""
@@ -315,6 +326,8 @@ class BrainringReferee:
             if self._arbiter.first_settled(t0, now):
                 self._accept_first(q, t0, now, out)
             return
+        if q.paused_at is not None:
+            return  # held: the count neither warns nor ends until the host resumes it
         if self._arbiter.settled(q.count_ends, now):
             lost = self._arbiter.lost_between(q.count_from or q.count_ends, q.count_ends)
             out.append(TimeUp(t_ns=now, question=q.number, ends_ns=q.count_ends, inputs_lost=lost or None))
@@ -338,6 +351,8 @@ class BrainringReferee:
                 reason = PressReason.ANSWERING
             elif q.count_from is not None and press.at < q.count_from:
                 reason = PressReason.ANSWERING  # during the answer before the rebound
+            elif q.paused_when(press.at):
+                reason = PressReason.PAUSED
             elif q.count_ends is not None and press.at > q.count_ends:
                 reason = PressReason.LATE
             if reason is None:
@@ -359,6 +374,9 @@ class BrainringReferee:
         team = self.rules.pads[winner.pad]
         assert q.count_ends is not None
         q.pending = []
+        if q.paused_at is not None:  # made before the hold, it takes the turn: the count stops anyway
+            q.pauses.append((q.paused_at, now))
+            q.paused_at = None
         q.answerer, q.answer_press = team, winner
         q.remaining_at_press = max(0, q.count_ends - winner.at)
         self._phase = Phase.ANSWERING
@@ -382,14 +400,15 @@ class BrainringReferee:
         elif isinstance(cmd, Reverse):
             action, problem = cmd.ACTION.value, self._reverse(cmd, now, out)
         else:
-            action, problem = cmd.action.value, self._refusal(cmd.action)
+            action, problem = cmd.action.value, self._refusal(cmd.action, cmd.at)
             if problem is None:
                 self._take(cmd.action, cmd.at, now, out)
         if problem is not None:
             out.append(refusal(now, action, problem, self._phase.value))
 
-    def _refusal(self, action: BrainringAction) -> str | None:
-        """Why the host's `action` would be refused now, or None (also lists `host_actions`)."""
+    def _refusal(self, action: BrainringAction, at: int | None = None) -> str | None:
+        """Why the host's `action` (made at `at`, when it is known) would be refused now, or
+        None (also lists `host_actions`)."""
         phase = self._phase
         match action:
             case BrainringAction.NEXT:
@@ -411,6 +430,14 @@ class BrainringReferee:
                     return "идёт вопрос (сначала доиграйте или снимите его)"
             case BrainringAction.NEW_GAME:
                 pass
+            case BrainringAction.PAUSE:
+                if phase is not Phase.COUNTING or (q := self._q) is None or q.paused_at is not None:
+                    return "паузу берут, пока идёт отсчёт"
+                if at is not None and q.count_ends is not None and at >= q.count_ends:
+                    return "время уже вышло"  # by the key's stamp: the count had ended
+            case BrainringAction.RESUME:
+                if phase is not Phase.COUNTING or (q := self._q) is None or q.paused_at is None:
+                    return "отсчёт не на паузе"
         return None
 
     def _take(self, action: BrainringAction, at: int, now: int, out: list[Output]) -> None:
@@ -442,6 +469,22 @@ class BrainringReferee:
                 self._new_fight(now, out, keep_standings=True)
             case BrainringAction.NEW_GAME:
                 self._new_fight(now, out, keep_standings=False)
+            case BrainringAction.PAUSE:
+                assert q is not None and q.count_ends is not None
+                q.paused_at = at
+                self._judge_pending(q, now, out)  # made while it is held: they do not count
+                out.append(CountPaused(t_ns=now, question=q.number, paused_at_ns=at,
+                                       remaining_ms=ns_to_ms(max(0, q.count_ends - at))))
+            case BrainringAction.RESUME:
+                assert q is not None and q.paused_at is not None and q.count_ends is not None
+                resumed = max(at, q.paused_at)
+                q.pauses.append((q.paused_at, resumed))
+                q.count_ends += resumed - q.paused_at
+                paused_ms = ns_to_ms(resumed - q.paused_at)
+                q.paused_at = None
+                out.append(CountResumed(t_ns=now, question=q.number, resumed_at_ns=resumed,
+                                        paused_ms=paused_ms, ends_ns=q.count_ends))
+                out.append(PlayCue(Cue.START))
 
     def _start_count(self, q: Question, at: int, length: int, by: str, now: int, out: list[Output]) -> None:
         q.count_from, q.count_ends, q.count_by = at, at + length, by

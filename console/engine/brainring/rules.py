@@ -30,6 +30,8 @@ class BrainringAction(StrEnum):
     CANCEL = "cancel"  # withdraw the question in play: no score change, it is played again
     NEW_FIGHT = "new_fight"  # the next fight of the game: scores to zero, the standings kept
     NEW_GAME = "new_game"  # everything to zero: the standings too
+    PAUSE = "pause"  # hold the running count (a dispute): what is left of it is kept
+    RESUME = "resume"  # the held count goes on with what it had left
 
 
 class Rebound(StrEnum):

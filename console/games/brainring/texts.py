@@ -13,5 +13,6 @@ PRESS_REASONS = {
     "answering": "отвечает другая команда",
     "late": "после конца времени",
     "delivered_too_late": "нажатие дошло позже заявленной задержки; решение уже принято",
+    "paused": "во время паузы",
 }
 END_REASONS = {"correct": "взят", "unanswered": "не взят", "cancelled": "снят"}
