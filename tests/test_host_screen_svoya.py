@@ -522,3 +522,21 @@ def test_the_overlay_for_a_stream_is_transparent_and_follows_the_game(hall: Hall
         confirm(host)
     finally:
         page.close()
+
+
+def test_a_theme_skipped_and_the_next_fight_from_the_tablet(hall: Hall) -> None:
+    """Issue 19: skip a theme, and a next fight that goes on from the next theme."""
+    host = hall.host
+    new_game(hall)
+    expect(host.locator("#situation")).to_contain_text("тема 1, вопрос 1", timeout=WAIT_MS)
+    click(host, "skip_theme")
+    confirm(host)
+    expect(host.locator("#situation")).to_contain_text("тема 2, вопрос 1", timeout=WAIT_MS)
+    click(host, "next")
+    press(hall, 1)
+    click(host, "correct")
+    expect(host.locator(f"{card(host, 'p2')} .score")).to_have_text("10", timeout=WAIT_MS)
+    click(host, "next_fight")
+    confirm(host)
+    expect(host.locator(f"{card(host, 'p2')} .score")).to_have_text("0", timeout=WAIT_MS)
+    expect(host.locator("#situation")).to_contain_text("тема 3, вопрос 1")

@@ -366,7 +366,21 @@ LOST_BOX: list[dict[str, Any]] = [
     {"at_ms": 30000, "host": "next"},  # refused: the fight is over
 ]
 
+PACK_FIGHTS: list[dict[str, Any]] = [
+    # A theme skipped, and a next fight that goes on from the next theme (issue 19).
+    {"config": {"game": {"values": [10, 20], "themes": 2}}},
+    {"at_ms": 1000, "host": "next"},
+    {"at_ms": 1100, "press": "mcu:0"},
+    {"at_ms": 1200, "host": "name"},
+    {"at_ms": 1300, "host": "correct"},
+    {"at_ms": 2000, "host": "skip_theme"},  # theme 1's 20 is not played
+    {"at_ms": 3000, "host": "skip_theme"},  # nor theme 2: the fight is over
+    {"at_ms": 4000, "host": "next_fight"},  # on from theme 3
+    {"at_ms": 5000, "host": "next"},
+]
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    "pack_fights": PACK_FIGHTS,
     "four_players_host_clock": FOUR_PLAYERS_HOST_CLOCK,
     "lost_box": LOST_BOX,
     "corrections": CORRECTIONS,

@@ -37,6 +37,8 @@ class HostAction(StrEnum):
     NEW_GAME = "new_game"  # scores to zero, back to the first theme
     END_QUESTION = "end_question"  # a button source is lost: decide the question without it
     END_GAME = "end_game"  # end the fight now, between questions (its winner by the scores)
+    SKIP_THEME = "skip_theme"  # between questions: the rest of the theme is not played
+    NEXT_FIGHT = "next_fight"  # a new fight, scores to zero, from the pack's next theme on
 
 
 @dataclass(frozen=True, slots=True)

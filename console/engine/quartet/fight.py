@@ -56,7 +56,7 @@ from console.engine.quartet.rules import (
     RoundType,
 )
 from console.engine.quartet.themes import Answer, ThemeRecord
-from console.engine.svoya.corrections import AdjustScore, Correction, Reverse
+from console.engine.svoya.corrections import AdjustScore, Correction, Reverse, Undo
 from console.engine.svoya.events import (
     AnswerJudged,
     GameOver,
@@ -159,6 +159,11 @@ class QuartetFight:
                 self._to_referee(batch, now, out)
                 batch = []
                 self._on_host(inp, now, out)
+            elif isinstance(inp, Host | Undo) and _action_of(inp) in views.NOT_THE_FIGHTS:
+                # The fight goes by its rounds and themes, and its theme records follow the
+                # judgements: these «Своя игра» actions are not the fight's.
+                out.append(refusal(now, _action_of(inp), "в «Эрудит-квартете» бой идёт по раундам "
+                                   "и темам: этого действия у него нет", self._phase.value))
             elif isinstance(inp, Host) and inp.action is HostAction.NEW_GAME:
                 self._to_referee(batch, now, out)
                 batch = []
@@ -704,3 +709,7 @@ def _correct(theme: ThemeRecord, event: JudgementReversed | ScoreAdjusted) -> No
     answers = [a for a in theme.answers.get(event.player, []) if a.question == event.number]
     if answers:
         answers[-1].delta += event.delta
+
+
+def _action_of(command: Host | Undo) -> str:
+    return command.action.value if isinstance(command, Host) else command.ACTION

@@ -271,11 +271,25 @@ class JudgementUndone(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GameStarted(Event):
-    """A new fight: scores to zero, back to the first theme."""
+    """A new fight: scores to zero, from theme `theme` (1 after new_game; the pack's next one
+    after next_fight)."""
 
     TYPE: ClassVar[str] = "game_started"
 
     scores: Mapping[str, int]
+    theme: int = 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThemeSkipped(Event):
+    """The host skipped the rest of theme `theme` (`skipped`: its questions not played); the
+    fight goes on with the next theme, or is over if it was the last."""
+
+    TYPE: ClassVar[str] = "theme_skipped"
+
+    theme: int
+    theme_name: str | None
+    skipped: int
 
 
 def decision_view(e: SignalAccepted) -> dict[str, Json]:

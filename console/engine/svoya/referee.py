@@ -71,6 +71,7 @@ from console.engine.svoya.events import (
     SignalsReset,
     SignalsResumed,
     SignalsWaitOver,
+    ThemeSkipped,
     decision_view,
     end_view,
     reversal_view,
@@ -116,6 +117,7 @@ class SvoyaReferee:
         self._previous: Question | None = None  # the question before `_q`, for presses delivered late
         self._theme_index = 0
         self._question_index = 0
+        self._fight_start = 0  # the theme this fight began at (next_fight goes on in the pack)
         self._lamps: dict[str, LampMode] = {}
         self._all_lamps_off = {p.pad: LampMode.OFF for p in rules.players}
         self._last_decision: SignalAccepted | None = None
@@ -458,6 +460,16 @@ class SvoyaReferee:
                     return "бой уже окончен"
                 if phase is not Phase.IDLE:
                     return "идёт вопрос (сначала доиграйте или снимите его)"
+            case HostAction.SKIP_THEME:
+                if phase is Phase.GAME_OVER:
+                    return "бой окончен"
+                if phase is not Phase.IDLE:
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
+            case HostAction.NEXT_FIGHT:
+                if phase is not Phase.IDLE and phase is not Phase.GAME_OVER:
+                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                if self._next_fight_start() is None:
+                    return "пакет сыгран до конца: «Новая игра» начнёт его сначала"
             case HostAction.END_QUESTION:
                 if q is None or phase not in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
                     return "вопрос не идёт"
@@ -507,6 +519,16 @@ class SvoyaReferee:
                 self._host_new_game(now, out)
             case HostAction.END_GAME:
                 self._game_over(now, out)  # the host ends the fight early (with themes = 0, the only end)
+            case HostAction.SKIP_THEME:
+                skipped = len(self.rules.theme_values(self._theme_index)) - self._question_index
+                out.append(ThemeSkipped(t_ns=now, theme=self._theme_index + 1,
+                                        theme_name=self.rules.theme_name(self._theme_index), skipped=skipped))
+                self._undo = None  # the judgement before is not the last thing done any more
+                self._next_theme(now, out)
+            case HostAction.NEXT_FIGHT:
+                start = self._next_fight_start()
+                assert start is not None
+                self._host_new_game(now, out, start=start)
 
     def _doubtful_end(self) -> Question | None:
         """The question just ended with no signal over a span where a source may have lost a
@@ -578,14 +600,32 @@ class SvoyaReferee:
         q.answer_deadline = None
         self._phase = Phase.AWAIT_RESET
 
-    def _host_new_game(self, now: int, out: list[Output]) -> None:
+    def _host_new_game(self, now: int, out: list[Output], *, start: int = 0) -> None:
+        """A new fight from theme index `start` (0: the pack's first; next_fight: its next)."""
         self._scores = {p.id: 0 for p in self.rules.players}
         self._presses.new_game()
-        self._theme_index = self._question_index = 0
+        self._theme_index, self._question_index, self._fight_start = start, 0, start
         self._q = self._previous = None
         self._phase = Phase.IDLE
         self._last_decision = self._last_end = self._last_reversal = None
-        out.append(GameStarted(t_ns=now, scores=dict(self._scores)))
+        out.append(GameStarted(t_ns=now, scores=dict(self._scores), theme=start + 1))
+
+    def _next_fight_start(self) -> int | None:
+        """Where a next fight of the pack would begin: the first theme not begun (a theme
+        partly played is left), or None when the pack has no theme left."""
+        start = self._theme_index + (1 if self._question_index > 0 else 0)
+        if self.rules.pack and start >= len(self.rules.pack):
+            return None
+        return start
+
+    def _fight_end(self) -> int | None:
+        """The theme index this fight ends before: `themes` from its start, within the pack
+        (None: no end but the host's)."""
+        themes = self.rules.themes
+        end = None if themes is None else self._fight_start + themes
+        if self.rules.pack:
+            end = len(self.rules.pack) if end is None else min(end, len(self.rules.pack))
+        return end
 
     # ------------------------------------------------------------------ corrections (004 4.1-4.3)
 
@@ -694,10 +734,14 @@ class SvoyaReferee:
         self._question_index += 1
         if self._question_index < len(self.rules.theme_values(self._theme_index)):
             return
+        self._next_theme(now, out)
+
+    def _next_theme(self, now: int, out: list[Output]) -> None:
+        """On to the next theme's first question; past the fight's last theme, it is over."""
         self._question_index = 0
         self._theme_index += 1
-        themes = self.rules.theme_count
-        if themes is not None and self._theme_index >= themes:
+        end = self._fight_end()
+        if end is not None and self._theme_index >= end:
             self._game_over(now, out)
 
     def _game_over(self, now: int, out: list[Output]) -> None:
@@ -731,7 +775,7 @@ class SvoyaReferee:
             "theme_name": self.rules.theme_name(self._theme_index),
             "number": self._question_index + 1,
             "value": self.rules.theme_values(self._theme_index)[self._question_index],
-            "themes": self.rules.theme_count,
+            "themes": self._fight_end(),
         }
 
     def running_timer(self) -> tuple[str, int] | None:

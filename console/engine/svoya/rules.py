@@ -112,13 +112,6 @@ class SvoyaRules:
                 raise ValueError(f"pack theme {theme.name!r} needs questions of positive value")
         object.__setattr__(self, "pads", pads)
 
-    @property
-    def theme_count(self) -> int | None:
-        """Themes in the fight: the pack's (at most `themes`), else `themes` (None: no end)."""
-        if self.pack:
-            return len(self.pack) if self.themes is None else min(self.themes, len(self.pack))
-        return self.themes
-
     def theme_values(self, theme: int) -> tuple[int, ...]:
         """The values of theme `theme` (0-based), in the order they are asked."""
         if self.pack:

@@ -29,6 +29,7 @@ from console.engine.svoya.events import (
     SignalsReset,
     SignalsResumed,
     SignalsWaitOver,
+    ThemeSkipped,
 )
 from console.texts import describe_notice
 
@@ -71,6 +72,8 @@ ACTIONS = {
     "new_game": "новая игра",
     "end_question": "закончить вопрос без потерянных кнопок",
     "end_game": "закончить бой (победитель по очкам)",
+    "skip_theme": "пропустить остаток темы",
+    "next_fight": "новый бой дальше по пакету",
     "adjust_score": "изменить счёт (с причиной)",
     "reverse": "изменить решение по вопросу (апелляция)",
     "undo": "отменить решение (ошибочное нажатие)",
@@ -125,8 +128,12 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return f"Сигнал {who(player)} не засчитан: {IGNORED[reason]}"
         case GameOver(scores=scores, ranking=ranking):
             return "Бой окончен: " + ", ".join(f"{who(p)} {scores[p]}" for p in ranking)
+        case GameStarted(theme=theme) if theme > 1:
+            return f"Новый бой с темы {theme}: счёт обнулён"
         case GameStarted():
             return "Новая игра: счёт обнулён"
+        case ThemeSkipped(theme=theme, theme_name=name, skipped=skipped):
+            return f"Тема {f'«{name}»' if name else theme} пропущена (не сыграно вопросов: {skipped})"
         case ScoreAdjusted(player=player, delta=delta, score=score, reason=reason):
             return f"Счёт исправлен: {who(player)} {delta:+d} → {score} (причина: {reason})"
         case JudgementUndone(player=player, correct=correct, delta=delta, score=score, reason=reason):
