@@ -37,6 +37,7 @@ from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
+from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA
 from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import CHECK_BUTTONS, END_CHECK, Console
 from console.sources.mcu import McuFeed
@@ -146,7 +147,8 @@ def test_schema_enums_match_the_code() -> None:
     actions = plain | {a.value for a in CorrectionAction} | {UNDO}
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
-    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-1]} == actions - plain
+    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-2]} == actions - plain
+    assert enum_of(command["oneOf"][-2], "properties", "action") == {SHOW_MEDIA, HIDE_MEDIA}
     assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK}
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
     assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions

@@ -78,6 +78,30 @@ function hallButtonCheck(check) {
   }));
 }
 
+// A question's picture, sound or video the host shows the hall (the retained status's
+// hall_media: {name, kind}, or null; console/shell/hall_media.py): over the board until the
+// host takes it away. The same file stays in place across status updates (a video keeps playing).
+function hallMedia(shown) {
+  let box = document.getElementById("hall-media");
+  const key = shown ? `${shown.kind}:${shown.name}` : "";
+  if (box && box.dataset.shown === key) return;
+  if (box) box.remove();
+  if (!shown) return;
+  box = document.createElement("div");
+  box.id = "hall-media";
+  box.dataset.shown = key;
+  box.style.cssText = "position:fixed;inset:0;z-index:8;background:#000;display:flex;"
+    + "align-items:center;justify-content:center";
+  const tag = { image: "img", audio: "audio", video: "video" }[shown.kind];
+  if (!tag) return;
+  const media = document.createElement(tag);
+  media.src = `/media/${encodeURIComponent(shown.name)}`;
+  media.style.cssText = "max-width:100%;max-height:100%";
+  if (tag !== "img") { media.autoplay = true; media.controls = tag === "audio"; }
+  box.append(media);
+  document.body.append(box);
+}
+
 function hallConnect(kinds, onMessage, login) {
   const client = mqtt.connect(HALL.ws, {
     clientId: (login ? "host-" : "display-") + Math.random().toString(16).slice(2, 10),
@@ -110,7 +134,10 @@ function hallConnect(kinds, onMessage, login) {
     const kind = topic.slice(HALL.base.length + 1);
     if (kind === "status") {
       hallLink(payload.state === "online", undefined, payload.sources);
-      if (!login) hallButtonCheck(payload.button_check);  // the hall's boards; the host has its own
+      if (!login) {  // the hall's boards; the host has its own
+        hallButtonCheck(payload.button_check);
+        hallMedia(payload.hall_media);
+      }
     }
     onMessage(kind, payload, packet);
   });

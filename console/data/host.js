@@ -67,6 +67,7 @@ let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
 let journalState = null; // the journal's health, from the retained status (null: none kept)
+let hallMediaShown = null; // the pack's picture, sound or video the hall is shown ({name, kind})
 let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
 let buttonCheck = null;  // «Проверка кнопок», from the retained status (null: none yet)
 let startProblems = {};  // what the game started with wrong (the retained status: a pack not read)
@@ -132,6 +133,7 @@ function onMessage(kind, payload, packet) {
     resumeOffer = payload.resume_offer || null;
     buttonCheck = payload.button_check || null;
     startProblems = payload.problems || {};
+    hallMediaShown = payload.hall_media || null;
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -640,7 +642,18 @@ function renderQuestion(hq) {
   box.querySelector(".answer").textContent = hq.answer ? `Ответ: ${hq.answer}` : "";
   box.querySelector(".wrong").textContent = hq.wrong && hq.wrong.length ? `Не засчитывать: ${hq.wrong.join("; ")}` : "";
   box.querySelector(".comment").textContent = hq.comment ? `Комментарий: ${hq.comment}` : "";
-  box.querySelector(".media").textContent = (hq.media || []).map(m => `медиа: ${m}`).join(", ");
+  // Each picture, sound or video of the question: shown to the hall on the host's command.
+  box.querySelector(".media").replaceChildren(...(hq.media || []).map(m => {
+    const shown = hallMediaShown && hallMediaShown.name === m;
+    const button = el("button", { type: "button", className: "small" },
+                      shown ? "Убрать с экрана зала" : "Показать залу");
+    button.dataset.media = m;
+    button.disabled = !online();
+    button.addEventListener("click", () => send(shown ? { action: "hide_media" } : { action: "show_media", name: m }));
+    const line = el("div", {}, `медиа: ${m} `);
+    line.append(button);
+    return line;
+  }));
 }
 
 function tick() {

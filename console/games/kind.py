@@ -61,6 +61,10 @@ def no_records(config: Config) -> str:
     return ""
 
 
+def no_media_pack(config: Config) -> str:
+    return ""
+
+
 def players_pads(config: Config) -> dict[str, str]:
     """Each ``[[players]]`` pad and its player's id."""
     return {p.pad: p.id for p in config.players}
@@ -112,6 +116,9 @@ class GameKind:
     # Every pad its engine may light, and whose it is (a player's or a team's id): the lamps'
     # masks and the held-button notices.
     pads: Callable[[Config], dict[str, str]] = players_pads
+    # The pack whose pictures, sounds and videos the host may show the hall ("": none;
+    # console/shell/hall_media.py).
+    media_pack: Callable[[Config], str] = no_media_pack
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

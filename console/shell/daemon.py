@@ -130,7 +130,7 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                             host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password,
-                            protocol=protocol_of(console))
+                            protocol=protocol_of(console), media=console.hall_media)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),

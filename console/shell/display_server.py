@@ -15,8 +15,9 @@ screen (`host_pages`: the GameKind's, after host.js); `GET /hall.js`, `GET /host
 and their MQTT client (MQTT.js, console/data/vendor/README.md); with a `protocol` (the live
 journal's, console/shell/protocol_export.py) `GET /protocol`, `/protocol.csv` and
 `/protocol.json` with the fight's protocol (a 503 saying why when it cannot be built), and the
-host's screen is told it has one; anything else is a 404. One request per connection
-(`Connection: close`).
+host's screen is told it has one; with `media` (the pack's, console/shell/hall_media.py)
+`GET /media/<name>` with a picture, sound or video of the pack, for the hall's boards;
+anything else is a 404. One request per connection (`Connection: close`).
 
 Limits, all enforced before the bytes are read:
 - A request head (request line and headers) longer than MAX_REQUEST is never taken: the stream's
@@ -60,7 +61,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
+from urllib.parse import unquote
 
+from console.shell.hall_media import HallMedia
 from console.shell.mdns import local_name
 from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
 
@@ -76,6 +79,7 @@ OVERLAY_PAGE = "overlay.html"  # a stream's transparent overlay (OBS): the score
 HOST_PAGE = "host.html"
 # The fight's protocol from the live journal (console/shell/protocol_export.py): the printable
 # page, and the files an organiser keeps.
+MEDIA_PATH = "/media/"  # + a media file's name in the pack, URL-escaped (console/shell/hall_media.py)
 PROTOCOL_FILES = {"/protocol": ("html", "text/html"), "/protocol.csv": ("csv", "text/csv"),
                   "/protocol.json": ("json", "application/json")}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
@@ -105,7 +109,8 @@ class DisplayServer:
     def __init__(self, bind: str, port: int, *, ws_port: int, base: str,
                  board: str = "scoreboard.html", host_pages: Sequence[str] = (),
                  scripts: Sequence[str] = (), mqtt_username: str = "",
-                 mqtt_password: str = "", protocol: ProtocolExport | None = None) -> None:
+                 mqtt_password: str = "", protocol: ProtocolExport | None = None,
+                 media: HallMedia | None = None) -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
@@ -117,6 +122,7 @@ class DisplayServer:
                 raise ValueError(f"{name!r} is not a script of console/data")
         self.scripts = {**SCRIPTS, **{f"/{name}": name for name in (*self.host_pages, *scripts)}}
         self.protocol = protocol  # the fight's protocol from the live journal (None: none here)
+        self.media = media  # the pack's pictures, sounds and videos for the hall (None: no pack)
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -224,6 +230,13 @@ class DisplayServer:
         elif method == "GET" and path in self.scripts:
             script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
+        elif method == "GET" and path.startswith(MEDIA_PATH) and self.media is not None:
+            # Read off the loop: a video in a package is megabytes of zip to inflate.
+            found = await asyncio.to_thread(self.media.find, unquote(path.removeprefix(MEDIA_PATH)))
+            if found is None:
+                status, body, kind = "404 Not Found", "нет такого файла в пакете\n".encode(), "text/plain"
+            else:
+                status, body, kind = "200 OK", found.data, found.content_type
         elif method == "GET" and path in PROTOCOL_FILES and self.protocol is not None:
             suffix, kind = PROTOCOL_FILES[path]
             protocol = await self.protocol.get(suffix)
@@ -237,7 +250,8 @@ class DisplayServer:
         saved = (f'Content-Disposition: attachment; filename="protocol{path.removeprefix("/protocol")}"\r\n'
                  if path in PROTOCOL_FILES and path != "/protocol" and status.startswith("200") else "")
         writer = connection.writer
-        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}; charset=utf-8\r\n{saved}"
+        charset = "; charset=utf-8" if kind.startswith(("text/", "application/json")) else ""
+        writer.write(f"HTTP/1.1 {status}\r\nContent-Type: {kind}{charset}\r\n{saved}"
                      f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode() + body)
         async with asyncio.timeout(REQUEST_TIMEOUT_S):  # a reader that never reads is let go
             await writer.drain()

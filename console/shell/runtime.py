@@ -60,6 +60,7 @@ from console.shell.button_check import ButtonCheck
 from console.shell.checkpoint import checkpoint_line, code_fingerprint
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
+from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA, HallMedia
 from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.journal_files import JournalFiles, Resumed
@@ -185,6 +186,9 @@ class Console:
         osc = config.osc
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
+        # The pack's pictures, sounds and videos the host may show the hall (None: no pack).
+        media_pack = self.game.media_pack(config)
+        self.hall_media = HallMedia(media_pack, self._hall_media_shown) if media_pack else None
         self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
         # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
@@ -292,6 +296,11 @@ class Console:
             if command.get("action") in SHELL_ACTIONS:
                 self._choose(str(command["action"]))
                 return
+            if command.get("action") in (SHOW_MEDIA, HIDE_MEDIA):
+                if self.hall_media is None:
+                    raise ValueError("this game plays no pack: there is no media to show")
+                self.hall_media.command(command)
+                return
             if command.get("action") in (CHECK_BUTTONS, END_CHECK):
                 only_keys(command, ("action",))
                 self._check_buttons(str(command["action"]))
@@ -307,6 +316,12 @@ class Console:
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
+
+    def _hall_media_shown(self, shown: dict[str, str] | None) -> None:
+        """What the hall's boards show now: in the retained status, for a board opened later."""
+        log.info("hall media: %s", f"{shown['kind']} {shown['name']}" if shown else "none")
+        if self.mqtt is not None:
+            self.mqtt.set_status(hall_media=shown)
 
     def _check_buttons(self, action: str) -> None:
         """Start or end «Проверка кнопок» (console/shell/button_check.py): between questions

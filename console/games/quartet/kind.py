@@ -35,7 +35,7 @@ from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_ke
 from console.games.quartet.config import QuartetSection
 from console.games.svoya.kind import input_line as svoya_line
 from console.games.svoya.kind import journal_header as svoya_header
-from console.games.svoya.kind import pack_themes, question_interrupted, svoya_rules
+from console.games.svoya.kind import pack_path, pack_themes, question_interrupted, svoya_rules
 from console.games.svoya.kind import parse_command as svoya_command
 
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross", "question", "reason")
@@ -204,4 +204,5 @@ GAME = GameKind(
     coalesce_presses=True,  # its themes are judged by the «Своя игра» referee
     interrupted=interrupted,
     input_line=input_line,
+    media_pack=lambda config: str(pack_path(config) or ""),
 )

@@ -264,4 +264,5 @@ GAME = GameKind(
     interrupted=interrupted,
     start_problems=start_problems,
     input_line=input_line,
+    media_pack=lambda config: str(pack_path(config) or ""),
 )
