@@ -33,6 +33,7 @@ from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.engine.svoya.corrections import UNDO, CorrectionAction
 from console.engine.svoya.events import EndReason
 from console.engine.svoya.referee import Phase
+from console.engine.svoya.roster import RosterAction
 from console.engine.svoya.rules import TiePolicy
 from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
@@ -144,10 +145,12 @@ def test_schema_enums_match_the_code() -> None:
     command = load_schema("command")
     status = load_schema("status")
     plain = {a.value for a in HostAction}
-    actions = plain | {a.value for a in CorrectionAction} | {UNDO}
+    roster = {a.value for a in RosterAction}
+    actions = plain | {a.value for a in CorrectionAction} | {UNDO} | roster
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
-    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-2]} == actions - plain
+    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-3]} == actions - plain - roster
+    assert enum_of(command["oneOf"][-3], "properties", "action") == roster
     assert enum_of(command["oneOf"][-2], "properties", "action") == {SHOW_MEDIA, HIDE_MEDIA}
     assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK}
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
@@ -381,8 +384,26 @@ PACK_FIGHTS: list[dict[str, Any]] = [
     {"at_ms": 5000, "host": "next"},
 ]
 
+ROSTER: list[dict[str, Any]] = [
+    # The players from the tablet, between questions (issue 19).
+    {"config": {"players": [{"id": "p1", "name": "Игрок 1", "pad": "mcu:0"},
+                            {"id": "p2", "name": "Игрок 2", "pad": "mcu:1"},
+                            {"id": "p3", "name": "Игрок 3", "pad": "mcu:2"}]}},
+    {"at_ms": 1000, "host": "rename_player", "player": "p1", "name": "Аня"},
+    {"at_ms": 2000, "host": "remove_player", "player": "p3"},
+    {"at_ms": 3000, "host": "add_player", "name": "Вера"},  # her button: the next free one pressed
+    {"at_ms": 4000, "press": "mcu:3"},
+    {"at_ms": 5000, "host": "bind_pad", "player": "p1"},
+    {"at_ms": 6000, "press": "mcu:2"},  # the button p3 left
+    {"at_ms": 7000, "host": "next"},
+    {"at_ms": 7100, "press": "mcu:3"},
+    {"at_ms": 7200, "host": "name"},
+    {"at_ms": 7300, "host": "correct"},
+]
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "pack_fights": PACK_FIGHTS,
+    "roster": ROSTER,
     "four_players_host_clock": FOUR_PLAYERS_HOST_CLOCK,
     "lost_box": LOST_BOX,
     "corrections": CORRECTIONS,

@@ -33,6 +33,20 @@ const SVOYA = [
   { action: "reverse", label: "Пересмотреть решение", look: "correction",
     confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
     fields: [{ name: "reason", label: "Причина", type: "text" }] },
+  // The players, between questions (console/engine/svoya/roster.py).
+  { action: "rename_player", label: "Переименовать игрока", look: "correction",
+    fields: [{ name: "player", label: "Игрок", type: "player" },
+             { name: "name", label: "Новое имя", type: "text" }] },
+  { action: "add_player", label: "Добавить игрока", look: "correction",
+    note: "Без кнопки: после «Подтвердить» нажмите свободную кнопку — она станет кнопкой игрока.",
+    fields: [{ name: "name", label: "Имя", type: "text" },
+             { name: "pad", label: "Кнопка (например mcu:3; пусто — нажатием)", type: "text", optional: true }] },
+  { action: "remove_player", label: "Убрать игрока", look: "danger",
+    confirm: "Убрать игрока из боя? Счёт остальных не изменится.",
+    fields: [{ name: "player", label: "Игрок", type: "player" }] },
+  { action: "bind_pad", label: "Кнопка нажатием", look: "correction",
+    note: "После «Подтвердить» нажмите свободную кнопку — она станет кнопкой игрока.",
+    fields: [{ name: "player", label: "Игрок", type: "player" }] },
 ];
 
 function renderSvoya(s) {
@@ -46,6 +60,8 @@ function renderSvoya(s) {
   $("situation").textContent = q ? `${theme(q)} · ${q.value} очков${wrong}`
     : s.phase === "game_over" ? `Бой окончен · ${winners(s.players)}`
     : s.next ? `Дальше: ${theme(s.next)}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";
+  // A button awaited for a player (bind_pad, add_player without one): the host presses it now.
+  if (s.awaiting_pad) $("situation").textContent += ` · нажмите свободную кнопку: она станет кнопкой «${s.awaiting_pad.name}»`;
   $("players-box").hidden = false;
   $("players").replaceChildren(...s.players.map(p => {
     const card = el("div", { className: `player ${p.status}` });

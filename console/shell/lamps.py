@@ -26,13 +26,20 @@ class LampMasks:
     """See the module docstring."""
 
     def __init__(self, pads: Iterable[str]) -> None:
-        self._bits = {pad: (pad.partition(":")[0], 1 << int(pad.partition(":")[2])) for pad in pads}
+        self._bits = {pad: _bit(pad) for pad in pads}
 
     def masks(self, lamps: Mapping[str, LampMode], sources: Iterable[str]) -> dict[str, tuple[int, int]]:
         masks = dict.fromkeys(sources, (0, 0))
         for pad, mode in lamps.items():
-            source, bit = self._bits[pad]
+            # A pad the config did not name (a player added from the tablet) has its bit too.
+            source, bit = self._bits.get(pad) or self._bits.setdefault(pad, _bit(pad))
             if source in masks and mode is not LampMode.OFF:
                 on, blink = masks[source]
                 masks[source] = (on | bit, blink) if mode is LampMode.ON else (on, blink | bit)
         return masks
+
+
+def _bit(pad: str) -> tuple[str, int]:
+    """``"mcu:2"`` -> (``mcu``, bit 2)."""
+    source, _, index = pad.partition(":")
+    return source, 1 << int(index)

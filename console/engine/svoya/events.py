@@ -292,6 +292,63 @@ class ThemeSkipped(Event):
     skipped: int
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerRenamed(Event):
+    """The host renamed `player` (it was `was`)."""
+
+    TYPE: ClassVar[str] = "player_renamed"
+
+    player: str
+    name: str
+    was: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerAdded(Event):
+    """A player joined the fight between questions, at 0, on button `pad` (004 App.3)."""
+
+    TYPE: ClassVar[str] = "player_added"
+
+    player: str
+    name: str
+    pad: str
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerRemoved(Event):
+    """A player left the fight between questions, with `score`; the others' scores stand."""
+
+    TYPE: ClassVar[str] = "player_removed"
+
+    player: str
+    name: str
+    score: int
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PadBound(Event):
+    """`player`'s button is now `pad` (it was `was`): the one pressed for it."""
+
+    TYPE: ClassVar[str] = "pad_bound"
+
+    player: str
+    pad: str
+    was: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PadAwaited(Event):
+    """The next press of a button nobody has becomes `player`'s (`bind_pad`), or a new
+    player's named `name` (`add_player` without a pad)."""
+
+    TYPE: ClassVar[str] = "pad_awaited"
+
+    player: str | None
+    name: str
+
+
 def decision_view(e: SignalAccepted) -> dict[str, Json]:
     """The snapshot's ``last_decision``: `e`'s JSON without ``type`` and ``t_ns``."""
     view: dict[str, Json] = {

@@ -31,6 +31,13 @@ class PressJudge:
         self._pad_order = {p.pad: i for i, p in enumerate(rules.players)}  # for ties by pad order
         self._false_start_until: dict[str, int] = {}
 
+    def set_rules(self, rules: SvoyaRules) -> None:
+        """The fight's players changed between questions (console/engine/svoya/roster.py)."""
+        self.rules = rules
+        self._pad_order = {p.pad: i for i, p in enumerate(rules.players)}
+        known = {p.id for p in rules.players}
+        self._false_start_until = {k: v for k, v in self._false_start_until.items() if k in known}
+
     def new_game(self) -> None:
         """A new fight: false-start lockouts are forgotten (the tie draw goes on)."""
         self._false_start_until.clear()

@@ -52,6 +52,7 @@ from console.engine.model import (
     SourceLink,
     Watermark,
 )
+from console.engine.svoya import roster
 from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse, Undo
 from console.engine.svoya.events import (
     AnswerClockStarted,
@@ -62,6 +63,11 @@ from console.engine.svoya.events import (
     GameStarted,
     JudgementReversed,
     JudgementUndone,
+    PadAwaited,
+    PadBound,
+    PlayerAdded,
+    PlayerRemoved,
+    PlayerRenamed,
     QuestionEnded,
     QuestionStarted,
     ReadingFinished,
@@ -78,11 +84,12 @@ from console.engine.svoya.events import (
 )
 from console.engine.svoya.presses import PressJudge, ignored
 from console.engine.svoya.question import Phase, Question
+from console.engine.svoya.roster import RosterAction, RosterChange
 from console.engine.svoya.rules import AnswerClock, Player, SvoyaRules
 
 __all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
 
-SvoyaInput = Input | SourceLink | Correction
+SvoyaInput = Input | SourceLink | Correction | RosterChange
 
 _PRESS_AT = attrgetter("at")
 
@@ -125,6 +132,8 @@ class SvoyaReferee:
         self._last_reversal: JudgementReversed | None = None  # of the question `_last_end` ended
         self._wait_over: set[str] = set()  # lost sources whose wait is over: the host decides
         self._undo: _UndoPoint | None = None  # the judgement just given, while it may be taken back
+        self._awaiting: RosterChange | None = None  # an add or a bind waiting for a free button's press
+        self._retired: set[str] = set()  # ids of players removed (never given again)
 
     # ------------------------------------------------------------------ public API
 
@@ -155,6 +164,8 @@ class SvoyaReferee:
                 self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
             elif isinstance(inp, SourceLink):
                 self._on_link(inp, out)
+            elif isinstance(inp, RosterChange):
+                self._on_roster(inp, now, out)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)  # a host action may change what the next input means
@@ -230,6 +241,8 @@ class SvoyaReferee:
             "host_actions": list(self.host_actions(now)),
             "host_question": self._host_question() if in_play else None,
             "presses": q.presses(self.rules.pads) if q is not None and in_play else [],
+            "awaiting_pad": None if self._awaiting is None else {
+                "player": self._awaiting.player or None, "name": self._awaiting_name()},
         }
 
     def host_actions(self, now: int) -> tuple[str, ...]:
@@ -240,7 +253,12 @@ class SvoyaReferee:
             corrections.append(Undo.ACTION)
         if self._reverse_refusal() is None:
             corrections.append(Reverse.ACTION.value)
-        return (*plain, *corrections)
+        between = self._phase in (Phase.IDLE, Phase.GAME_OVER)
+        players = len(self.rules.players)
+        full, fewest = players >= 4, players <= 2  # a fight has 2 to 4 players (004 App.1)
+        changes = [a.value for a in RosterAction if between and not (a is RosterAction.ADD and full)
+                   and not (a is RosterAction.REMOVE and fewest)]
+        return (*plain, *corrections, *changes)
 
     def _host_question(self) -> dict[str, Json] | None:
         q = self._q
@@ -257,6 +275,9 @@ class SvoyaReferee:
 
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         player = self.rules.pads.get(press.pad)
+        if player is None and self._awaiting is not None and self._arbiter.knows(press.source):
+            self._bind_pressed(press, now, out)
+            return
         if not self._arbiter.knows(press.source) or player is None:
             message = f"нажата кнопка «{press.pad}», за которой не закреплён игрок"
             out.append(CommandRefused(t_ns=now, message=message,
@@ -278,6 +299,70 @@ class SvoyaReferee:
             out.append(ignored(now, ended, press, player, reason))
             return
         out.append(self._presses.false_start(press, player, now))
+
+    # ------------------------------------------------------------------ the players (roster.py)
+
+    def _on_roster(self, change: RosterChange, now: int, out: list[Output]) -> None:
+        problem = self._roster_refusal(change)
+        if problem is not None:
+            out.append(refusal(now, change.action.value, problem, self._phase.value))
+        elif change.action is RosterAction.BIND or (change.action is RosterAction.ADD and not change.pad):
+            self._awaiting = change  # the next press of a free button gives it
+            out.append(PadAwaited(t_ns=now, player=change.player or None, name=self._awaiting_name()))
+        else:
+            self._change_players(change, now, out)
+
+    def _roster_refusal(self, change: RosterChange) -> str | None:
+        if self._phase not in (Phase.IDLE, Phase.GAME_OVER):
+            return "идёт вопрос (игроков меняют между вопросами)"
+        return roster.refusal(change, self.rules)
+
+    def _awaiting_name(self) -> str:
+        change = self._awaiting
+        assert change is not None
+        if change.action is RosterAction.ADD:
+            return change.name.strip()
+        return next(p.name for p in self.rules.players if p.id == change.player)
+
+    def _bind_pressed(self, press: Press, now: int, out: list[Output]) -> None:
+        """A free button pressed while one is awaited: it is the awaited player's."""
+        change, self._awaiting = self._awaiting, None
+        assert change is not None
+        change = replace(change, pad=press.pad)
+        problem = self._roster_refusal(change)
+        if problem is not None:
+            out.append(refusal(now, change.action.value, problem, self._phase.value))
+        else:
+            self._change_players(change, now, out)
+
+    def _change_players(self, change: RosterChange, now: int, out: list[Output]) -> None:
+        before = {p.id: p for p in self.rules.players}
+        # Never an id a player of this evening had: the journal and the protocol name by it.
+        taken = {*before, *self._retired}
+        new_id = next(f"p{i}" for i in range(1, len(taken) + 2) if f"p{i}" not in taken)
+        players = roster.apply(change, self.rules.players, new_id)
+        bench = self.rules.bench & {p.id for p in players}
+        bench = bench if len(bench) < len(players) else frozenset()  # never the whole fight on it
+        self.rules = replace(self.rules, players=players, bench=bench)
+        self._presses.set_rules(self.rules)
+        self._all_lamps_off = {p.pad: LampMode.OFF for p in players}
+        self._undo = None  # the judgement before is not the last thing done any more
+        match change.action:
+            case RosterAction.RENAME:
+                out.append(PlayerRenamed(t_ns=now, player=change.player, name=change.name.strip(),
+                                         was=before[change.player].name))
+            case RosterAction.ADD:
+                self._scores[new_id] = 0
+                out.append(PlayerAdded(t_ns=now, player=new_id, name=change.name.strip(), pad=change.pad,
+                                       scores=dict(self._scores)))
+            case RosterAction.REMOVE:
+                score = self._scores.pop(change.player)
+                self._retired.add(change.player)
+                out.append(PlayerRemoved(t_ns=now, player=change.player, name=before[change.player].name,
+                                         score=score, scores=dict(self._scores)))
+            case RosterAction.BIND:
+                out.append(PadBound(t_ns=now, player=change.player, pad=change.pad,
+                                    was=before[change.player].pad))
 
     def _ended_question_at(self, t: int) -> Question | None:
         """The ended question (the last one or the one before) that was in play at time `t`."""
@@ -482,6 +567,7 @@ class SvoyaReferee:
         q = self._q
         match action:
             case HostAction.NEXT:
+                self._awaiting = None  # a button not pressed for a player by now is not awaited
                 self._wait_over.clear()  # a source still lost is waited for (and asked) anew
                 self._host_next(at, now, out)
             case HostAction.READING_FINISHED:

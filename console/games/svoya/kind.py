@@ -19,6 +19,7 @@ from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, S
 from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
+from console.engine.svoya.roster import ROSTER_ARGS, RosterAction, RosterChange
 from console.engine.svoya.rules import (
     AnswerClock,
     FalseStartPolicy,
@@ -37,7 +38,7 @@ log = logging.getLogger("chgk.svoya")
 # The keys a host command (and its scenario line) may carry beside the action.
 CORRECTION_ARGS: dict[str, tuple[str, ...]] = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
                                                CorrectionAction.REVERSE: ("reason",), UNDO: ("reason",)}
-STEP_ARGS = ("player", "delta", "reason")
+STEP_ARGS = ("player", "delta", "reason", "name", "pad")
 
 
 def source_timings(config: Config) -> dict[str, SourceTiming]:
@@ -155,6 +156,11 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     if action == UNDO:
         only_keys(command, ("action", *CORRECTION_ARGS[UNDO]))
         return Undo(reason=_text(command, "reason"), at=at)
+    if action in RosterAction.__members__.values():
+        change = RosterAction(str(action))
+        only_keys(command, ("action", *ROSTER_ARGS[change]))
+        args = {key: _text(command, key) for key in ROSTER_ARGS[change] if key in command or key != "pad"}
+        return RosterChange(change, at, **args)
     only_keys(command, ("action",))
     return Host(HostAction(str(action)), at)
 
@@ -172,13 +178,14 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
-    if value in (*CorrectionAction.__members__.values(), UNDO):
+    if value in (*CorrectionAction.__members__.values(), UNDO, *RosterAction.__members__.values()):
         return parse_command({"action": value, **{k: line[k] for k in STEP_ARGS if k in line}}, at)
     only_keys({k: v for k, v in line.items() if k in STEP_ARGS}, ())
     try:
         return Host(HostAction(value), at)
     except ValueError:
-        allowed = ", ".join([*(a.value for a in HostAction), *(a.value for a in CorrectionAction), UNDO])
+        allowed = ", ".join([*(a.value for a in HostAction), *(a.value for a in CorrectionAction), UNDO,
+                             *(a.value for a in RosterAction)])
         raise ValueError(f"unknown host action {value!r} (one of {allowed})") from None
 
 
@@ -205,7 +212,7 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
 
 def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     """A correction's scenario line: ``host`` with the correction's arguments."""
-    if isinstance(inp, AdjustScore | Reverse | Undo):
+    if isinstance(inp, AdjustScore | Reverse | Undo | RosterChange):
         command = inp.command()
         return {"host": command.pop("action"), **command}, inp.at
     return None
@@ -246,7 +253,10 @@ GAME = GameKind(
     parse_command=parse_command,
     command_help=(f'expected {{"action": one of {", ".join(a.value for a in HostAction)}}}, '
                   '{"action": "adjust_score", "player": ID, "delta": N, "reason": TEXT} or '
-                  '{"action": "reverse", "reason": TEXT} or {"action": "undo", "reason": TEXT}'),
+                  '{"action": "reverse", "reason": TEXT} or {"action": "undo", "reason": TEXT} or, '
+                  'between questions, {"action": "rename_player", "player": ID, "name": TEXT}, '
+                  '{"action": "add_player", "name": TEXT[, "pad": PAD]}, '
+                  '{"action": "remove_player", "player": ID} or {"action": "bind_pad", "player": ID}'),
     steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
@@ -255,7 +265,7 @@ GAME = GameKind(
         "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo, RosterChange),
     board="scoreboard.html",
     host_pages=("host-svoya.js",),
     demo="console.tools.demo:run_demo",

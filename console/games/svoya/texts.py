@@ -19,6 +19,11 @@ from console.engine.svoya.events import (
     GameStarted,
     JudgementReversed,
     JudgementUndone,
+    PadAwaited,
+    PadBound,
+    PlayerAdded,
+    PlayerRemoved,
+    PlayerRenamed,
     PressIgnored,
     QuestionEnded,
     QuestionStarted,
@@ -77,6 +82,10 @@ ACTIONS = {
     "adjust_score": "изменить счёт (с причиной)",
     "reverse": "изменить решение по вопросу (апелляция)",
     "undo": "отменить решение (ошибочное нажатие)",
+    "rename_player": "переименовать игрока",
+    "add_player": "добавить игрока",
+    "remove_player": "убрать игрока",
+    "bind_pad": "назначить кнопку нажатием",
 }
 
 def describe(event: Event, names: Mapping[str, str]) -> str:
@@ -132,6 +141,16 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
             return f"Новый бой с темы {theme}: счёт обнулён"
         case GameStarted():
             return "Новая игра: счёт обнулён"
+        case PlayerRenamed(name=name, was=was):
+            return f"{was} теперь {name}"
+        case PlayerAdded(name=name, pad=pad):
+            return f"В бою новый игрок: {name} (кнопка {pad}), счёт 0"
+        case PlayerRemoved(name=name, score=score):
+            return f"{name} выбыл из боя (его счёт {score})"
+        case PadBound(player=player, pad=pad, was=was):
+            return f"Кнопка {who(player)}: {pad} (была {was})"
+        case PadAwaited(name=name):
+            return f"Нажмите кнопку, которая станет кнопкой {name}"
         case ThemeSkipped(theme=theme, theme_name=name, skipped=skipped):
             return f"Тема {f'«{name}»' if name else theme} пропущена (не сыграно вопросов: {skipped})"
         case ScoreAdjusted(player=player, delta=delta, score=score, reason=reason):

@@ -1,0 +1,95 @@
+"""The fight's players changed from the host's tablet: renamed, added, removed, given a button.
+
+Contract: `RosterChange` is a host input like `console.engine.model.Host`, stamped `at`, with
+its arguments (`command()` is its host command's JSON and its scenario line, so the journal
+writes it whole and a replay takes it again). `refusal(change, rules, scores)` says in Russian
+why it cannot be taken now, or None; `apply(change, players, new_id)` gives the players after
+it. A player is added or given a button by pressing it: `add_player` without a `pad`, and
+`bind_pad`, wait for the next press of a button nobody has (`awaiting`), which the referee
+then gives. Between questions only: a question's presses are judged against the players it
+began with. A fight keeps 2 to 4 players (004 App.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from console.engine.svoya.rules import Player, SvoyaRules
+
+__all__ = ["MAX_NAME", "ROSTER_ARGS", "RosterAction", "RosterChange", "apply", "refusal"]
+
+MAX_NAME = 40  # a name longer than this does not fit a player's card on the board
+
+
+class RosterAction(StrEnum):
+    RENAME = "rename_player"  # player, name
+    ADD = "add_player"  # name, and pad (or "": the next press of a free button)
+    REMOVE = "remove_player"  # player
+    BIND = "bind_pad"  # player: the next press of a free button becomes theirs
+
+
+ROSTER_ARGS = {RosterAction.RENAME: ("player", "name"), RosterAction.ADD: ("name", "pad"),
+               RosterAction.REMOVE: ("player",), RosterAction.BIND: ("player",)}
+
+
+@dataclass(frozen=True, slots=True)
+class RosterChange:
+    action: RosterAction
+    at: int
+    player: str = ""
+    name: str = ""
+    pad: str = ""
+
+    def command(self) -> dict[str, str | int]:
+        args = {"player": self.player, "name": self.name, "pad": self.pad}
+        return {"action": self.action.value, **{k: args[k] for k in ROSTER_ARGS[self.action] if args[k]}}
+
+
+def refusal(change: RosterChange, rules: SvoyaRules) -> str | None:
+    """Why `change` cannot be taken with these `rules`' players, or None."""
+    ids = {p.id for p in rules.players}
+    named = change.action in (RosterAction.RENAME, RosterAction.REMOVE, RosterAction.BIND)
+    if named and change.player not in ids:
+        return f"нет игрока «{change.player}» (игроки: {', '.join(sorted(ids))})"
+    if change.action in (RosterAction.RENAME, RosterAction.ADD):
+        name = change.name.strip()
+        if not name:
+            return "нужно имя"
+        if len(name) > MAX_NAME:
+            return f"имя длиннее {MAX_NAME} знаков"
+        if any(p.name == name and p.id != change.player for p in rules.players):
+            return f"игрок «{name}» уже есть"
+    if change.action is RosterAction.ADD:
+        if len(rules.players) >= 4:
+            return "в бою не больше 4 игроков (прил. 1)"
+        if change.pad:
+            return pad_refusal(change.pad, rules)
+    if change.action is RosterAction.REMOVE and len(rules.players) <= 2:
+        return "в бою не меньше 2 игроков (прил. 1)"
+    return None
+
+
+def pad_refusal(pad: str, rules: SvoyaRules) -> str | None:
+    """Why `pad` cannot be a new button of a player, or None."""
+    source, _, index = pad.partition(":")
+    if source not in rules.sources or not index.isdigit():
+        return f"кнопка «{pad}» — не кнопка пульта (источник:номер, источники: {', '.join(rules.sources)})"
+    owner = rules.pads.get(pad)
+    if owner is not None:
+        return f"кнопка «{pad}» уже у игрока {owner.name}"
+    return None
+
+
+def apply(change: RosterChange, players: tuple[Player, ...], new_id: str) -> tuple[Player, ...]:
+    """The players after `change` (refused by `refusal` if it was not allowed)."""
+    match change.action:
+        case RosterAction.RENAME:
+            name = change.name.strip()
+            return tuple(replace(p, name=name) if p.id == change.player else p for p in players)
+        case RosterAction.ADD:
+            return (*players, Player(new_id, change.name.strip(), change.pad))
+        case RosterAction.REMOVE:
+            return tuple(p for p in players if p.id != change.player)
+        case RosterAction.BIND:
+            return tuple(replace(p, pad=change.pad) if p.id == change.player else p for p in players)
