@@ -27,3 +27,18 @@ make_venv() {
   echo "chgk-console needs Python 3.11 or newer" >&2
   return 1
 }
+
+# arm64_emulation: run the Pi's arm64 binaries here (the install test's second root):
+# qemu-user-static registered with binfmt_misc, which is mounted first where it is not yet (a
+# container's /proc). Says why and returns 1 where the kernel does not allow it.
+arm64_emulation() {
+  apt_install qemu-user-static binfmt-support
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+    $sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || {
+      echo "arm64 emulation: cannot mount binfmt_misc here" >&2; return 1; }
+  fi
+  [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || $sudo update-binfmts --enable qemu-aarch64 || {
+    echo "arm64 emulation: qemu-aarch64 could not be registered" >&2; return 1; }
+}
