@@ -487,6 +487,9 @@ def sports_events() -> list[Payload]:
     out += timer.handle(SportsHost(SportsAction.CANCEL, now), now)  # refused: idle
     out += timer.handle(SportsHost(SportsAction.START, now + S), now + S)
     out += timer.handle(SportsHost(SportsAction.CANCEL, now + 2 * S), now + 2 * S)
+    out += timer.handle(SportsHost(SportsAction.START, now + 3 * S), now + 3 * S)
+    out += timer.handle(SportsHost(SportsAction.PAUSE, now + 13 * S), now + 13 * S)  # a dropped sheet
+    out += timer.handle(SportsHost(SportsAction.RESUME, now + 43 * S), now + 43 * S)
     return number(events_json(out))
 
 
@@ -655,7 +658,7 @@ def test_published_referee_events_read_back_into_their_classes() -> None:
 
 
 SPORTS_TYPES = {"sports_timer_started", "sports_timer_warning", "sports_time_up", "answers_closed",
-                "sports_timer_cancelled"}
+                "sports_timer_cancelled", "sports_timer_paused", "sports_timer_resumed"}
 
 
 def test_the_tables_screens_have_a_text_for_every_event_the_table_publishes() -> None:

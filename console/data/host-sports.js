@@ -3,6 +3,8 @@
 
 const SPORTS = [
   { action: "start", label: "Время!", look: "good" },
+  { action: "pause", label: "Пауза" },
+  { action: "resume", label: "Продолжить отсчёт", look: "good" },
   { action: "cancel", label: "Снять отсчёт", look: "danger",
     confirm: "Снять идущий отсчёт? Вопрос будет заменён, номер сохранится." },
 ];

@@ -76,3 +76,30 @@ class SportsTimerCancelled(Event):
     TYPE: ClassVar[str] = "sports_timer_cancelled"
 
     question: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SportsTimerPaused(Event):
+    """The host held the count at `paused_at_ns` (a dispute, a dropped sheet): `remaining_ms`
+    of the minute (or of the collection) are kept."""
+
+    TYPE: ClassVar[str] = "sports_timer_paused"
+
+    question: int
+    paused_at_ns: int
+    remaining_ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SportsTimerResumed(Event):
+    """The held count goes on from `resumed_at_ns`; its whole schedule is `paused_ms` later."""
+
+    TYPE: ClassVar[str] = "sports_timer_resumed"
+
+    question: int
+    resumed_at_ns: int
+    paused_ms: float
+    started_at_ns: int
+    warning_ns: int
+    deadline_ns: int
+    collection_ends_ns: int

@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from console.engine.events import CommandRefused, refusal
-from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue, ns_to_ms
 from console.engine.sports.events import (
     AnswersClosed,
     SportsTimerCancelled,
+    SportsTimerPaused,
+    SportsTimerResumed,
     SportsTimerStarted,
     SportsTimerWarning,
     SportsTimeUp,
@@ -31,6 +33,8 @@ from console.engine.sports.events import (
 class SportsAction(StrEnum):
     START = "start"  # «Время!»: the count of the next question starts at `at`
     CANCEL = "cancel"  # withdraw the running count; the question keeps its number
+    PAUSE = "pause"  # hold the running count (a dispute, a dropped sheet)
+    RESUME = "resume"  # the held count goes on with what it had left
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +86,8 @@ class SportsTimer:
         self._question = 0  # questions started so far
         self._started_at: int | None = None
         self._pending: list[tuple[int, str]] = []  # (time, mark) still to fire, in time order
+        self._paused_at: int | None = None  # the count is held since (the host's pause)
+        self._fired_at = 0  # when the last mark fired: a pause keyed before it holds from it
 
     @property
     def phase(self) -> SportsPhase:
@@ -99,14 +105,18 @@ class SportsTimer:
             self._start(inp.at, now, out)
         elif inp.action is SportsAction.CANCEL:
             self._cancel(now, out)
+        elif inp.action is SportsAction.PAUSE:
+            self._pause(inp.at, now, out)
+        elif inp.action is SportsAction.RESUME:
+            self._resume(inp.at, now, out)
         out += self.on_timer(now)
         return out
 
     def on_timer(self, now: int) -> list[Output]:
         """Fire the marks due at `now`: the warning, the end of the minute, the end of collection."""
         out: list[Output] = []
-        while self._pending and self._pending[0][0] <= now:
-            _, mark = self._pending.pop(0)
+        while self._paused_at is None and self._pending and self._pending[0][0] <= now:
+            self._fired_at, mark = self._pending.pop(0)
             if mark == "warning" and self._pending[0][0] <= now:
                 continue  # overtaken by the end of the minute: no stale warning
             out += self._fire(mark, now)
@@ -115,7 +125,7 @@ class SportsTimer:
         return out
 
     def next_deadline(self) -> int | None:
-        return self._pending[0][0] if self._pending else None
+        return self._pending[0][0] if self._pending and self._paused_at is None else None
 
     def handle_all(self, inputs: Sequence[SportsHost], now: int) -> list[Output]:
         """Inputs that arrived together at `now` (the runtime's engine contract)."""
@@ -147,8 +157,10 @@ class SportsTimer:
             r = self.rules
             # The whole schedule, so a board that joins late marks the cue moments and counts
             # from the console's deadlines, not from when the message reached it.
+            left_from = now if self._paused_at is None else self._paused_at  # a held count stands
             view["timer"] = {"kind": kind, "started_at_ns": self._started_at, "ends_ns": end,
-                             "remaining_ms": max(0, (end - now) // NS_PER_MS),
+                             "remaining_ms": max(0, (end - left_from) // NS_PER_MS),
+                             "paused": self._paused_at is not None, "paused_at_ns": self._paused_at,
                              "warning_ns": self._started_at + r.warning_at_ns,
                              "deadline_ns": self._started_at + r.count_ns,
                              "collection_ends_ns": self._started_at + r.count_ns + r.collection_ns}
@@ -158,7 +170,11 @@ class SportsTimer:
         """`snapshot` plus the host's (published on host/state): the actions `handle` would take
         now (start between counts, cancel while one runs) and no question (the sports game's
         questions are read from the host's own paper, 003 5.3)."""
-        actions = [SportsAction.CANCEL if self._started_at is not None else SportsAction.START]
+        if self._started_at is None:
+            actions = [SportsAction.START]
+        else:
+            held = SportsAction.RESUME if self._paused_at is not None else SportsAction.PAUSE
+            actions = [held, SportsAction.CANCEL]
         return {**self.snapshot(now), "host_actions": [a.value for a in actions], "host_question": None}
 
     # ------------------------------------------------------------------ internals
@@ -187,8 +203,35 @@ class SportsTimer:
             return
         question = self._question
         self._question -= 1  # the replacement question takes its number
-        self._started_at, self._pending = None, []
+        self._started_at, self._pending, self._paused_at = None, [], None
         out.append(SportsTimerCancelled(t_ns=now, question=question))
+
+    def _pause(self, at: int, now: int, out: list[Output]) -> None:
+        if self._started_at is None or self._paused_at is not None:
+            out.append(_error(now, "pause", "паузу берут, пока идёт отсчёт", self.phase))
+            return
+        self._paused_at = max(at, self._fired_at)  # what has been announced stands
+        timer = self.running_timer()
+        assert timer is not None
+        _, end = timer
+        out.append(SportsTimerPaused(t_ns=now, question=self._question, paused_at_ns=self._paused_at,
+                                     remaining_ms=ns_to_ms(max(0, end - self._paused_at))))
+
+    def _resume(self, at: int, now: int, out: list[Output]) -> None:
+        if self._paused_at is None or self._started_at is None:
+            out.append(_error(now, "resume", "отсчёт не на паузе", self.phase))
+            return
+        resumed = max(at, self._paused_at)
+        held = resumed - self._paused_at
+        self._paused_at = None
+        self._started_at += held
+        self._pending = [(t + held, mark) for t, mark in self._pending]
+        r = self.rules
+        start = self._started_at
+        out.append(SportsTimerResumed(t_ns=now, question=self._question, resumed_at_ns=resumed,
+                                      paused_ms=ns_to_ms(held), started_at_ns=start,
+                                      warning_ns=start + r.warning_at_ns, deadline_ns=start + r.count_ns,
+                                      collection_ends_ns=start + r.count_ns + r.collection_ns))
 
     def _fire(self, mark: str, now: int) -> list[Output]:
         assert self._started_at is not None
