@@ -87,11 +87,13 @@ def test_players_renamed_added_removed_and_given_a_button_from_the_tablet(tmp_pa
                 for page in (host, board):
                     expect(page.locator(".player")).to_have_count(3, timeout=WAIT_MS)
                 dialog(host, "bind_pad", player="p2")
+                expect(host.locator("#situation")).to_contain_text("кнопкой «Боря»", timeout=WAIT_MS)
                 sim.press(2)  # the button Вера left: Боря's now
                 sim.release(2)
                 expect(host.locator("#situation")).not_to_contain_text("свободную кнопку", timeout=WAIT_MS)
 
                 click(host, "next")
+                expect(host.locator(card("p2"))).to_have_class("player in_play", timeout=WAIT_MS)
                 sim.press(2)
                 sim.release(2)
                 expect(host.locator(card("p2"))).to_have_class("player answering", timeout=WAIT_MS)

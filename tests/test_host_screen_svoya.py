@@ -533,7 +533,10 @@ def test_a_theme_skipped_and_the_next_fight_from_the_tablet(hall: Hall) -> None:
     confirm(host)
     expect(host.locator("#situation")).to_contain_text("тема 2, вопрос 1", timeout=WAIT_MS)
     click(host, "next")
+    # The question in play before the press (a press before the value is a false start, App.4).
+    expect(host.locator(card(host, "p2"))).to_have_class("player in_play", timeout=WAIT_MS)
     press(hall, 1)
+    expect(host.locator(card(host, "p2"))).to_have_class("player answering", timeout=WAIT_MS)
     click(host, "correct")
     expect(host.locator(f"{card(host, 'p2')} .score")).to_have_text("10", timeout=WAIT_MS)
     click(host, "next_fight")
