@@ -194,3 +194,36 @@ def confirm(page: Page) -> None:
     """The dialog's OK (a destructive action's question, or the arguments asked for)."""
     page.click("#dialog-ok")
     expect(page.locator("#dialog")).to_be_hidden()
+
+
+@dataclass
+class Pages:
+    """`chgk-console run` with its pages open: the hall's board and the host's screen, logged in."""
+
+    url: str  # the display server
+    broker: Lockdown
+    browser: Browser
+    host: Page
+    board: Page
+    config: Path
+
+
+@contextmanager
+def console_with_pages(tmp_path: Path, game: str, *args: str, journal: str = "",
+                       board: str = "/") -> Iterator[Pages]:
+    """The console on `game` (its [game] and sources) against the shipped lockdown, run with
+    `args`, with the hall's `board` page and the host's screen open and logged in."""
+    with lockdown() as broker, chromium() as browser:
+        http_port = free_port()
+        config = tmp_path / "console.toml"
+        config.write_text(console_toml(broker, game, http_port, journal=journal), encoding="utf-8")
+        with running_daemon(config, *args):
+            url = f"http://127.0.0.1:{http_port}"
+            wait_serving(f"{url}/host")
+            hall = browser.new_page()
+            hall.goto(f"{url}{board}")
+            hall.wait_for_function(LINK_UP, timeout=20_000)
+            host = browser.new_context().new_page()
+            host.goto(f"{url}/host")
+            log_in_as_host(host, broker.passwords["host"])
+            yield Pages(url, broker, browser, host, hall, config)

@@ -16,18 +16,7 @@ from playwright.sync_api import expect
 
 from console.shell.hall_media import HallMedia
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import free_port
-from tests.host_screen_pages import (
-    LINK_UP,
-    WAIT_MS,
-    chromium,
-    click,
-    console_toml,
-    lockdown,
-    log_in_as_host,
-    running_daemon,
-    wait_serving,
-)
+from tests.host_screen_pages import WAIT_MS, click, console_with_pages
 
 PACKAGE = """<?xml version="1.0" encoding="utf-8"?>
 <package name="Картинки" version="4" id="m" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
@@ -84,37 +73,27 @@ def test_the_host_shows_the_hall_a_questions_picture(tmp_path: Path) -> None:
     sim = SimulatedMcu(pads=2)
     sim.start()
     try:
-        with lockdown() as broker, chromium() as browser:
-            http_port = free_port()
-            config = tmp_path / "console.toml"
-            source = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
-            config.write_text(console_toml(broker, GAME + source, http_port), encoding="utf-8")
-            with running_daemon(config, "--pack", str(package(tmp_path))):
-                url = f"http://127.0.0.1:{http_port}"
-                wait_serving(f"{url}/host")
-                board = browser.new_page()
-                board.goto(f"{url}/scoreboard")
-                board.wait_for_function(LINK_UP, timeout=20_000)
-                host = browser.new_context().new_page()
-                host.goto(f"{url}/host")
-                log_in_as_host(host, broker.passwords["host"])
-                click(host, "next")
-                show = host.locator('#question .media button[data-media="карта реки.png"]')
-                expect(show).to_have_text("Показать залу", timeout=WAIT_MS)
-                show.click()
-                picture = board.locator("#hall-media img")
-                expect(picture).to_be_visible(timeout=WAIT_MS)
-                board.wait_for_function("document.querySelector('#hall-media img').naturalWidth === 40",
-                                        timeout=WAIT_MS)  # the file itself, decoded
-                late = browser.new_page()  # a board opened now shows it too (the retained status)
-                late.goto(f"{url}/scoreboard")
-                expect(late.locator("#hall-media img")).to_be_visible(timeout=WAIT_MS)
-                expect(show).to_have_text("Убрать с экрана зала", timeout=WAIT_MS)
-                show.click()
-                for page in (board, late):
-                    expect(page.locator("#hall-media")).to_have_count(0, timeout=WAIT_MS)
-                sound = host.locator('#question .media button[data-media="гимн.mp3"]')
-                sound.click()
-                expect(board.locator("#hall-media audio")).to_have_count(1, timeout=WAIT_MS)
+        source = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+        pack = str(package(tmp_path))
+        with console_with_pages(tmp_path, GAME + source, "--pack", pack, board="/scoreboard") as pages:
+            url, browser, host, board = pages.url, pages.browser, pages.host, pages.board
+            click(host, "next")
+            show = host.locator('#question .media button[data-media="карта реки.png"]')
+            expect(show).to_have_text("Показать залу", timeout=WAIT_MS)
+            show.click()
+            picture = board.locator("#hall-media img")
+            expect(picture).to_be_visible(timeout=WAIT_MS)
+            board.wait_for_function("document.querySelector('#hall-media img').naturalWidth === 40",
+                                    timeout=WAIT_MS)  # the file itself, decoded
+            late = browser.new_page()  # a board opened now shows it too (the retained status)
+            late.goto(f"{url}/scoreboard")
+            expect(late.locator("#hall-media img")).to_be_visible(timeout=WAIT_MS)
+            expect(show).to_have_text("Убрать с экрана зала", timeout=WAIT_MS)
+            show.click()
+            for page in (board, late):
+                expect(page.locator("#hall-media")).to_have_count(0, timeout=WAIT_MS)
+            sound = host.locator('#question .media button[data-media="гимн.mp3"]')
+            sound.click()
+            expect(board.locator("#hall-media audio")).to_have_count(1, timeout=WAIT_MS)
     finally:
         sim.stop()

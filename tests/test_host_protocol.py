@@ -16,18 +16,7 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from drivers.sim_mcu import SimulatedMcu
-from tests.conftest import free_port
-from tests.host_screen_pages import (
-    WAIT_MS,
-    chromium,
-    click,
-    confirm,
-    console_toml,
-    lockdown,
-    log_in_as_host,
-    running_daemon,
-    wait_serving,
-)
+from tests.host_screen_pages import WAIT_MS, click, confirm, console_with_pages
 
 GAME = ('[game]\nkind = "svoya"\nthemes = 0\nanswer_window_s = 10.0\n'
         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
@@ -56,53 +45,45 @@ def test_the_protocol_follows_the_fight_on_the_tablet(tmp_path: Path) -> None:
     sim = SimulatedMcu(pads=2)
     sim.start()
     try:
-        with lockdown() as broker, chromium() as browser:
-            http_port = free_port()
-            config = tmp_path / "console.toml"
-            source = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
-            config.write_text(console_toml(broker, GAME + source, http_port,
-                                           journal=str(tmp_path / "journal.jsonl")), encoding="utf-8")
-            with running_daemon(config):
-                url = f"http://127.0.0.1:{http_port}"
-                wait_serving(f"{url}/host")
-                host = browser.new_page()
-                host.goto(f"{url}/host")
-                log_in_as_host(host, broker.passwords["host"])
-                expect(host.locator("#protocol-box")).to_be_visible(timeout=WAIT_MS)
+        source = f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+        journal = str(tmp_path / "journal.jsonl")
+        with console_with_pages(tmp_path, GAME + source, journal=journal) as pages:
+            url, host = pages.url, pages.host
+            expect(host.locator("#protocol-box")).to_be_visible(timeout=WAIT_MS)
 
-                # Question 1 (10): Аня first, Боря behind her; Аня right.
-                ask(host, sim, 0, 1)
-                click(host, "correct")
-                expect(host.locator(SCORE.format("p1"))).to_have_text("10", timeout=WAIT_MS)
-                host.click("#protocol-show")
-                frame = host.frame_locator("#protocol-frame")
-                rows = frame.locator("table").last.locator("tr")
-                expect(rows).to_have_count(2, timeout=WAIT_MS)  # the head and question 1
-                expect(rows.nth(1)).to_contain_text("Аня: верно +10")
-                expect(rows.nth(1)).to_contain_text(" мс")  # Боря's delay behind her
-                expect(rows.nth(1)).to_contain_text("Аня 10; Боря 0")  # the scores after
+            # Question 1 (10): Аня first, Боря behind her; Аня right.
+            ask(host, sim, 0, 1)
+            click(host, "correct")
+            expect(host.locator(SCORE.format("p1"))).to_have_text("10", timeout=WAIT_MS)
+            host.click("#protocol-show")
+            frame = host.frame_locator("#protocol-frame")
+            rows = frame.locator("table").last.locator("tr")
+            expect(rows).to_have_count(2, timeout=WAIT_MS)  # the head and question 1
+            expect(rows.nth(1)).to_contain_text("Аня: верно +10")
+            expect(rows.nth(1)).to_contain_text(" мс")  # Боря's delay behind her
+            expect(rows.nth(1)).to_contain_text("Аня 10; Боря 0")  # the scores after
 
-                # Question 2 (20), while the protocol is shown: Боря wrong, then nobody.
-                ask(host, sim, 1)
-                click(host, "wrong")
-                expect(host.locator(SCORE.format("p2"))).to_have_text("-20", timeout=WAIT_MS)
-                expect(rows).to_have_count(2)  # the question is not over: no row yet
-                click(host, "cancel")
-                confirm(host)
-                expect(rows).to_have_count(3, timeout=WAIT_MS)  # followed without a click
-                expect(rows.nth(2)).to_contain_text("Боря: неверно -20")
+            # Question 2 (20), while the protocol is shown: Боря wrong, then nobody.
+            ask(host, sim, 1)
+            click(host, "wrong")
+            expect(host.locator(SCORE.format("p2"))).to_have_text("-20", timeout=WAIT_MS)
+            expect(rows).to_have_count(2)  # the question is not over: no row yet
+            click(host, "cancel")
+            confirm(host)
+            expect(rows).to_have_count(3, timeout=WAIT_MS)  # followed without a click
+            expect(rows.nth(2)).to_contain_text("Боря: неверно -20")
 
-                # The organiser's files, from the same journal.
-                table, headers = fetch(f"{url}/protocol.csv")
-                assert headers["Content-Disposition"] == 'attachment; filename="protocol.csv"'
-                lines = list(csv.reader(io.StringIO(table)))
-                assert len(lines) == 3, lines  # a head and the two questions
-                document, _ = fetch(f"{url}/protocol.json")
-                questions = json.loads(document)["questions"]
-                assert [q["value"] for q in questions] == [10, 20]
-                assert [p["who"] for p in questions[0]["presses"]] == ["p1", "p2"]
-                assert questions[0]["presses"][1]["behind_ms"] > 0
-                printable, headers = fetch(f"{url}/protocol")
-                assert headers["Content-Type"].startswith("text/html") and "Протокол игры" in printable
+            # The organiser's files, from the same journal.
+            table, headers = fetch(f"{url}/protocol.csv")
+            assert headers["Content-Disposition"] == 'attachment; filename="protocol.csv"'
+            lines = list(csv.reader(io.StringIO(table)))
+            assert len(lines) == 3, lines  # a head and the two questions
+            document, _ = fetch(f"{url}/protocol.json")
+            questions = json.loads(document)["questions"]
+            assert [q["value"] for q in questions] == [10, 20]
+            assert [p["who"] for p in questions[0]["presses"]] == ["p1", "p2"]
+            assert questions[0]["presses"][1]["behind_ms"] > 0
+            printable, headers = fetch(f"{url}/protocol")
+            assert headers["Content-Type"].startswith("text/html") and "Протокол игры" in printable
     finally:
         sim.stop()

@@ -12,18 +12,7 @@ from console.engine.model import Cue
 from console.engine.sports.timer import SportsAction
 from console.schemas import validate
 from tests.chgk_harness import S, SportsClock
-from tests.conftest import free_port
-from tests.host_screen_pages import (
-    LINK_UP,
-    WAIT_MS,
-    chromium,
-    click,
-    console_toml,
-    lockdown,
-    log_in_as_host,
-    running_daemon,
-    wait_serving,
-)
+from tests.host_screen_pages import WAIT_MS, click, console_with_pages
 
 
 def test_003_5_3_a_held_minute_keeps_its_schedule_that_much_later() -> None:
@@ -94,28 +83,17 @@ def test_the_held_timer_and_its_events_fit_the_schemas() -> None:
 def test_the_host_holds_the_minute_from_the_tablet_and_the_hall_sees_it(tmp_path: Path) -> None:
     """In Chromium against `chgk-console run` with the shipped lockdown: «Пауза» on the host's
     screen holds the hall's timer where it stands, «Продолжить отсчёт» goes on from there."""
-    with lockdown() as broker, chromium() as browser:
-        http_port = free_port()
-        config = tmp_path / "console.toml"
-        config.write_text(console_toml(broker, '[game]\nkind = "sports"\n', http_port), encoding="utf-8")
-        with running_daemon(config):
-            url = f"http://127.0.0.1:{http_port}"
-            wait_serving(f"{url}/host")
-            board = browser.new_page()
-            board.goto(f"{url}/")
-            board.wait_for_function(LINK_UP, timeout=20_000)
-            host = browser.new_context().new_page()
-            host.goto(f"{url}/host")
-            log_in_as_host(host, broker.passwords["host"])
-            click(host, "start")
-            expect(board.locator("#phase")).to_have_text("Обсуждение", timeout=WAIT_MS)
-            click(host, "pause")
-            expect(board.locator("#phase")).to_have_text("Пауза · Обсуждение", timeout=WAIT_MS)
-            expect(host.locator("#timer")).to_contain_text("пауза", timeout=WAIT_MS)
-            held = board.locator("#timer").inner_text()
-            host.wait_for_timeout(2000)  # held: the hall's count does not move
-            assert board.locator("#timer").inner_text() == held and int(held) > 50
-            click(host, "resume")
-            expect(board.locator("#phase")).to_have_text("Обсуждение", timeout=WAIT_MS)
-            board.wait_for_function(f"Number(document.getElementById('timer').textContent) < {held}",
-                                    timeout=WAIT_MS)  # and it counts on from where it stood
+    with console_with_pages(tmp_path, '[game]\nkind = "sports"\n') as pages:
+        host, board = pages.host, pages.board
+        click(host, "start")
+        expect(board.locator("#phase")).to_have_text("Обсуждение", timeout=WAIT_MS)
+        click(host, "pause")
+        expect(board.locator("#phase")).to_have_text("Пауза · Обсуждение", timeout=WAIT_MS)
+        expect(host.locator("#timer")).to_contain_text("пауза", timeout=WAIT_MS)
+        held = board.locator("#timer").inner_text()
+        host.wait_for_timeout(2000)  # held: the hall's count does not move
+        assert board.locator("#timer").inner_text() == held and int(held) > 50
+        click(host, "resume")
+        expect(board.locator("#phase")).to_have_text("Обсуждение", timeout=WAIT_MS)
+        board.wait_for_function(f"Number(document.getElementById('timer').textContent) < {held}",
+                                timeout=WAIT_MS)  # and it counts on from where it stood
