@@ -2,7 +2,7 @@
 """Screenshots of the host's screen and the hall's boards at a few moments of each game, for
 docs/host-screen.md: `.venv/bin/python scripts/host-screen-screenshots.py` (from the repo's
 root) rewrites docs/screenshots/*.png; `... host-screen-screenshots.py quartet` (game names:
-svoya, table, sports, quartet; and organiser, the tournament's page) only those pictures.
+svoya, table, sports, quartet, brainring; and organiser, the tournament's page) only those pictures.
 
 The same set-up as the browser tests (tests/host_screen_pages.py): mosquitto with the shipped
 lockdown, `chgk-console run` as a process on a simulated MCU, Debian's Chromium through
@@ -53,6 +53,9 @@ TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "simulated_mcu"\npads = 1
          '[[teams]]\nid = "t1"\nname = "Совы"\n[[teams]]\nid = "t2"\nname = "Ежи"\n'
          f'[table]\nteam = "t1"\nfortochka = 5\nsector12 = [8]\nquestion_file = "{QUESTIONS}"\n')
 SPORTS = '[game]\nkind = "sports"\n'
+BRAINRING = ('[game]\nkind = "brainring"\n'
+             '[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["mcu:0", "mcu:1"]\n'
+             '[[brainring.teams]]\nid = "t2"\nname = "Ежи"\npads = ["mcu:2", "mcu:3"]\n')
 QUARTET_TEAMS = {"t1": ("Совы", ("Аня", "Боря", "Вика", "Гоша", "Даша")),
                  "t2": ("Ежи", ("Ель", "Жора", "Зоя", "Ира")),
                  "t3": ("Лисы", ("Кира", "Лёва", "Мила", "Нина")),
@@ -65,21 +68,26 @@ QUARTET = ('[game]\nkind = "quartet"\n'
                      for t, (_, players) in QUARTET_TEAMS.items()))
 
 
-def shot(page: Page, name: str) -> None:
-    page.evaluate("window.scrollTo(0, 0)")  # a click scrolled it: the sticky header would sit mid-page
+def shot(page: Page, name: str, at: str = "") -> None:
+    """The page as a screen shows it: from its top, or scrolled to `at` (a selector)."""
+    if at:
+        page.locator(at).scroll_into_view_if_needed()
+    else:
+        page.evaluate("window.scrollTo(0, 0)")  # a click scrolled it
     page.wait_for_timeout(300)  # the countdowns and the top settle on a frame
-    page.screenshot(path=str(OUT / f"{name}.png"),
-                    # the whole page, except under a dialog (it covers the screen, not the page)
-                    full_page=name.startswith("host-") and page.locator("#dialog").is_hidden())
+    # The screen, not the whole page: the action bar is fixed at its foot.
+    page.screenshot(path=str(OUT / f"{name}.png"))
     print(f"docs/screenshots/{name}.png")
 
 
 def game(browser: Browser, broker: Lockdown, part: str, play: Callable[[Page, Page], None]) -> None:
-    """`chgk-console run` with the game's `part`, the board and the logged-in host's screen."""
+    """`chgk-console run` with the game's `part` (and a journal, for the fight's protocol), the
+    board and the logged-in host's screen."""
     http_port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "console.toml"
-        config.write_text(console_toml(broker, part, http_port), encoding="utf-8")
+        config.write_text(console_toml(broker, part, http_port, journal=str(Path(tmp) / "journal.jsonl")),
+                          encoding="utf-8")
         with running_daemon(config):
             url = f"http://127.0.0.1:{http_port}"
             wait_serving(f"{url}/host")
@@ -122,6 +130,25 @@ def svoya(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
         host.fill("#field-reason", "апелляция: ответ засчитан")
         shot(host, "host-svoya-correction")
         host.click("#dialog-cancel")
+        click(host, "reset")  # after Боря's wrong answer: Аня signals again and is right
+        expect(host.locator("#timer")).to_have_class("signal", timeout=10_000)
+        sim.press(0)
+        sim.release(0)
+        expect(host.locator('.player[data-player="p1"]')).to_have_class("player answering", timeout=10_000)
+        click(host, "name")
+        click(host, "correct")
+        host.locator("#protocol-show").click()
+        expect(host.frame_locator("#protocol-frame").locator("table").last.locator("tr")).to_have_count(
+            2, timeout=10_000)
+        shot(host, "host-svoya-protocol", at="#protocol-frame")
+        host.locator("#protocol-show").click()
+        click(host, "add_player")
+        host.fill("#field-name", "Глеб")
+        shot(host, "host-svoya-players")
+        host.click("#dialog-cancel")
+        shot(host, "host-svoya-menu", at="#menu-box")
+        click(host, "add_player")
+        host.click("#dialog-cancel")
     return play
 
 
@@ -147,9 +174,32 @@ def sports(host: Page, board: Page) -> None:
     host.wait_for_timeout(1500)
     shot(host, "host-sports-counting")
     shot(board, "board-sports-counting")
+    click(host, "pause")
+    expect(board.locator("#phase")).to_contain_text("Пауза", timeout=10_000)
+    shot(host, "host-sports-paused")
+    shot(board, "board-sports-paused")
+    click(host, "resume")
     click(host, "cancel")
     shot(host, "host-sports-confirm")
     host.click("#dialog-cancel")
+
+
+def brainring(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
+    def play(host: Page, board: Page) -> None:
+        click(host, "next")
+        click(host, "time")
+        expect(host.locator("#clock")).to_be_visible(timeout=10_000)
+        host.wait_for_timeout(1500)
+        shot(board, "board-brainring-counting")
+        click(host, "pause")
+        expect(board.locator("#count")).to_contain_text("пауза", timeout=10_000)
+        shot(host, "host-brainring-paused")
+        click(host, "resume")
+        sim.press(2)
+        sim.release(2)
+        expect(host.locator('.player[data-player="t2"]')).to_contain_text("ОТВЕЧАЕТ", timeout=10_000)
+        shot(host, "host-brainring-answering")
+    return play
 
 
 def quartet(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
@@ -235,6 +285,7 @@ def main() -> int:
                 "table": (TABLE, table),
                 "sports": (SPORTS, sports),
                 "quartet": (QUARTET + mcu, quartet(sim)),
+                "brainring": (BRAINRING + mcu, brainring(sim)),
             }
             for name, (part, play) in games.items():
                 if not only or name in only:

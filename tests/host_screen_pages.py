@@ -34,6 +34,9 @@ NODE = "t1"
 BASE = f"chgk/{NODE}"
 LINK_UP = "document.getElementById('link').textContent === 'на связи'"
 WAIT_MS = 10_000  # for what a page shows after the console decided: generous on a loaded machine
+# An action's button: in the fixed bar (the question's) or the page's «Бой и игроки» (the evening's).
+ACTION_BUTTON = '#actions button[data-action="{action}"], #menu-actions button[data-action="{action}"]'
+ANY_ENABLED = "#actions button:not([disabled]), #menu-actions button:not([disabled])"
 
 
 @dataclass
@@ -180,12 +183,12 @@ def timer_seconds(page: Page) -> float:
 def enabled_actions(page: Page) -> set[str]:
     """The actions whose buttons the screen has enabled now (the engine takes them)."""
     return {str(a) for a in page.eval_on_selector_all(
-        "#actions button:not([disabled])", "bs => bs.map(b => b.dataset.action)")}
+        ANY_ENABLED, "bs => bs.map(b => b.dataset.action)")}
 
 
 def click(page: Page, action: str) -> None:
     """The host's button, once the engine lists its action."""
-    button = page.locator(f'#actions button[data-action="{action}"]')
+    button = page.locator(ACTION_BUTTON.format(action=action))
     expect(button).to_be_enabled(timeout=WAIT_MS)
     button.click()
 

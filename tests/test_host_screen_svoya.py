@@ -24,6 +24,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import free_port
 from tests.host_screen_pages import (
+    ANY_ENABLED,
     LINK_UP,
     WAIT_MS,
     Lockdown,
@@ -122,7 +123,7 @@ def test_the_host_page_carries_no_password_and_asks_once(hall: Hall) -> None:
         other.click("#login-ok")
         expect(other.locator("#login-error")).to_contain_text("не принял", timeout=WAIT_MS)
         expect(other.locator("#link")).to_have_text("нет связи")
-        assert other.locator("#actions button:not([disabled])").count() == 0
+        assert other.locator(ANY_ENABLED).count() == 0
     finally:
         other.close()
 
@@ -293,7 +294,7 @@ def test_a_page_that_loses_the_broker_says_so_and_recovers(hall: Hall) -> None:
         expect(page.locator("#link")).to_have_text("нет связи", timeout=WAIT_MS)
     expect(host.locator("#offline")).to_be_visible()
     expect(host.locator("#offline")).to_contain_text("Нет связи с брокером")
-    assert host.locator("#actions button:not([disabled])").count() == 0
+    assert host.locator(ANY_ENABLED).count() == 0
     hall.broker.start()
     for page in (host, board):
         page.wait_for_function(LINK_UP, timeout=20_000)

@@ -582,17 +582,22 @@ function renderActions() {
     .map(a => ({ action: a, label: a }));
   const specs = [...known, ...extra];
   const key = `${game}|${specs.map(s => s.action).join(",")}`;
-  const box = $("actions");
+  // The question's actions in the fixed bar; the evening's (`menu`: fights, players) below the
+  // page, so that on a phone the bar stays a few rows.
+  const bar = $("actions"), menu = $("menu-actions");
   if (key !== actionsFor) {  // rebuilt only when the set changes: a finger on a button keeps it
     actionsFor = key;
-    box.replaceChildren(...specs.map(spec => {
+    const button = spec => {
       const b = el("button", { type: "button", className: spec.look || "" }, spec.label);
       b.dataset.action = spec.action;
       b.addEventListener("click", () => press(spec));
       return b;
-    }));
+    };
+    bar.replaceChildren(...specs.filter(spec => !spec.menu).map(button));
+    menu.replaceChildren(...specs.filter(spec => spec.menu).map(button));
+    $("menu-box").hidden = menu.children.length === 0;
   }
-  for (const b of box.children) {
+  for (const b of [...bar.children, ...menu.children]) {
     // Before the engines list host_actions (an older console) every button is offered and
     // the engine refuses what it cannot take.
     b.disabled = !online() || (allowed !== null && !allowed.includes(b.dataset.action));
