@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from console.shell.mdns import local_name
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -37,6 +39,8 @@ def test_demo_plays_a_question_on_the_simulated_table() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "Демо-стол готов" in out
+    # Where a tablet finds the console by name once it runs (console/shell/mdns.py).
+    assert f"в сети (chgk-console run): http://{local_name()}:8080/host" in out
     assert "Первый сигнал: Вера" in out
     assert "Вера: верно, +10 → 10" in out
     assert "Анна: неверно, -20 → -20" in out

@@ -30,6 +30,7 @@ from console.engine.model import HostAction
 from console.games.svoya.texts import ACTIONS, PHASES, STATUS, describe
 from console.shell.broker import EmbeddedBroker
 from console.shell.display_server import HOST_PAGE, OVERLAY_PAGE, DisplayServer
+from console.shell.mdns import local_name
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources.mcu import add_mcu
@@ -194,6 +195,9 @@ async def demo_services(config: Config, console: Console,
             await display.start()
             pages = tuple(f"{page_label(page, console.game.board)}: {address}"
                           for address, page in display.page_addresses("127.0.0.1"))
+            # The demo answers on this computer only; `run` answers the club's network by name.
+            port = config.display.http_port or 8080
+            pages += (f"в сети (chgk-console run): http://{local_name()}:{port}/host",)
         try:
             yield DemoAddresses(net.where, pages)
         finally:
