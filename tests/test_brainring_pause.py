@@ -112,3 +112,4 @@ def test_a_held_count_and_its_events_fit_the_schemas() -> None:
         validate("brainring_event", {**event, "seq": seq})
     for state in states:
         validate("brainring_state", {**state, "seq": 1, "game": "brainring"})
+

@@ -202,3 +202,25 @@ def test_the_host_holds_the_count_from_the_tablet_and_it_goes_on(ring: Ring) -> 
     assert left - 2.0 < timer_seconds(host) <= left  # it goes on from what it had left
     press(ring, 2)
     expect(host.locator(team(host, "t2"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
+
+
+def test_a_mistaken_wrong_is_undone_from_the_tablet(ring: Ring) -> None:
+    """Issue 19: «Отменить решение» at once, mid-question: the team answers again."""
+    host = ring.host
+    if host.locator("#dialog").is_visible():
+        host.click("#dialog-cancel")
+    if "cancel" in enabled_actions(host):  # a question left in play by the test before
+        click(host, "cancel")
+        confirm(host)
+    click(host, "next")
+    click(host, "time")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    press(ring, 0)
+    expect(host.locator(team(host, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
+    click(host, "wrong")
+    expect(host.locator(team(host, "t1"))).to_contain_text("выбыла", timeout=WAIT_MS)
+    click(host, "undo")
+    host.fill("#field-reason", "нажал не ту кнопку")
+    confirm(host)
+    expect(host.locator(team(host, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
+    assert "correct" in enabled_actions(host)

@@ -256,6 +256,22 @@ class JudgementReversed(Event):
     scores: Mapping[str, int]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgementUndone(Event):
+    """The host took back the judgement just given (a mistaken key), for a reason: the team
+    answers again, its count stopped as it was, and the host judges anew."""
+
+    TYPE: ClassVar[str] = "judgement_undone"
+
+    question: int
+    team: str
+    correct: bool  # the judgement taken back
+    delta: int  # what undoing it did to the team's score
+    score: int
+    reason: str
+    scores: Mapping[str, int]
+
+
 def event_view(record: object) -> dict[str, Json]:
     """A record's fields as its JSON has them (without ``type`` and ``t_ns``): the snapshot
     keeps the last decision and the last end this way."""

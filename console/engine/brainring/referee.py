@@ -31,6 +31,7 @@ brings a team to the target ends the fight; one that takes the winner below it r
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Sequence
 
@@ -46,6 +47,7 @@ from console.engine.brainring.events import (
     FightOver,
     FightStarted,
     JudgementReversed,
+    JudgementUndone,
     PressIgnored,
     PressReason,
     PressRecord,
@@ -73,11 +75,11 @@ from console.engine.model import (
     Watermark,
     ns_to_ms,
 )
-from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Reverse
+from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Reverse, Undo
 
 __all__ = ["BrainringInput", "BrainringReferee", "Phase"]
 
-BrainringInput = Press | Watermark | SourceLink | BrainringHost | AdjustScore | Reverse
+BrainringInput = Press | Watermark | SourceLink | BrainringHost | AdjustScore | Reverse | Undo
 
 
 class BrainringReferee:
@@ -101,6 +103,10 @@ class BrainringReferee:
         self._last_decision: SignalAccepted | None = None
         self._last_end: QuestionEnded | None = None
         self._lamps: dict[str, LampMode] = {}
+        # How the fight stood just before the judgement just given, while it may be taken back
+        # (`Undo`): until anything else happens (a press taking the turn, the count's end, an
+        # action of the host).
+        self._undo: dict[str, object] | None = None
 
     # ------------------------------------------------------------------ public API
 
@@ -214,6 +220,8 @@ class BrainringReferee:
     def host_actions(self, now: int) -> tuple[str, ...]:
         plain = [a.value for a in BrainringAction if self._refusal(a) is None]
         corrections = [AdjustScore.ACTION.value]
+        if self._undo is not None:
+            corrections.append(Undo.ACTION)
         if self._reverse_refusal() is None:
             corrections.append(Reverse.ACTION.value)
         return (*plain, *corrections)
@@ -330,6 +338,7 @@ class BrainringReferee:
             return  # held: the count neither warns nor ends until the host resumes it
         if self._arbiter.settled(q.count_ends, now):
             lost = self._arbiter.lost_between(q.count_from or q.count_ends, q.count_ends)
+            self._undo = None  # the count ran out: the judgement before it stands
             out.append(TimeUp(t_ns=now, question=q.number, ends_ns=q.count_ends, inputs_lost=lost or None))
             out.append(PlayCue(Cue.TIME_UP))
             self._end_question(q, now, q.count_ends, QuestionEnd.UNANSWERED, out)
@@ -381,6 +390,7 @@ class BrainringReferee:
         q.remaining_at_press = max(0, q.count_ends - winner.at)
         self._phase = Phase.ANSWERING
         lost = self._arbiter.lost_between(q.count_from or t0, t0 + self._arbiter.tie_ns - 1)
+        self._undo = None  # a press took the turn: the judgement before it stands
         decision = SignalAccepted(
             t_ns=now, question=q.number, team=team.id, name=team.name, pad=winner.pad,
             press_at_ns=winner.at, remaining_ms=ns_to_ms(q.remaining_at_press),
@@ -394,7 +404,14 @@ class BrainringReferee:
 
     # ------------------------------------------------------------------ host actions
 
-    def _on_host(self, cmd: BrainringHost | AdjustScore | Reverse, now: int, out: list[Output]) -> None:
+    def _on_host(self, cmd: BrainringHost | AdjustScore | Reverse | Undo, now: int,
+                 out: list[Output]) -> None:
+        if isinstance(cmd, Undo):
+            problem = self._undo_judgement(cmd, now, out)
+            if problem is not None:
+                out.append(refusal(now, cmd.ACTION, problem, self._phase.value))
+            return
+        self._undo = None  # something else happened: the judgement before it stands
         if isinstance(cmd, AdjustScore):
             action, problem = cmd.ACTION.value, self._adjust(cmd, now, out)
         elif isinstance(cmd, Reverse):
@@ -461,7 +478,9 @@ class BrainringReferee:
                 self._start_count(q, at, length, "time", now, out)
             case BrainringAction.CORRECT | BrainringAction.WRONG:
                 assert q is not None
+                before = self._standing()
                 self._judge(q, action is BrainringAction.CORRECT, at, now, out)
+                self._undo = before
             case BrainringAction.CANCEL:
                 assert q is not None
                 self._end_question(q, now, at, QuestionEnd.CANCELLED, out)
@@ -545,6 +564,36 @@ class BrainringReferee:
         self._last_end = end
         out.append(end)
         self._check_fight_end(now, out)
+
+    # ------------------------------------------------------------------ undo
+
+    _KEPT = ("_q", "_phase", "_scores", "_played", "_unanswered", "_extra", "_winner", "_sent_out",
+             "_last_end", "_standings", "_fight")
+
+    def _standing(self) -> dict[str, object]:
+        """How the fight stands now, every part a judgement may change (a copy)."""
+        return {name: copy.deepcopy(getattr(self, name)) for name in self._KEPT}
+
+    def _undo_judgement(self, cmd: Undo, now: int, out: list[Output]) -> str | None:
+        """The judgement just given taken back: the fight as it stood before it, the team
+        answering again; said with the reason (like every correction, it is journaled)."""
+        if self._undo is None:
+            return "отменить можно только что данное решение, пока ничего не случилось после него"
+        if not cmd.reason.strip():
+            return "нужна причина"
+        before, self._undo = self._undo, None
+        q = self._q
+        assert q is not None and q.last_judgement is not None
+        team, correct = q.last_judgement
+        score_now = self._scores[team]
+        for name, value in before.items():
+            setattr(self, name, value)
+        restored = self._q
+        assert restored is not None
+        out.append(JudgementUndone(t_ns=now, question=restored.number, team=team, correct=correct,
+                                   delta=self._scores[team] - score_now, score=self._scores[team],
+                                   reason=cmd.reason.strip(), scores=dict(self._scores)))
+        return None
 
     # ------------------------------------------------------------------ the fight's end
 

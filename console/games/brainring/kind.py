@@ -26,7 +26,7 @@ from console.engine.brainring.rules import (
     Team,
 )
 from console.engine.model import NS_PER_MS, NS_PER_S, Press, SourceLink, Watermark
-from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.games.brainring.config import BrainringSection
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.svoya.kind import STEP_ARGS, source_timings
@@ -34,7 +34,7 @@ from console.games.svoya.kind import input_line as svoya_line
 from console.games.svoya.kind import parse_command as svoya_command
 
 ACTIONS = tuple(a.value for a in BrainringAction)
-CORRECTIONS = tuple(a.value for a in CorrectionAction)
+CORRECTIONS = (*(a.value for a in CorrectionAction), UNDO)
 
 
 def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
@@ -163,7 +163,7 @@ GAME = GameKind(
                                 {"id": "t2", "name": "Команда 2", "pads": ["mcu:2", "mcu:3"]}]},
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, SourceLink, BrainringHost, AdjustScore, Reverse),
+    inputs=(Press, Watermark, SourceLink, BrainringHost, AdjustScore, Reverse, Undo),
     board="brainring.html",
     host_pages=("host-brainring.js",),
     interrupted=interrupted,
