@@ -57,7 +57,8 @@ class Reverse:
         return {"action": self.ACTION.value, "reason": self.reason}
 
 
-UNDO = "undo"  # «Своя игра»'s own: the quartet and «Брейн-ринг» do not take it (yet)
+# «Своя игра» and «Брейн-ринг» take it; the quartet does not (its theme records follow the verdicts).
+UNDO = "undo"
 
 
 @dataclass(frozen=True, slots=True)
