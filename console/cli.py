@@ -59,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check-config", help="check a config file and exit")
     check.add_argument("file")
 
-    export = sub.add_parser("export", help="a fight's protocol from its journal: CSV, JSON and "
-                                           "printable HTML («Своя игра», «Брейн-ринг»)")
-    export.add_argument("journal")
+    export = sub.add_parser("export", help="a fight's or an evening's protocol from the journals: CSV, "
+                                           "JSON and printable HTML («Своя игра», «Брейн-ринг»)")
+    export.add_argument("journal", nargs="+", help="a journal, or an evening's journals in their order")
     export.add_argument("--out", default=".", help="the folder to write them to (default: here)")
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
@@ -161,11 +161,11 @@ def _open_missing_standard_fds() -> None:
                 os.close(null)
 
 
-def _export(journal: str, out: str) -> int:
+def _export(journals: list[str], out: str) -> int:
     from console.tools.export import ExportError, export
 
     try:
-        for path in export(Path(journal), Path(out)):
+        for path in export([Path(j) for j in journals], Path(out)):
             print(path)
     except ExportError as exc:
         print(f"chgk-console export: {exc}", file=sys.stderr)

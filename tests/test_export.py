@@ -115,3 +115,41 @@ def test_a_game_it_cannot_protocol_or_a_file_that_is_not_a_journal_is_said(tmp_p
     bad.write_text("hello\n", encoding="utf-8")
     done = export(bad, tmp_path)
     assert done.returncode == 1 and "not a journal" in done.stderr
+
+
+def test_an_evenings_journals_export_to_one_protocol_its_fights_numbered_on(tmp_path: Path) -> None:
+    """A console restarted mid-evening begins a second journal: `export J1 J2` files the
+    evening as one protocol, the second journal's fight as fight 2; journals of two different
+    games are refused, naming the odd one."""
+    first = a_journal(tmp_path)
+    second = first.with_name("2026-12-03-2.jsonl")
+    second.write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "console.cli", "export", str(first), str(second),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    paths = [Path(p) for p in done.stdout.split()]
+    assert [p.name for p in paths] == ["evening-2026-12-03.csv", "evening-2026-12-03.json",
+                                       "evening-2026-12-03.html"]
+    document = json.loads(paths[1].read_text(encoding="utf-8"))
+    assert [q["fight"] for q in document["questions"]] == [1, 1, 2, 2]
+    assert [s["fight"] for s in document["standings"]] == [1, 2]
+    assert document["journals"] == [first.name, second.name]
+    mixed = subprocess.run([sys.executable, "-m", "console.cli", "export", str(first),
+                            str(ROOT / "examples" / "brainring-club.jsonl"), "--out", str(tmp_path)],
+                           capture_output=True, text=True, cwd=ROOT, check=False)
+    assert mixed.returncode == 1 and "brainring-club.jsonl: a 'brainring' game" in mixed.stderr
+
+
+def test_the_tablets_protocol_covers_the_evenings_journals_of_the_day(tmp_path: Path) -> None:
+    from console.shell.protocol_export import evening_of
+
+    for name in ("journal-20261203-180000.jsonl", "journal-20261203-190501.jsonl",
+                 "journal-20261203-190501-2.jsonl", "journal-20261202-230000.jsonl",
+                 "journal-20261203-210000.jsonl", "notes.jsonl"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    now = tmp_path / "journal-20261203-190501-2.jsonl"
+    assert [p.name for p in evening_of(now)] == ["journal-20261203-180000.jsonl",
+                                                 "journal-20261203-190501.jsonl", now.name]
+    part = tmp_path / "journal-20261203-220000.jsonl.4242.part"  # not committed yet: itself
+    assert evening_of(part) == [part]

@@ -1,14 +1,14 @@
 """The fight's protocol while it is played, for the host's tablet: `chgk-console export` on the
-live journal.
+live journal and the evening's before it.
 
 Contract: `ProtocolExport(journal_path)` (the journal's file now, "" when none is kept) has
-`await get(suffix)` for "html", "csv" or "json": the protocol of what the journal holds on the
-disk (console/tools/export.py), or a `ProtocolUnavailable` saying why not in Russian. The export
-runs in a child process at a lower priority (`nice`): replaying an evening's journal is
-seconds of CPU on a Pi, which must not hold the game's loop or take its core (a press is
-judged on its stamp, but its lamp and the boards wait for the loop). One run at a time, and
-its files are kept until the journal grows: a tablet asking for the HTML, then the CSV, reads
-one export.
+`await get(suffix)` for "html", "csv" or "json": the protocol of what the evening's journals
+hold on the disk (this start's and the day's before it, `evening_of`; console/tools/export.py),
+or a `ProtocolUnavailable` saying why not in Russian. The export runs in a child process at a
+lower priority (`nice`): replaying an evening's journals is seconds of CPU on a Pi, which must
+not hold the game's loop or take its core (a press is judged on its stamp, but its lamp and
+the boards wait for the loop). One run at a time, and its files are kept until a journal
+grows: a tablet asking for the HTML, then the CSV, reads one export.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Callable
@@ -39,7 +40,7 @@ class ProtocolExport:
     def __init__(self, journal_path: Callable[[], str]) -> None:
         self._journal_path = journal_path
         self._lock = asyncio.Lock()
-        self._cached: tuple[tuple[str, int], dict[str, bytes]] | None = None
+        self._cached: tuple[tuple[tuple[str, int], ...], dict[str, bytes]] | None = None
 
     async def get(self, suffix: str) -> bytes | ProtocolUnavailable:
         """The protocol as `suffix` ("html", "csv", "json"), or why there is none."""
@@ -50,21 +51,23 @@ class ProtocolExport:
             return ProtocolUnavailable("журнал не ведётся ([console] journal в конфиге): протокол "
                                        "строится по журналу")
         async with self._lock:
+            journals = evening_of(Path(path))
             try:
-                key = (path, os.stat(path).st_size)
+                key = tuple((str(j), os.stat(j).st_size) for j in journals)
             except OSError as exc:
                 return ProtocolUnavailable(f"журнал не читается ({exc.strerror})")
             if self._cached is None or self._cached[0] != key:
-                files = await self._export(Path(path))
+                files = await self._export(journals)
                 if isinstance(files, ProtocolUnavailable):
                     return files
                 self._cached = (key, files)
             return self._cached[1][suffix]
 
-    async def _export(self, journal: Path) -> dict[str, bytes] | ProtocolUnavailable:
+    async def _export(self, journals: list[Path]) -> dict[str, bytes] | ProtocolUnavailable:
+        journal = journals[-1]
         with tempfile.TemporaryDirectory(prefix="chgk-protocol-") as out:
             child = await asyncio.create_subprocess_exec(
-                "nice", "-n", "10", sys.executable, "-m", "console.cli", "export", str(journal),
+                "nice", "-n", "10", sys.executable, "-m", "console.cli", "export", *map(str, journals),
                 "--out", out, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
             try:
                 async with asyncio.timeout(EXPORT_TIMEOUT_S):
@@ -81,3 +84,23 @@ class ProtocolExport:
             # The export prints each file it wrote: one per suffix.
             paths = {path.suffix.lstrip("."): path for path in map(Path, written.decode().splitlines())}
             return {suffix: paths[suffix].read_bytes() for suffix in SUFFIXES}
+
+
+# A dated journal of the console (console/shell/journal_files.py): <base>-YYYYMMDD-HHMMSS[-N].jsonl
+_DATED = re.compile(r"^(?P<day>.+-\d{8})-(?P<time>\d{6})(?:-(?P<n>\d+))?\.jsonl$")
+
+
+def evening_of(journal: Path) -> list[Path]:
+    """The evening's journals up to `journal` (this start's): the dated journals of its day
+    beside it, in the order they were begun, then it."""
+    match = _DATED.match(journal.name)
+    if match is None:  # not dated yet (its beginning is still being committed): itself only
+        return [journal]
+
+    def begun(path: Path) -> tuple[str, int]:
+        m = _DATED.match(path.name)
+        assert m is not None
+        return m["time"], int(m["n"] or 1)  # -2, -3: a Pi's clock at the same saved time
+
+    day = [p for p in journal.parent.glob(f"{match['day']}-*.jsonl") if _DATED.match(p.name)]
+    return [*sorted((p for p in day if begun(p) < begun(journal)), key=begun), journal]

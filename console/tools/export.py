@@ -1,15 +1,16 @@
-"""`chgk-console export JOURNAL`: a fight's results as an organiser files them.
+"""`chgk-console export JOURNAL...`: a fight's results, or an evening's, as an organiser files them.
 
-Contract: `export(journal, out_dir)` replays the journal (as `chgk-console replay` does: the
-same decisions) and writes three files named after it: ``<name>.csv`` (one row per question:
-the fight, the theme or question number, its value or stake, every press with its stamp and
-its delay behind the first, those that did not count with why, the verdicts, how it ended,
-the scores after), ``<name>.json`` (the same, and the standings) and ``<name>.html`` (a
-printable protocol: the standings, then the questions). It returns the paths written, or
-raises `ExportError` saying why not (a file that is not a journal, a game it cannot protocol
-yet). «Своя игра» and «Брейн-ринг» are
-protocolled; the table, the sports timer and the quartet keep their own records (their game
-record, the tournament's standings).
+Contract: `export(journals, out_dir)` replays each journal (as `chgk-console replay` does: the
+same decisions) and writes three files named after it, or, for an evening's journals given in
+their order, after the first (``evening-<its date and time>``, the fights numbered on across
+them): ``<name>.csv`` (one row per question: the fight, the theme or question number, its
+value or stake, every press with its stamp and its delay behind the first, those that did not
+count with why, the verdicts, how it ended, the scores after), ``<name>.json`` (the same, and
+the standings) and ``<name>.html`` (a printable protocol: the standings, then the questions).
+It returns the paths written, or raises `ExportError` saying why not (a file that is not a
+journal, a game it cannot protocol, journals of different games). «Своя игра» and
+«Брейн-ринг» are protocolled; the table, the sports timer and the quartet keep their own
+records (their game record, the tournament's standings).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import csv
 import html
 import io
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,8 +60,41 @@ class QuestionRow:
     scores: dict[str, int] = field(default_factory=dict)
 
 
-def export(journal: Path, out_dir: Path) -> list[Path]:
-    """Write the protocol of `journal` into `out_dir` (see the module docstring)."""
+def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
+    """Write the protocol of a journal, or of an evening's journals in their order (its fights
+    numbered on across them), into `out_dir` (see the module docstring)."""
+    paths_in = [journals] if isinstance(journals, Path) else list(journals)
+    if not paths_in:
+        raise ExportError("no journal given")
+    kind = ""
+    rows: list[QuestionRow] = []
+    names: dict[str, str] = {}
+    for journal in paths_in:
+        journal_kind, journal_rows, journal_names = _journal(journal)
+        if kind and journal_kind != kind:
+            raise ExportError(f"{journal}: a {journal_kind!r} game, the journals before it are {kind!r}")
+        kind = journal_kind
+        offset = rows[-1].fight if rows else 0
+        for row in journal_rows:
+            row.fight += offset
+        rows += journal_rows
+        names.update(journal_names)
+    standings = _standings(rows, names)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    first = paths_in[0].name.removesuffix(".jsonl")
+    stem = out_dir / (first if len(paths_in) == 1 else f"evening-{first.removeprefix('journal-')}")
+    paths = [stem.with_suffix(".csv"), stem.with_suffix(".json"), stem.with_suffix(".html")]
+    paths[0].write_text(_csv(rows, names), encoding="utf-8")
+    titles = ", ".join(j.name for j in paths_in)
+    document = {"journal": titles, "journals": [j.name for j in paths_in], "game": kind, "names": names,
+                "standings": standings, "questions": [vars(r) for r in rows]}
+    paths[1].write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    paths[2].write_text(_html(titles, kind, rows, names, standings), encoding="utf-8")
+    return paths
+
+
+def _journal(journal: Path) -> tuple[str, list[QuestionRow], dict[str, str]]:
+    """One journal replayed: its game, its questions' rows and the names of whom they name."""
     try:
         lines = journal.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -78,17 +113,11 @@ def export(journal: Path, out_dir: Path) -> list[Path]:
     table.run_out()
     events.extend(events_json(table.outputs[before:]))
     names = state_people.names(table.referee.snapshot(table.now))
-    rows = _rows(kind, events)
-    standings = _standings(rows, names)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    stem = out_dir / journal.name.removesuffix(".jsonl")
-    paths = [stem.with_suffix(".csv"), stem.with_suffix(".json"), stem.with_suffix(".html")]
-    paths[0].write_text(_csv(rows, names), encoding="utf-8")
-    document = {"journal": journal.name, "game": kind, "names": names, "standings": standings,
-                "questions": [vars(r) for r in rows]}
-    paths[1].write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    paths[2].write_text(_html(journal.name, kind, rows, names, standings), encoding="utf-8")
-    return paths
+    # A player who left the fight is not in its last state: named by the events that named them.
+    for e in events:
+        if e["type"] in ("player_removed", "player_added", "player_renamed") and e["player"] not in names:
+            names[e["player"]] = e["name"]
+    return kind, _rows(kind, events), names
 
 
 def _rows(kind: str, events: list[dict[str, Any]]) -> list[QuestionRow]:
