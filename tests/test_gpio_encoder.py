@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -417,16 +418,24 @@ async def test_the_encoders_readings_are_thinned_like_an_mcus(factory: MockFacto
     rig = Rig(factory)
     console.start_local_inputs()
     try:
-        for _ in range(10):  # ten steps within a few ms: well inside one 200-ms interval
+        for _ in range(10):  # ten steps at once: a burst, mostly inside one 200-ms interval
             rig.step(1)
             await handoff()
-        burst = [json.loads(line) for line in journal.getvalue().splitlines() if '"angle"' in line]
-        assert len(burst) == 1 and burst[0]["angle"] == 256  # the first step's; the rest thinned
         rig.step(1)
         await asyncio.sleep(0.25)  # the next step after the interval passes again
         rig.step(1)
-        await handoff()
-        angles = [json.loads(line)["angle"] for line in journal.getvalue().splitlines() if '"angle"' in line]
-        assert angles == [256, 12 * 256]
+        # Judged on the edges' own stamps: wait for the last step's sample rather than guess
+        # how long a loaded machine takes to hand the edges over (CI beside a CPU-heavy process).
+        def kept() -> list[dict[str, Any]]:
+            return [json.loads(line) for line in journal.getvalue().splitlines() if '"angle"' in line]
+
+        for _ in range(500):  # 5 s at most
+            if kept() and kept()[-1]["angle"] == 12 * 256:
+                break
+            await asyncio.sleep(0.01)
+        samples = kept()
+        assert samples[0]["angle"] == 256 and samples[-1]["angle"] == 12 * 256, samples
+        assert all(b["at_ms"] - a["at_ms"] >= 200 for a, b in itertools.pairwise(samples)), samples
+        assert len(samples) < 12  # the burst was thinned, not journaled step by step
     finally:
         console.close_local_inputs()

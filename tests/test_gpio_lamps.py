@@ -77,13 +77,17 @@ async def test_blinking_lamps_blink_in_phase_at_250_ms(factory: MockFactory) -> 
         await asyncio.sleep(0.4)
         lamps.set_lamps(0b100, 0b011)  # the set changed: both restart together
         await asyncio.sleep(1.1)
-        a, b = toggles(factory, LAMPS[0]), toggles(factory, LAMPS[1])
+        b = toggles(factory, LAMPS[1])
+        a = toggles(factory, LAMPS[0])  # read after b: it has had every toggle of b's ticks' time
         assert len(b) >= 4
         assert all(0.15 < t2 - t1 < 0.4 for t1, t2 in itertools.pairwise(b))
         # In phase: each of lamp 1's toggles after its start has one of lamp 0's beside it. (At
         # the restart itself lamp 0 may already be lit and not toggle; out of phase, its toggles
-        # would fall 100-150 ms away: it had blinked for 0.4 s before lamp 1 began.)
-        assert all(min(abs(ta - tb) for ta in a) < 0.05 for tb in b[1:]), (a, b)
+        # would fall 100-150 ms away: it had blinked for 0.4 s before lamp 1 began.) A toggle of
+        # lamp 1 after lamp 0's last is a tick lamp 0 has not reached yet on a loaded machine
+        # (found beside a CPU-heavy process): only those lamp 0 has had the time for count.
+        checked = [tb for tb in b[1:] if tb <= a[-1] + 0.05]
+        assert len(checked) >= 3 and all(min(abs(ta - tb) for ta in a) < 0.05 for tb in checked), (a, b)
         assert factory.pin(LAMPS[2]).state  # steady on meanwhile
         lamps.set_lamps(0, 0)
         assert lit(factory) == [False, False, False]

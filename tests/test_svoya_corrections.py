@@ -19,6 +19,7 @@ from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse, Undo
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
+from console.engine.svoya.roster import RosterAction, RosterChange
 from console.games import game
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
@@ -209,18 +210,25 @@ def test_the_journal_lines_of_corrections_replay_to_the_same_result() -> None:
 # ---------------------------------------------------------------- host_snapshot
 
 
-ALL_ACTIONS = [a.value for a in HostAction] + [a.value for a in CorrectionAction] + [Undo.ACTION]
+ALL_ACTIONS = ([a.value for a in HostAction] + [a.value for a in CorrectionAction] + [Undo.ACTION]
+               + [a.value for a in RosterAction])
+# Valid arguments for each change of the players (console/engine/svoya/roster.py).
+ROSTER_ARGS = {RosterAction.RENAME: {"player": "p1", "name": "Новое имя"},
+               RosterAction.ADD: {"name": "Новый", "pad": "mcu:3"},
+               RosterAction.REMOVE: {"player": "p1"}, RosterAction.BIND: {"player": "p1"}}
 
 
 def attempt(t: Table, action: str) -> bool:
     """Whether a copy of the referee takes `action` now (valid arguments for corrections)."""
     ref = copy.deepcopy(t.ref)
     if action == CorrectionAction.ADJUST_SCORE:
-        inp: Host | Correction = AdjustScore(player="p1", delta=5, reason="проверка", at=t.now)
+        inp: Host | Correction | RosterChange = AdjustScore(player="p1", delta=5, reason="проверка", at=t.now)
     elif action == CorrectionAction.REVERSE:
         inp = Reverse(reason="проверка", at=t.now)
     elif action == Undo.ACTION:
         inp = Undo(reason="проверка", at=t.now)
+    elif action in RosterAction.__members__.values():
+        inp = RosterChange(RosterAction(action), t.now, **ROSTER_ARGS[RosterAction(action)])
     else:
         inp = Host(HostAction(action), t.now)
     return not any(isinstance(o, CommandRefused) for o in ref.handle_all([inp], t.now))
@@ -229,7 +237,7 @@ def attempt(t: Table, action: str) -> bool:
 SCRIPT = ["next", "press:p2", "name", "answer_started", "wrong", "reset", "reading_finished",
           "press:p1", "short_form", "correct", "reverse", "next", "press:p3", "wrong", "reset",
           "cancel", "next", "reading_finished", "wait", "next", "lost:mcu", "end_question", "back:mcu",
-          "new_game"]
+          "new_game", "remove:p4"]
 
 
 def test_host_actions_are_exactly_what_the_engine_accepts_over_a_scripted_game() -> None:
@@ -245,6 +253,8 @@ def test_host_actions_are_exactly_what_the_engine_accepts_over_a_scripted_game()
                 t.advance(8 * S)
             elif step == "reverse":
                 t.deliver(Reverse(reason="апелляция", at=t.now))
+            elif step.startswith("remove:"):  # a player leaves: three, one more may join
+                t.deliver(RosterChange(RosterAction.REMOVE, t.now, player=step.removeprefix("remove:")))
             elif step.startswith(("lost:", "back:")):  # a button source lost, or back
                 t.deliver(SourceLink(step[5:], step.startswith("back:"), t.now))
             else:
