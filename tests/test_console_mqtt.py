@@ -7,6 +7,7 @@ JSON Schemas in schemas/.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -359,3 +360,30 @@ async def test_a_retained_command_is_reported_and_never_executed(mosquitto: Brok
         assert svoya_of(console).phase == "idle" and not d.events("question_started")
         await command(mosquitto, b'{"action": "next"}')
         await d.wait_for(lambda: d.events("question_started"))
+
+
+async def flat_topics(broker: Broker, seconds: float = 1.0) -> dict[str, bytes]:
+    """What a show-control client joining now gets of the retained flat topics."""
+    got: dict[str, bytes] = {}
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.subscribe("chgk/t1/flat/#", qos=1)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                async for message in client.messages:
+                    assert isinstance(message.payload, bytes)
+                    got[str(message.topic)] = message.payload
+    return got
+
+
+async def test_a_player_who_left_has_no_flat_topics_left(mosquitto: Broker) -> None:
+    """Show control reads the flat topics (console/shell/flat_topics.py): a player removed from
+    the tablet (issue 19) leaves no stale score for a Companion button joining later."""
+    async with running_console(mosquitto) as (console, _sim):
+        before = await flat_topics(mosquitto)
+        assert before["chgk/t1/flat/score/p3"] == b"0"
+        assert before["chgk/t1/flat/name/p3"] == "Игрок 3".encode()
+        console.on_command(b'{"action": "remove_player", "player": "p3"}')
+        await asyncio.sleep(0.3)  # the state, then its flat topics, published
+        after = await flat_topics(mosquitto)
+        assert "chgk/t1/flat/score/p1" in after
+        assert not [t for t in after if "/p3" in t], after

@@ -259,10 +259,14 @@ class MqttLink:
         if make_state is not None:
             state = make_state()
             self._retain(self.topics.state, encode(state))
-            for name, value in flat_values(state).items():  # only what changed
+            values = flat_values(state)
+            for name, value in values.items():  # only what changed
                 if self._flat.get(name) != value:
                     self._flat[name] = value
                     self._retain(f"{self.topics.flat}/{name}", value.encode())
+            for name in [n for n in self._flat if n not in values]:  # a player who left
+                del self._flat[name]
+                self._retain(f"{self.topics.flat}/{name}", b"")  # an empty retained message deletes it
         if make_host_state is not None:
             self._retain(self.topics.host_state, encode(make_host_state()))
 
