@@ -61,6 +61,7 @@ class GameSection:
     lost_source_wait_s: float = 30.0  # a question waits this long for a lost button source
     seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
     pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
+    pack_dir: str = "packs"  # svoya: the packs the host may choose on the tablet, relative to this file
 
 
 @dataclass(frozen=True)

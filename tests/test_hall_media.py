@@ -54,7 +54,7 @@ def package(tmp_path: Path) -> Path:
 
 
 def test_the_packs_files_are_found_by_name_and_nothing_else(tmp_path: Path) -> None:
-    media = HallMedia(str(package(tmp_path)), lambda shown: None)
+    media = HallMedia(lambda: str(package(tmp_path)), lambda shown: None)
     picture = media.find("карта реки.png")  # stored URL-escaped, as SIGame does
     assert picture is not None and picture.kind == "image" and picture.content_type == "image/png"
     song = media.find("гимн.mp3")
@@ -62,7 +62,7 @@ def test_the_packs_files_are_found_by_name_and_nothing_else(tmp_path: Path) -> N
     assert media.find("content.xml") is None and media.find("нет.png") is None
     (tmp_path / "beside.toml").write_text("", encoding="utf-8")
     (tmp_path / "map.png").write_bytes(png(2, 2))
-    beside = HallMedia(str(tmp_path / "beside.toml"), lambda shown: None)
+    beside = HallMedia(lambda: str(tmp_path / "beside.toml"), lambda shown: None)
     found = beside.find("map.png")
     assert found is not None and found.kind == "image"
     assert beside.find("../" + tmp_path.name + "/map.png") is not None  # resolved inside: fine

@@ -39,6 +39,7 @@ from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA
+from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS
 from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import CHECK_BUTTONS, END_CHECK, Console
 from console.sources.mcu import McuFeed
@@ -149,14 +150,15 @@ def test_schema_enums_match_the_code() -> None:
     actions = plain | {a.value for a in CorrectionAction} | {UNDO} | roster
     phases = {p.value for p in Phase}
     assert enum_of(command["oneOf"][0], "properties", "action") == plain
-    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-3]} == actions - plain - roster
-    assert enum_of(command["oneOf"][-3], "properties", "action") == roster
-    assert enum_of(command["oneOf"][-2], "properties", "action") == {SHOW_MEDIA, HIDE_MEDIA}
+    assert {b["properties"]["action"]["const"] for b in command["oneOf"][1:-4]} == actions - plain - roster
+    assert enum_of(command["oneOf"][-4], "properties", "action") == roster
+    assert enum_of(command["oneOf"][-3], "properties", "action") == {SHOW_MEDIA, HIDE_MEDIA}
+    assert enum_of(command["oneOf"][-2], "properties", "action") == {LIST_PACKS, CHOOSE_PACK}
     assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK}
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
-    assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions
+    assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions | {CHOOSE_PACK}
     details = props("error")["details"]["oneOf"][1]["properties"]
-    assert enum_of(details, "action") == actions
+    assert enum_of(details, "action") == actions | {CHOOSE_PACK}
     assert enum_of(details, "phase") == phases
     reasons = {r.value for r in EndReason}
     assert enum_of(props("question_ended"), "reason") == reasons
@@ -401,7 +403,18 @@ ROSTER: list[dict[str, Any]] = [
     {"at_ms": 7300, "host": "correct"},
 ]
 
+PACK_CHOSEN: list[dict[str, Any]] = [
+    # A pack and its round chosen on the tablet, as the journal writes it (issue 19).
+    {"at_ms": 1000, "host": "choose_pack", "file": "/packs/evening.siq", "name": "Вечер", "round": 2,
+     "round_name": "Второй раунд", "start": 1,
+     "themes": [{"name": "Реки", "cards": [{"value": 10, "text": "Самая длинная?", "answer": "Нил"}]},
+                {"name": "Горы", "cards": [{"value": 20, "text": "Самая высокая?", "answer": "Эверест",
+                                            "media": ["горы.png"]}]}]},
+    {"at_ms": 2000, "host": "next"},
+]
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    "pack_chosen": PACK_CHOSEN,
     "pack_fights": PACK_FIGHTS,
     "roster": ROSTER,
     "four_players_host_clock": FOUR_PLAYERS_HOST_CLOCK,

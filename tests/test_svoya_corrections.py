@@ -19,7 +19,9 @@ from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse, Undo
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
+from console.engine.svoya.pack_choice import CHOOSE_PACK, ChoosePack
 from console.engine.svoya.roster import RosterAction, RosterChange
+from console.engine.svoya.rules import HostCard, PackTheme
 from console.games import game
 from console.scenario import step_to_json
 from console.tools.replay import replay_lines
@@ -211,7 +213,7 @@ def test_the_journal_lines_of_corrections_replay_to_the_same_result() -> None:
 
 
 ALL_ACTIONS = ([a.value for a in HostAction] + [a.value for a in CorrectionAction] + [Undo.ACTION]
-               + [a.value for a in RosterAction])
+               + [a.value for a in RosterAction] + [CHOOSE_PACK])
 # Valid arguments for each change of the players (console/engine/svoya/roster.py).
 ROSTER_ARGS = {RosterAction.RENAME: {"player": "p1", "name": "Новое имя"},
                RosterAction.ADD: {"name": "Новый", "pad": "mcu:3"},
@@ -222,13 +224,17 @@ def attempt(t: Table, action: str) -> bool:
     """Whether a copy of the referee takes `action` now (valid arguments for corrections)."""
     ref = copy.deepcopy(t.ref)
     if action == CorrectionAction.ADJUST_SCORE:
-        inp: Host | Correction | RosterChange = AdjustScore(player="p1", delta=5, reason="проверка", at=t.now)
+        inp: Host | Correction | RosterChange | ChoosePack = AdjustScore(
+            player="p1", delta=5, reason="проверка", at=t.now)
     elif action == CorrectionAction.REVERSE:
         inp = Reverse(reason="проверка", at=t.now)
     elif action == Undo.ACTION:
         inp = Undo(reason="проверка", at=t.now)
     elif action in RosterAction.__members__.values():
         inp = RosterChange(RosterAction(action), t.now, **ROSTER_ARGS[RosterAction(action)])
+    elif action == CHOOSE_PACK:
+        inp = ChoosePack(at=t.now, file="/packs/p.siq", name="П", round=1, round_name="Раунд", start=0,
+                         themes=(PackTheme("Реки", (HostCard(value=10, text="?", answer="!"),)),))
     else:
         inp = Host(HostAction(action), t.now)
     return not any(isinstance(o, CommandRefused) for o in ref.handle_all([inp], t.now))

@@ -16,12 +16,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from console.engine.game import Game
 from console.sources import ANGLE, BUTTONS
 
-__all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "only_keys"]
+__all__ = ["ANGLE", "BUTTONS", "GameInput", "GameKind", "JsonObject", "PackChoice", "only_keys"]
 
 if TYPE_CHECKING:
 
@@ -61,13 +62,24 @@ def no_records(config: Config) -> str:
     return ""
 
 
-def no_media_pack(config: Config) -> str:
+def no_media_pack(config: Config, engine: Game[Any]) -> str:
     return ""
 
 
 def players_pads(config: Config) -> dict[str, str]:
     """Each ``[[players]]`` pad and its player's id."""
     return {p.pad: p.id for p in config.players}
+
+
+@dataclass(frozen=True)
+class PackChoice:
+    """How a game plays a pack chosen on the tablet. `catalogue` and `choice` read files: the
+    console calls them off its loop."""
+
+    folder: Callable[[Config], Path]  # the packs' folder (config: game.pack_dir)
+    catalogue: Callable[[Path], dict[str, Any]]  # (folder) -> the list the tablet shows
+    # (the pack's file, its round from 1, at) -> the engine's input playing it, or PackError
+    choice: Callable[[Path, int, int], GameInput]
 
 
 @dataclass(frozen=True)
@@ -118,7 +130,9 @@ class GameKind:
     pads: Callable[[Config], dict[str, str]] = players_pads
     # The pack whose pictures, sounds and videos the host may show the hall ("": none;
     # console/shell/hall_media.py).
-    media_pack: Callable[[Config], str] = no_media_pack
+    media_pack: Callable[[Config, Game[Any]], str] = no_media_pack  # (config, its engine now)
+    # The packs the host may choose on the tablet (None: the game plays no pack).
+    pack_choice: PackChoice | None = None
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

@@ -1,6 +1,7 @@
 """A question's picture, sound or video shown to the hall on the host's command.
 
-Contract: `HallMedia(pack_path)` knows the media files of the pack the game plays (a SIGame
+Contract: `HallMedia(pack_path)` knows the media files of the pack the game plays now
+(`pack_path()`: "" for none; a pack chosen on the tablet changes it) (a SIGame
 package's `Images/`, `Audio/` and `Video/`; beside a TOML pack, the files of its folder) and
 `find(name)` gives one (`Media`: its kind, content type and bytes) or None. The host's commands
 `{"action": "show_media", "name": FILE}` and `{"action": "hide_media"}` (`command`) say what
@@ -43,8 +44,9 @@ class Media:
 class HallMedia:
     """See the module docstring."""
 
-    def __init__(self, pack_path: str, on_change: Callable[[dict[str, str] | None], None]) -> None:
-        self.pack = Path(pack_path)
+    def __init__(self, pack_path: Callable[[], str],
+                 on_change: Callable[[dict[str, str] | None], None]) -> None:
+        self._pack_path = pack_path
         self.on_change = on_change  # the console publishes what the hall is shown
         self.shown: dict[str, str] | None = None
 
@@ -54,6 +56,8 @@ class HallMedia:
             only_keys(command, ("action",))
             self._show(None)
             return
+        if not self._pack_path():
+            raise ValueError("no pack is played: there is no media to show")
         only_keys(command, ("action", "name"))
         name = command.get("name")
         if not isinstance(name, str) or not name:
@@ -63,8 +67,20 @@ class HallMedia:
             raise ValueError(f"the pack has no picture, sound or video {name!r} to show")
         self._show({"name": name, "kind": media.kind})
 
+    @property
+    def pack(self) -> Path:
+        """The pack the game plays now (a pack chosen on the tablet changes it)."""
+        return Path(self._pack_path())
+
+    def hide(self) -> None:
+        """Nothing shown to the hall any more (when something was)."""
+        if self.shown is not None:
+            self._show(None)
+
     def find(self, name: str) -> Media | None:
-        """The media file `name` of the pack, or None (not there, not media, too big)."""
+        """The media file `name` of the pack, or None (not there, not media, too big; no pack)."""
+        if not self._pack_path():
+            return None
         if self.pack.suffix.lower() == ".siq":
             return self._in_package(name)
         return self._beside_pack(name)

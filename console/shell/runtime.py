@@ -68,6 +68,7 @@ from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics, encode
 from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.shell.osc_cues import OscCues
+from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS, PackShelf
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRESH, ResumeOffer
@@ -186,9 +187,12 @@ class Console:
         osc = config.osc
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
-        # The pack's pictures, sounds and videos the host may show the hall (None: no pack).
-        media_pack = self.game.media_pack(config)
-        self.hall_media = HallMedia(media_pack, self._hall_media_shown) if media_pack else None
+        # The pictures, sounds and videos of the pack played now, which the host may show the hall.
+        self.hall_media = HallMedia(lambda: self.game.media_pack(config, self.referee),
+                                    self._hall_media_shown)
+        # The packs the host may choose on the tablet (console/shell/pack_shelf.py; None: the
+        # game plays none), listed in the retained status.
+        self.pack_shelf = self._pack_shelf(config)
         self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
         # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
@@ -297,9 +301,12 @@ class Console:
                 self._choose(str(command["action"]))
                 return
             if command.get("action") in (SHOW_MEDIA, HIDE_MEDIA):
-                if self.hall_media is None:
-                    raise ValueError("this game plays no pack: there is no media to show")
                 self.hall_media.command(command)
+                return
+            if command.get("action") in (LIST_PACKS, CHOOSE_PACK):
+                if self.pack_shelf is None:
+                    raise ValueError(f"{self.game.title} plays no pack: there is none to choose")
+                self.pack_shelf.command(command)
                 return
             if command.get("action") in (CHECK_BUTTONS, END_CHECK):
                 only_keys(command, ("action",))
@@ -316,6 +323,24 @@ class Console:
                                       f"({self.game.command_help})")
             return
         self.feed([inp])
+
+    def _pack_shelf(self, config: Config) -> PackShelf | None:
+        packs = self.game.pack_choice
+        if packs is None:
+            return None
+
+        def chosen(choice: object) -> None:
+            self.hall_media.hide()  # what the hall was shown is the old pack's
+            self.feed([choice])
+
+        def listed(shelf: dict[str, Any]) -> None:
+            if self.mqtt is not None:
+                self.mqtt.set_status(packs=shelf)
+
+        return PackShelf(packs.folder(config), read_list=packs.catalogue,
+                         read_choice=lambda path, number: packs.choice(path, number, self.clock()),
+                         on_list=listed, on_choice=chosen,
+                         on_problem=lambda problem: self.report_error("pack", problem))
 
     def _hall_media_shown(self, shown: dict[str, str] | None) -> None:
         """What the hall's boards show now: in the retained status, for a board opened later."""
@@ -796,6 +821,8 @@ class Console:
                              **({"problems": dict(self.problems)} if self.problems else {}))
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.publish_state()
+        if self.pack_shelf is not None:
+            self.pack_shelf.refresh()  # the tablet's list, in the status once it is read
         self.start_local_inputs()
         self._broken = asyncio.get_running_loop().create_future()
         try:

@@ -281,6 +281,22 @@ class GameStarted(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PackChosen(Event):
+    """The host chose the pack `name` (its file `file`) and its round `round` («`round_name`»):
+    the new fight (game_started) begins at the round's first theme, `theme` of the pack's
+    `themes`."""
+
+    TYPE: ClassVar[str] = "pack_chosen"
+
+    file: str
+    name: str
+    round: int
+    round_name: str
+    theme: int
+    themes: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ThemeSkipped(Event):
     """The host skipped the rest of theme `theme` (`skipped`: its questions not played); the
     fight goes on with the next theme, or is over if it was the last."""

@@ -16,6 +16,10 @@ stamps, and a window closes only when every source has reported through its end 
 ``on_timer(now)`` return outputs, ``next_deadline()`` says when to call ``on_timer``.
 The same inputs at the same ``now`` always give the same outputs.
 
+Between questions the host may change the fight's players (`RosterChange`,
+console/engine/svoya/roster.py) and the pack it plays (`ChoosePack`,
+console/engine/svoya/pack_choice.py: a new fight at the chosen round).
+
 The host may also correct (seed 004 4.1-4.3): change a score with a reason at any time
 (`AdjustScore`), and reverse the judgement of the question just played, once, after it ended
 and before the next one starts (`Reverse`). Corrections change scores only: the decisions
@@ -63,6 +67,7 @@ from console.engine.svoya.events import (
     GameStarted,
     JudgementReversed,
     JudgementUndone,
+    PackChosen,
     PadAwaited,
     PadBound,
     PlayerAdded,
@@ -82,6 +87,7 @@ from console.engine.svoya.events import (
     end_view,
     reversal_view,
 )
+from console.engine.svoya.pack_choice import CHOOSE_PACK, ChoosePack
 from console.engine.svoya.presses import PressJudge, ignored
 from console.engine.svoya.question import Phase, Question
 from console.engine.svoya.roster import RosterAction, RosterChange
@@ -89,7 +95,7 @@ from console.engine.svoya.rules import AnswerClock, Player, SvoyaRules
 
 __all__ = ["Phase", "SvoyaInput", "SvoyaReferee"]
 
-SvoyaInput = Input | SourceLink | Correction | RosterChange
+SvoyaInput = Input | SourceLink | Correction | RosterChange | ChoosePack
 
 _PRESS_AT = attrgetter("at")
 
@@ -134,6 +140,7 @@ class SvoyaReferee:
         self._undo: _UndoPoint | None = None  # the judgement just given, while it may be taken back
         self._awaiting: RosterChange | None = None  # an add or a bind waiting for a free button's press
         self._retired: set[str] = set()  # ids of players removed (never given again)
+        self.pack_file = ""  # the file of a pack chosen on the tablet ("": the config's, or none)
 
     # ------------------------------------------------------------------ public API
 
@@ -166,6 +173,8 @@ class SvoyaReferee:
                 self._on_link(inp, out)
             elif isinstance(inp, RosterChange):
                 self._on_roster(inp, now, out)
+            elif isinstance(inp, ChoosePack):
+                self._on_pack(inp, now, out)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)  # a host action may change what the next input means
@@ -258,7 +267,7 @@ class SvoyaReferee:
         full, fewest = players >= 4, players <= 2  # a fight has 2 to 4 players (004 App.1)
         changes = [a.value for a in RosterAction if between and not (a is RosterAction.ADD and full)
                    and not (a is RosterAction.REMOVE and fewest)]
-        return (*plain, *corrections, *changes)
+        return (*plain, *corrections, *changes, *([CHOOSE_PACK] if between else []))
 
     def _host_question(self) -> dict[str, Json] | None:
         q = self._q
@@ -311,6 +320,23 @@ class SvoyaReferee:
             out.append(PadAwaited(t_ns=now, player=change.player or None, name=self._awaiting_name()))
         else:
             self._change_players(change, now, out)
+
+    def _on_pack(self, choice: ChoosePack, now: int, out: list[Output]) -> None:
+        """The host's pack and round: a new fight on it, from the round's first theme."""
+        if self._phase not in (Phase.IDLE, Phase.GAME_OVER):
+            out.append(refusal(now, CHOOSE_PACK, "идёт вопрос (пакет меняют между вопросами)",
+                               self._phase.value))
+            return
+        self.rules = replace(self.rules, pack=choice.themes)
+        self._presses.set_rules(self.rules)
+        self.pack_file = choice.file
+        self.pack_problem = None  # the config's pack, unread, is not the one played any more
+        self._undo = None
+        self._awaiting = None
+        out.append(PackChosen(t_ns=now, file=choice.file.rsplit("/", 1)[-1], name=choice.name,
+                              round=choice.round, round_name=choice.round_name, theme=choice.start + 1,
+                              themes=len(choice.themes)))
+        self._host_new_game(now, out, start=choice.start)
 
     def _roster_refusal(self, change: RosterChange) -> str | None:
         if self._phase not in (Phase.IDLE, Phase.GAME_OVER):

@@ -204,5 +204,5 @@ GAME = GameKind(
     coalesce_presses=True,  # its themes are judged by the «Своя игра» referee
     interrupted=interrupted,
     input_line=input_line,
-    media_pack=lambda config: str(pack_path(config) or ""),
+    media_pack=lambda config, engine: str(pack_path(config) or ""),
 )

@@ -17,19 +17,20 @@ from console.config import Config, ConfigError
 from console.engine.arbiter import SourceTiming
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
 from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
+from console.engine.svoya.pack_choice import CHOOSE_PACK, ChoosePack
 from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
 from console.engine.svoya.roster import ROSTER_ARGS, RosterAction, RosterChange
 from console.engine.svoya.rules import (
     AnswerClock,
     FalseStartPolicy,
-    HostCard,
     PackTheme,
     Player,
     SvoyaRules,
     TiePolicy,
 )
-from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
+from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, PackChoice, only_keys
+from console.games.svoya.packs import catalogue, choice, choice_from_line, choice_line, fight_rounds
 from console.packs import PackError, load_pack
 from console.sources import source_kind
 
@@ -38,7 +39,7 @@ log = logging.getLogger("chgk.svoya")
 # The keys a host command (and its scenario line) may carry beside the action.
 CORRECTION_ARGS: dict[str, tuple[str, ...]] = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
                                                CorrectionAction.REVERSE: ("reason",), UNDO: ("reason",)}
-STEP_ARGS = ("player", "delta", "reason", "name", "pad")
+STEP_ARGS = ("player", "delta", "reason", "name", "pad", "file", "round", "round_name", "start", "themes")
 
 
 def source_timings(config: Config) -> dict[str, SourceTiming]:
@@ -115,16 +116,7 @@ def read_pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None,
         pack = load_pack(path)
     except PackError as exc:
         return (), f"{exc}; the game goes on without the pack (numbered themes at game.values)", ()
-    themes = tuple(
-        PackTheme(name=t.name, cards=tuple(
-            HostCard(value=q.value, text=q.text, answer=" / ".join(q.right), comment=q.comment,
-                     wrong=q.wrong, media=q.media, special=q.special, special_note=q.special_note,
-                     options=q.options)
-            # Questions of a theme are asked in ascending order of value (004 App.2); the final
-            # round's zero-price questions are not played.
-            for q in sorted(t.questions, key=lambda q: q.value) if q.value > 0))
-        for t in pack.played_themes())
-    themes = tuple(t for t in themes if t.cards)
+    themes = tuple(t for _, round_themes in fight_rounds(pack) for t in round_themes)
     if not themes:
         return (), (f"{path}: the pack has no question with a positive value to play; "
                     "the game goes on without it"), pack.skipped
@@ -178,6 +170,8 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     value = line[step]
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
+    if value == CHOOSE_PACK:  # as the journal writes it: the pack whole (pack_choice.py)
+        return choice_from_line(line, at)
     if value in (*CorrectionAction.__members__.values(), UNDO, *RosterAction.__members__.values()):
         return parse_command({"action": value, **{k: line[k] for k in STEP_ARGS if k in line}}, at)
     only_keys({k: v for k, v in line.items() if k in STEP_ARGS}, ())
@@ -212,10 +206,17 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
 
 def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     """A correction's scenario line: ``host`` with the correction's arguments."""
+    if isinstance(inp, ChoosePack):
+        return {"host": CHOOSE_PACK, **choice_line(inp)}, inp.at
     if isinstance(inp, AdjustScore | Reverse | Undo | RosterChange):
         command = inp.command()
         return {"host": command.pop("action"), **command}, inp.at
     return None
+
+
+def media_pack(config: Config, engine: Any) -> str:
+    """The pack the fight plays now: one chosen on the tablet, else the configured one."""
+    return str(engine.pack_file or pack_path(config) or "")
 
 
 def question_interrupted(referee: SvoyaReferee, at: int) -> tuple[GameInput, str] | None:
@@ -265,7 +266,7 @@ GAME = GameKind(
         "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(4)],
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo, RosterChange),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo, RosterChange, ChoosePack),
     board="scoreboard.html",
     host_pages=("host-svoya.js",),
     demo="console.tools.demo:run_demo",
@@ -274,5 +275,7 @@ GAME = GameKind(
     interrupted=interrupted,
     start_problems=start_problems,
     input_line=input_line,
-    media_pack=lambda config: str(pack_path(config) or ""),
+    media_pack=media_pack,
+    pack_choice=PackChoice(folder=lambda config: Path(config.source).parent / config.game.pack_dir,
+                           catalogue=catalogue, choice=choice),
 )
