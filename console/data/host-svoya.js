@@ -96,6 +96,7 @@ registerGame("svoya", {
             await_reset: "неверный ответ: ждём сброса", game_over: "бой окончен" },
   timers: { signal: "время на сигнал", answer: "время на ответ" },
   actions: SVOYA,
+  covered: ["choose_pack"],  // its buttons are the rounds of «Пакет и раунд» (host.js: renderPacks)
   render: renderSvoya,
   strayPress: svoyaStray,
 });

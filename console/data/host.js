@@ -67,6 +67,7 @@ let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
 let journalState = null; // the journal's health, from the retained status (null: none kept)
+let packShelf = null;     // the packs the host may choose (the retained status; null: the game plays none)
 let hallMediaShown = null; // the pack's picture, sound or video the hall is shown ({name, kind})
 let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
 let buttonCheck = null;  // «Проверка кнопок», from the retained status (null: none yet)
@@ -134,6 +135,7 @@ function onMessage(kind, payload, packet) {
     buttonCheck = payload.button_check || null;
     startProblems = payload.problems || {};
     hallMediaShown = payload.hall_media || null;
+    packShelf = payload.packs || null;
     render();
   } else if (kind === "host/notices") {
     // What happened before the page opened (retained, the last ones): shown until live ones come.
@@ -337,6 +339,40 @@ function renderButtonCheck() {
 $("check-start").addEventListener("click", () => send({ action: "check_buttons" }));
 $("check-end").addEventListener("click", () => send({ action: "end_check" }));
 
+// The packs of the console's folder (game.pack_dir), each round a button: a new fight on it
+// from the round's first theme, between questions (choose_pack). The list is read again on
+// «Обновить список» (list_packs), after a pack was copied onto the console.
+function renderPacks() {
+  $("packs-box").hidden = !packShelf;
+  if (!packShelf) return;
+  const chosen = state && state.pack;
+  $("pack-now").textContent = chosen ? `Играем: ${chosen.name}, ${chosen.round_name}` : "";
+  $("packs-problem").textContent = packShelf.problem || (packShelf.packs.length ? "" : "В папке пакетов нет файлов .siq и .toml");
+  const allowed = online() && !!state && (state.host_actions || []).includes("choose_pack");
+  const key = JSON.stringify(packShelf.packs);
+  const list = $("packs-list");
+  if (list.dataset.key !== key) {  // rebuilt only when the list changes: a finger on a button keeps it
+    list.dataset.key = key;
+    list.replaceChildren(...packShelf.packs.map(pack => {
+      const li = el("li", {}, pack.problem ? `${pack.file}: не играется — ${pack.problem}` : `${pack.name} (${pack.file})`);
+      li.dataset.file = pack.file;
+      (pack.rounds || []).forEach((r, i) => {
+        const label = `${r.name} · тем: ${r.themes}`;
+        const b = el("button", { type: "button", className: "small" }, label);
+        b.dataset.round = String(i + 1);
+        b.addEventListener("click", () => press({
+          action: "choose_pack", label: `${pack.name}: ${r.name}`, look: "danger", args: { file: pack.file, round: i + 1 },
+          confirm: "Начать новый бой на этом пакете с этого раунда? Счёт всех игроков обнулится." }));
+        li.append(b);
+      });
+      return li;
+    }));
+  }
+  for (const b of list.querySelectorAll("button")) b.disabled = !allowed;
+  $("packs-refresh").disabled = !online();
+}
+$("packs-refresh").addEventListener("click", () => send({ action: "list_packs" }));
+
 // What the game started with wrong, for as long as it stands (not a notice that scrolls away).
 function renderProblems() {
   const entries = Object.entries(startProblems);
@@ -421,7 +457,7 @@ const fieldId = (f) => f.index === undefined ? `field-${f.name}` : `field-${f.na
 function press(spec) {
   const fields = evaluated(spec.fields) || [];
   if (spec.confirm || fields.length) openDialog(spec, fields);
-  else send({ action: spec.action });
+  else send({ action: spec.action, ...(spec.args || {}) });
 }
 
 function openDialog(spec, fields) {
@@ -516,7 +552,7 @@ function presetFor(f) {
 $("dialog-cancel").addEventListener("click", () => { $("dialog").hidden = true; pending = null; });
 $("dialog-form").addEventListener("submit", (e) => {
   e.preventDefault();
-  const command = { action: pending.spec.action };
+  const command = { action: pending.spec.action, ...(pending.spec.args || {}) };
   const lists = new Set();
   for (const f of pending.fields) {
     const input = $(fieldId(f));
@@ -561,6 +597,7 @@ function render() {
   renderResumeOffer();
   renderButtonCheck();
   renderProblems();
+  renderPacks();
   if (!state) return;
   $("phase").textContent = g.phases[state.phase] || state.phase || "";
   g.render(state);

@@ -332,6 +332,14 @@ class Console:
         def chosen(choice: object) -> None:
             self.hall_media.hide()  # what the hall was shown is the old pack's
             self.feed([choice])
+            # What the game started with wrong was the config's pack's: now the chosen one's.
+            problems = dict(self.game.start_problems(self.referee))
+            for source, problem in problems.items():
+                if self.problems.get(source) != problem:
+                    self.report_error(source, problem)
+            self.problems = problems
+            if self.mqtt is not None:
+                self.mqtt.set_status(problems=problems)
 
         def listed(shelf: dict[str, Any]) -> None:
             if self.mqtt is not None:

@@ -107,7 +107,7 @@ def snapshot(view: FightView, now: int) -> dict[str, Json]:
     }
 
 
-NOT_THE_FIGHTS = frozenset({"end_game", "undo", "skip_theme", "next_fight"})
+NOT_THE_FIGHTS = frozenset({"end_game", "undo", "skip_theme", "next_fight", "choose_pack"})
 
 
 def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:

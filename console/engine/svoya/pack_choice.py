@@ -3,7 +3,8 @@
 Contract: `ChoosePack` is a host input like `console.engine.model.Host`, stamped `at`. It holds
 the pack as the referee plays it: `themes`, every played theme of the pack in order, and
 `start`, the index of the chosen round's first theme among them. It also says where the pack
-came from: `file`, `name`, `round` (1-based among the pack's played rounds), `round_name`. The
+came from: `file`, `name`, `round` (1-based among the pack's played rounds), `round_name`, and
+the cells left out of it (`skipped`, console.packs), which the console reports. The
 journal writes it whole (console/games/svoya/packs.py), so a replay or a resume needs no pack
 file. The referee takes
 it between questions: a new fight begins at `start` with the scores at zero; «Новая игра»
@@ -30,6 +31,7 @@ class ChoosePack:
     round_name: str
     start: int
     themes: tuple[PackTheme, ...]
+    skipped: tuple[str, ...] = ()  # the pack's cells these rules cannot play, each with why
 
     def __post_init__(self) -> None:
         if not 0 <= self.start < len(self.themes):

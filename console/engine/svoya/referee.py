@@ -141,6 +141,7 @@ class SvoyaReferee:
         self._awaiting: RosterChange | None = None  # an add or a bind waiting for a free button's press
         self._retired: set[str] = set()  # ids of players removed (never given again)
         self.pack_file = ""  # the file of a pack chosen on the tablet ("": the config's, or none)
+        self._pack_view: dict[str, Json] | None = None  # ... and what the host's screen says of it
 
     # ------------------------------------------------------------------ public API
 
@@ -252,6 +253,7 @@ class SvoyaReferee:
             "presses": q.presses(self.rules.pads) if q is not None and in_play else [],
             "awaiting_pad": None if self._awaiting is None else {
                 "player": self._awaiting.player or None, "name": self._awaiting_name()},
+            "pack": self._pack_view,
         }
 
     def host_actions(self, now: int) -> tuple[str, ...]:
@@ -331,11 +333,15 @@ class SvoyaReferee:
         self._presses.set_rules(self.rules)
         self.pack_file = choice.file
         self.pack_problem = None  # the config's pack, unread, is not the one played any more
+        self.pack_skipped = choice.skipped
         self._undo = None
         self._awaiting = None
-        out.append(PackChosen(t_ns=now, file=choice.file.rsplit("/", 1)[-1], name=choice.name,
-                              round=choice.round, round_name=choice.round_name, theme=choice.start + 1,
-                              themes=len(choice.themes)))
+        chosen = PackChosen(t_ns=now, file=choice.file.rsplit("/", 1)[-1], name=choice.name,
+                            round=choice.round, round_name=choice.round_name, theme=choice.start + 1,
+                            themes=len(choice.themes))
+        self._pack_view = {"file": chosen.file, "name": chosen.name, "round": chosen.round,
+                           "round_name": chosen.round_name}
+        out.append(chosen)
         self._host_new_game(now, out, start=choice.start)
 
     def _roster_refusal(self, change: RosterChange) -> str | None:

@@ -39,7 +39,8 @@ log = logging.getLogger("chgk.svoya")
 # The keys a host command (and its scenario line) may carry beside the action.
 CORRECTION_ARGS: dict[str, tuple[str, ...]] = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
                                                CorrectionAction.REVERSE: ("reason",), UNDO: ("reason",)}
-STEP_ARGS = ("player", "delta", "reason", "name", "pad", "file", "round", "round_name", "start", "themes")
+STEP_ARGS = ("player", "delta", "reason", "name", "pad", "file", "round", "round_name", "start", "themes",
+             "skipped")
 
 
 def source_timings(config: Config) -> dict[str, SourceTiming]:

@@ -86,13 +86,13 @@ def choice(path: Path, round_number: int, at: int) -> ChoosePack:
     start = sum(len(themes) for _, themes in rounds[:round_number - 1])
     return ChoosePack(at=at, file=str(path.resolve()), name=pack.name or path.stem, round=round_number,
                       round_name=rounds[round_number - 1][0], start=start,
-                      themes=tuple(t for _, themes in rounds for t in themes))
+                      themes=tuple(t for _, themes in rounds for t in themes), skipped=pack.skipped)
 
 
 def choice_line(chosen: ChoosePack) -> dict[str, Any]:
     """The input as the journal writes it (its scenario step's keys beside ``host``)."""
     return {"file": chosen.file, "name": chosen.name, "round": chosen.round, "round_name": chosen.round_name,
-            "start": chosen.start,
+            "start": chosen.start, "skipped": list(chosen.skipped),
             "themes": [{"name": t.name, "cards": [asdict(c) for c in t.cards]} for t in chosen.themes]}
 
 
@@ -102,7 +102,8 @@ def choice_from_line(line: Mapping[str, Any], at: int) -> ChoosePack:
         themes = tuple(PackTheme(str(t["name"]), tuple(_card(card) for card in t["cards"]))
                        for t in line["themes"])
         return ChoosePack(at=at, file=str(line["file"]), name=str(line["name"]), round=int(line["round"]),
-                          round_name=str(line["round_name"]), start=int(line["start"]), themes=themes)
+                          round_name=str(line["round_name"]), start=int(line["start"]), themes=themes,
+                          skipped=tuple(map(str, line.get("skipped", ()))))
     except (KeyError, TypeError) as exc:
         raise ValueError(f"{CHOOSE_PACK}: not a pack as the journal writes it ({exc!r})") from None
 
