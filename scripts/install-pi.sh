@@ -14,7 +14,8 @@
 #   4. the code: a copy of this checkout in /opt/chgk-console/src and a fresh venv in
 #      /opt/chgk-console/.venv with the package installed into it (never a copied venv: a
 #      venv's interpreter paths are absolute);
-#   5. /etc/chgk-console/console.toml from config/console.toml, if there is none yet;
+#   5. /etc/chgk-console/console.toml from config/console.toml, if there is none yet, and
+#      /etc/chgk-console/packs (the packs the host chooses on the tablet) with the example pack;
 #   6. the broker: config/mosquitto/chgk-console.conf and acl into /etc/mosquitto, the three
 #      accounts made once by scripts/mosquitto-passwords.sh (the console's login written into
 #      the console's config, the host's and the displays' into /etc/chgk-console/accounts.toml,
@@ -86,6 +87,11 @@ say "the config in $etc"
 install -d -m 0750 -o root -g "$user" "$etc"
 if [ ! -e "$etc/console.toml" ]; then
   install -m 0640 -o root -g "$user" "$src/config/console.toml" "$etc/console.toml"
+fi
+# The packs the host chooses on the tablet (game.pack_dir): the example one to begin with.
+if [ ! -e "$etc/packs" ]; then
+  install -d -m 0755 -o root -g "$user" "$etc/packs"
+  install -m 0644 "$src/examples/packs/club-evening.toml" "$etc/packs/club-evening.toml"
 fi
 
 say "the broker"

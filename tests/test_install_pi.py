@@ -127,6 +127,7 @@ def test_install_script_in_a_clean_debian_12(debian: Path) -> None:
     assert 'username = "console"' in config and 'mqtt_username = "display"' in config
     assert oct((etc / "console.toml").stat().st_mode & 0o777) == "0o640"
     assert oct((etc / "accounts.toml").stat().st_mode & 0o777) == "0o600"
+    assert (etc / "packs" / "club-evening.toml").is_file()  # the tablet's list is not empty
     for path in ("etc/mosquitto/conf.d/chgk-console.conf", "etc/mosquitto/chgk-console.acl",
                  "etc/mosquitto/chgk-console.passwd", "etc/udev/rules.d/60-chgk-console.rules",
                  "etc/systemd/system/multi-user.target.wants/chgk-console.service"):
