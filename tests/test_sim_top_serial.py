@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from console.engine.spin.detector import AngleSample, SpinDetector
 from console.wire import events_json
 from drivers.mcu_serial import AngleReading, McuLink, PadEdge
 from drivers.sim_mcu import SimulatedMcu
-from drivers.sim_top import LiveTopFeed, SimTop
+from drivers.sim_top import LiveTopFeed, SimTop, SpinTruth
 from tests.conftest import until
 
 MS = 1_000_000
@@ -128,8 +129,15 @@ async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> 
         assert len(stamps) / span_ms == pytest.approx(1.0, rel=0.2)
 
 
-async def test_spin_detected_live_through_the_serial_link(sim: SimulatedMcu) -> None:
-    """A short real-time spin: started, then stopped within 300 ms of the true stop."""
+# A hole this long in the simulated sensor's readings is the simulation's own thread held up
+# by a loaded machine (a real MCU samples on its timer whatever the host does): a top turning
+# four times a second, unread for over 125 ms, cannot be followed by anyone.
+SENSOR_HOLE_NS = 100 * MS
+
+
+async def spin_once(sim: SimulatedMcu) -> tuple[list[dict[str, object]], SpinTruth, list[int]]:
+    """One real-time spin through the link: the detector's events, the truth, and when the
+    simulated sensor took each reading up to the true stop."""
     top = SimTop(seed=22, rate_hz=1000.0)
     events: list[dict[str, object]] = []
     detector = SpinDetector()
@@ -142,8 +150,20 @@ async def test_spin_detected_live_through_the_serial_link(sim: SimulatedMcu) -> 
 
     async with linked(sim, Recorder(), on_angle):
         truth = top.spin(time.monotonic_ns() + 100 * MS, omega0_dps=1440.0, duration_s=1.2)
-        with LiveTopFeed(top, sim):
+        with LiveTopFeed(top, sim) as feed:
             await until(lambda: any(e["type"] == "spin_stopped" for e in events), within=5.0)
+    return events, truth, [read_ns for read_ns, _, _ in feed.sent if read_ns <= truth.stopped_ns]
+
+
+async def test_spin_detected_live_through_the_serial_link(sim: SimulatedMcu) -> None:
+    """A short real-time spin: started, then stopped within 300 ms of the true stop. A spin
+    whose simulated sensor itself fell silent (see SENSOR_HOLE_NS) is spun again."""
+    for _attempt in range(3):
+        events, truth, read = await spin_once(sim)
+        if max(b - a for a, b in itertools.pairwise(read)) <= SENSOR_HOLE_NS:
+            break
+    else:
+        pytest.fail("the simulated sensor fell silent for over 100 ms in three spins running")
     kinds = [e["type"] for e in events if e["type"] != "spin_angle"]
     assert kinds == ["spin_started", "spin_stopped"]
     stopped = next(e for e in events if e["type"] == "spin_stopped")
