@@ -177,7 +177,7 @@ def timer_seconds(page: Page) -> float:
     """The seconds the page's countdown shows, once it shows a number: the clock's box and its
     label are drawn a frame before the count on a loaded machine."""
     page.wait_for_function("/^\\d/.test(document.getElementById('timer').textContent)", timeout=10_000)
-    return float(page.locator("#timer").inner_text())
+    return float(page.locator("#timer").inner_text().split()[0])  # "12.3", or "12.3 · пауза" held
 
 
 def enabled_actions(page: Page) -> set[str]:

@@ -8,6 +8,7 @@ one broker and one browser for the module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,3 +125,28 @@ def test_a_withdrawn_round_asks_first_and_a_refusal_says_why(table: Table) -> No
         "«Время!» сейчас нельзя (между раундами: волчок). Причина: раунд не идёт "
         "(сначала выбирают сектор)",
         timeout=WAIT_MS)
+
+
+def test_the_count_held_and_resumed_from_the_tablet(table: Table) -> None:
+    """Issue 19: «a timer pause and resume (a dispute, a dropped sheet), journaled». The host's
+    screen and the hall's table stand still at what was left while the count is held, and
+    count down again from there after «Продолжить отсчёт»."""
+    host, board = table.host, table.board
+    pick(host, 2)
+    expect(board.locator("path.sector.current")).to_have_attribute("data-sector", "2", timeout=WAIT_MS)
+    click(host, "start_timer")
+    expect(board.locator("#timer")).to_have_text(re.compile(r"^\d+$"), timeout=WAIT_MS)
+    click(host, "pause")
+    expect(board.locator("#call")).to_have_text("Пауза", timeout=WAIT_MS)
+    expect(host.locator("#timer")).to_contain_text("пауза", timeout=WAIT_MS)
+    held_host, held_board = timer_seconds(host), board.locator("#timer").inner_text()
+    host.wait_for_timeout(1500)  # held: neither page counts
+    assert timer_seconds(host) == held_host and board.locator("#timer").inner_text() == held_board
+    assert host.locator('#actions button[data-action="pause"]').is_disabled()
+    click(host, "resume")
+    expect(board.locator("#call")).to_have_text("", timeout=WAIT_MS)
+    host.wait_for_timeout(1200)
+    assert timer_seconds(host) < held_host  # counting down again, from what was left
+    assert int(board.locator("#timer").inner_text()) <= int(held_board)
+    click(host, "answer_correct")
+    expect(host.locator("#clock")).to_be_hidden(timeout=WAIT_MS)

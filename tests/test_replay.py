@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import subprocess
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from console.engine.model import Host, HostAction, Press, Watermark
+from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
 from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.tools.replay import replay_file, replay_lines
@@ -109,24 +108,28 @@ def test_the_journal_replays_to_the_same_decisions() -> None:
         "sources": {"mcu": {"kind": "simulated_mcu", "max_delay_ms": 2}},
     }, "test")
     journal = io.StringIO()
-    console = Console(config, journal=journal)
+    now = [1_000_000 * NS_PER_MS]  # the console's clock, stepped by hand (no sleeping)
+    console = Console(config, journal=journal, clock=lambda: now[0])
     live: list[dict[str, Any]] = []
     console.wire_watchers.append(live.append)
 
-    async def play() -> None:
-        clock = console.clock
-        console.host(HostAction.NEXT)
-        await asyncio.sleep(0.01)
-        now = clock()
-        # A tie inside one MCU scan, then the 3-s clock (0.1 s here) runs out.
-        console.feed([Press("mcu", "mcu:1", now), Press("mcu", "mcu:2", now), Watermark("mcu", now)])
-        console.host(HostAction.NAME)
-        await asyncio.sleep(0.2)
-        console.feed([Host(HostAction.RESET, clock())])
-        console.host(HostAction.READING_FINISHED)
-        await asyncio.sleep(0.3)  # nobody signals: the window closes on the console's timer
+    def wait(ms: float) -> None:
+        """`ms` pass: what falls due meanwhile fires at its time, as the console's timer fires it."""
+        end = now[0] + round(ms * NS_PER_MS)
+        while (due := console.referee.next_deadline()) is not None and due <= end:
+            now[0] = max(now[0], due)
+            console.fire_due(now[0])
+        now[0] = end
 
-    asyncio.run(play())
+    console.host(HostAction.NEXT)
+    wait(10)
+    # A tie inside one MCU scan, then the 3-s clock (0.1 s here) runs out.
+    console.feed([Press("mcu", "mcu:1", now[0]), Press("mcu", "mcu:2", now[0]), Watermark("mcu", now[0])])
+    console.host(HostAction.NAME)
+    wait(200)
+    console.feed([Host(HostAction.RESET, now[0])])
+    console.host(HostAction.READING_FINISHED)
+    wait(300)  # nobody signals: the window closes on the console's timer
     status, replayed, err = replay(journal.getvalue())
     assert status == 0, err
 

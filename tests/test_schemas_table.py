@@ -174,6 +174,8 @@ def example_blitz() -> str:
         host(2000, "extra_time"),  # refused: the team is not behind
         host(3000, "start_timer"),
         host(5000, "pick_sector", sector=7),  # refused: a round is in play
+        host(8000, "pause"),  # a dispute: the count holds with 15 s left
+        host(11_000, "resume"),  # and goes on: it ends 3 s later
         host(15_000, "answer_correct"),
         host(17_000, "start_timer"),  # the warning at 10 s, the time up at 20 s
         host(40_000, "answer_correct"),

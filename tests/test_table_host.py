@@ -57,7 +57,7 @@ def candidates(table: Table, now: int) -> Iterator[tuple[str, Command]]:
         yield "pick_sector", SectorPicked(s, now, PickSource.HOST)
     plain = (A.NEW_GAME, A.DRAW_LOTOTRON, A.START_TIMER, A.EARLY_ANSWER, A.PLAYER_LEAVES, A.ANSWER_CORRECT,
              A.ANSWER_WRONG, A.FORTOCHKA, A.EXTRA_TIME, A.CLUB_HELP, A.USE_SAVED_MINUTE, A.HINT_FROM_HALL,
-             A.DECISIVE_ROUND, A.CANCEL_ROUND)
+             A.DECISIVE_ROUND, A.CANCEL_ROUND, A.PAUSE, A.RESUME)
     for action in plain:
         yield action.value, ChgkHost(action, now)
     for a in sectors:
@@ -172,7 +172,7 @@ def test_the_walks_reach_the_rarer_actions() -> None:
     some step of the walks (so the exactness check above covered them taken as well as refused)."""
     seen = {name for rules_name in RULE_SETS for _, listed, _ in walked(rules_name) for name in listed}
     assert {"extra_time", "club_help", "move_question", "refill", "fortochka", "draw_lototron",
-            "player_leaves", "early_answer", "hint_from_hall", "use_saved_minute"} <= seen
+            "player_leaves", "early_answer", "hint_from_hall", "use_saved_minute", "pause", "resume"} <= seen
 
 
 def test_host_actions_order_and_names_are_the_commands_of_the_host_screen() -> None:

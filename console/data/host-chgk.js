@@ -6,6 +6,8 @@ const TABLE = [
   { action: "pick_sector", label: "Выбрать сектор", fields: [{ name: "sector", label: "Сектор", type: "sector" }] },
   { action: "draw_lototron", label: "Лототрон" },
   { action: "start_timer", label: "Время!", look: "good" },
+  { action: "pause", label: "Пауза" },
+  { action: "resume", label: "Продолжить отсчёт", look: "good" },
   { action: "early_answer", label: "Досрочный ответ" },
   { action: "answer_correct", label: "Верно", look: "good" },
   { action: "answer_wrong", label: "Неверно", look: "danger" },

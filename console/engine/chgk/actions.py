@@ -51,6 +51,23 @@ def check_start_timer(game: Ledger) -> RoundInPlay:
     return r
 
 
+def check_pause(game: Ledger) -> RoundInPlay:
+    """The count is held while it runs (a dispute, a dropped envelope), once until resumed."""
+    r = game.require_round()
+    if game.phase is not Phase.DISCUSSION or r.count is None:
+        raise NotAllowed("паузу берут, пока идёт отсчёт")
+    if r.count.paused_at is not None:
+        raise NotAllowed("отсчёт уже на паузе")
+    return r
+
+
+def check_resume(game: Ledger) -> RoundInPlay:
+    r = game.require_round()
+    if game.phase is not Phase.DISCUSSION or r.count is None or r.count.paused_at is None:
+        raise NotAllowed("отсчёт не на паузе")
+    return r
+
+
 def check_early_answer(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is not Phase.ASKED:
@@ -150,6 +167,8 @@ def host_actions(game: Ledger, box: Sequence[str]) -> list[str]:
         a.DECISIVE_ROUND: lambda: endgame.check_decisive(game),
         a.CANCEL_ROUND: lambda: game.require_round(),
         a.CORRECT_ROUND: lambda: corrections.check(game, None, "?"),
+        a.PAUSE: lambda: check_pause(game),
+        a.RESUME: lambda: check_resume(game),
     }
     allowed: list[str] = []
     for action, check in checks.items():

@@ -292,6 +292,34 @@ class TimerExtended(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TimerPaused(Event):
+    """The host held the count at `paused_at_ns` (a dispute, a dropped envelope): `remaining_ms`
+    of it are kept; neither the warning nor «Время!» comes while it is held."""
+
+    TYPE: ClassVar[str] = "timer_paused"
+
+    round: int
+    part: int
+    paused_at_ns: int
+    remaining_ms: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimerResumed(Event):
+    """The held count goes on from `resumed_at_ns` with what it had left: it now ends at
+    `deadline_ns` (`paused_ms` later than before), its warning at `warning_ns`."""
+
+    TYPE: ClassVar[str] = "timer_resumed"
+
+    round: int
+    part: int
+    resumed_at_ns: int
+    paused_ms: float
+    deadline_ns: int
+    warning_ns: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EarlyAnswerDeclared(Event):
     TYPE: ClassVar[str] = "early_answer"
 
@@ -482,7 +510,8 @@ class GameRecord(Event):
 TABLE_EVENTS: tuple[type[Event], ...] = (
     TableGameStarted, FortochkaPlaced, FortochkaMoved, LototronDrawn, SectorChosen, QuestionNeeded,
     QuestionDrawn, QuestionSource, FortochkaPlayed, TimerStarted, TimerWarning, TimeUp, TimerExtended,
-    EarlyAnswerDeclared, PlayerLeft, AnswerJudged, MinuteSaved, NextPart, HelpUsed, QuestionMoved,
+    TimerPaused, TimerResumed, EarlyAnswerDeclared, PlayerLeft, AnswerJudged, MinuteSaved, NextPart,
+    HelpUsed, QuestionMoved,
     HintFromHall, HallAnswerRecorded, SectorRefilled, DecisiveRoundTaken, RoundCancelled, RoundEnded,
     RoundCorrected, TableGameOver, GameRecord,
 )

@@ -74,7 +74,7 @@ class Ledger:
     # ------------------------------------------------------------------ the count
 
     def start_count(self, r: RoundInPlay, at: int, length: int, now: int, out: list[Output]) -> None:
-        r.count = Count(started_at=at, deadline=at + length, warn_at=None)
+        r.count = Count(started_at=at, deadline=at + length, warn_at=None, fired_at=at)
         r.count.arm_warning(self.rules.warning_before_ns, at)
         self.phase = Phase.DISCUSSION
         out.append(TimerStarted(t_ns=now, round=r.number, part=r.part, parts=r.parts, started_at_ns=at,

@@ -54,6 +54,8 @@ from console.engine.chgk.events import (
     TableCommandRefused,
     TableGameOver,
     TableGameStarted,
+    TimerPaused,
+    TimerResumed,
     TimerWarning,
     TimeUp,
 )
@@ -142,6 +144,8 @@ class ChgkReferee:
         if self._game.phase is not Phase.DISCUSSION or r is None or r.count is None:
             return None
         c = r.count
+        if c.paused_at is not None:  # held by the host: nothing is due until it resumes
+            return None
         return c.deadline if c.warn_at is None else min(c.warn_at, c.deadline)
 
     def snapshot(self, now: int) -> dict[str, Json]:
@@ -270,6 +274,8 @@ class ChgkReferee:
             a.DECISIVE_ROUND: self._host_decisive,
             a.CANCEL_ROUND: self._host_cancel,
             a.CORRECT_ROUND: self._host_correct_round,
+            a.PAUSE: self._host_pause,
+            a.RESUME: self._host_resume,
         }[cmd.action]
         handler(cmd, now, out)
 
@@ -303,6 +309,27 @@ class ChgkReferee:
         length = r.part_ns(self.rules) + r.extra_ns
         r.extra_ns = 0
         game.start_count(r, cmd.at, length, now, out)
+
+    def _host_pause(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+        r = actions.check_pause(self._game)
+        c = r.count
+        assert c is not None
+        c.paused_at = min(max(cmd.at, c.fired_at), c.deadline)  # what the hall has heard stands
+        out.append(TimerPaused(t_ns=now, round=r.number, part=r.part, paused_at_ns=c.paused_at,
+                               remaining_ms=(c.deadline - c.paused_at) / 1e6))
+
+    def _host_resume(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
+        r = actions.check_resume(self._game)
+        c = r.count
+        assert c is not None and c.paused_at is not None
+        resumed_at = max(cmd.at, c.paused_at)
+        held = resumed_at - c.paused_at
+        c.deadline += held
+        c.held_ns += held
+        c.warn_at = None if c.warn_at is None else c.warn_at + held
+        c.paused_at = None
+        out.append(TimerResumed(t_ns=now, round=r.number, part=r.part, resumed_at_ns=resumed_at,
+                                paused_ms=held / 1e6, deadline_ns=c.deadline, warning_ns=c.warn_at))
 
     def _host_early_answer(self, cmd: ChgkHost, now: int, out: list[Output]) -> None:
         r = actions.check_early_answer(self._game)
@@ -443,9 +470,12 @@ class ChgkReferee:
         if game.phase is not Phase.DISCUSSION or r is None or r.count is None:
             return
         c = r.count
+        if c.paused_at is not None:  # held by the host
+            return
         seconds = c.seconds()
         if c.warn_at is not None and now >= c.warn_at:
             c.warn_at = None
+            c.fired_at = now
             if now < c.deadline:  # a warning already overtaken by the end is not worth a cue
                 out.append(TimerWarning(t_ns=now, round=r.number, part=r.part, deadline_ns=c.deadline,
                                         seconds=seconds, remaining_s=(c.deadline - now) / NS_PER_S))

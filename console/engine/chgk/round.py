@@ -41,11 +41,16 @@ class NotAllowed(Exception):
 
 @dataclass
 class Count:
-    """The discussion count: when it started, when it ends, when the «10 секунд» warning is due."""
+    """The discussion count: when it started, when it ends, when the «10 секунд» warning is due;
+    held by the host since `paused_at` (None: it runs); `fired_at`: when the hall last heard
+    it (its start or its warning), which a pause keyed before cannot hold it from."""
 
     started_at: int
     deadline: int
     warn_at: int | None
+    paused_at: int | None = None
+    fired_at: int = 0
+    held_ns: int = 0  # how long the host has held it in all (its length does not count them)
 
     def arm_warning(self, warning_before_ns: int, after: int) -> None:
         """The «10 секунд» warning, unless the count is too short to have one."""
@@ -53,7 +58,7 @@ class Count:
         self.warn_at = warn if warning_before_ns > 0 and warn > after else None
 
     def seconds(self) -> float:
-        return (self.deadline - self.started_at) / NS_PER_S
+        return (self.deadline - self.started_at - self.held_ns) / NS_PER_S
 
 
 @dataclass
@@ -119,6 +124,7 @@ class RoundInPlay:
         c = self.count
         if c is None:
             return None
+        left_from = now if c.paused_at is None else c.paused_at  # a held count stands still
         return {"kind": "discussion", "started_at_ns": c.started_at, "deadline_ns": c.deadline,
-                "seconds": c.seconds(), "remaining_ms": max(0, (c.deadline - now) // 1_000_000),
-                "warning_ns": c.warn_at}
+                "seconds": c.seconds(), "remaining_ms": max(0, (c.deadline - left_from) // 1_000_000),
+                "warning_ns": c.warn_at, "paused": c.paused_at is not None, "paused_at_ns": c.paused_at}

@@ -114,6 +114,8 @@ class ChgkAction(StrEnum):
     DECISIVE_ROUND = "decisive_round"  # the team takes the decisive round (003 6.4)
     CANCEL_ROUND = "cancel_round"  # withdraw the round in play: no score, the sector is unplayed again
     CORRECT_ROUND = "correct_round"  # the last round's point goes `to` the other side, for `reason`
+    PAUSE = "pause"  # hold the running count (a dispute, a dropped envelope): what is left is kept
+    RESUME = "resume"  # the held count goes on with what it had left
 
 
 @dataclass(frozen=True, slots=True)

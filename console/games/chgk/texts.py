@@ -47,6 +47,8 @@ from console.engine.chgk.events import (
     TableGameOver,
     TableGameStarted,
     TimerExtended,
+    TimerPaused,
+    TimerResumed,
     TimerStarted,
     TimerWarning,
     TimeUp,
@@ -280,6 +282,10 @@ def _referee_line(e: Event, opponent: str) -> str | None:
             return f"Осталось {seconds(round(remaining))} секунд!"
         case TimeUp():
             return "Время вышло — ответ!"
+        case TimerPaused(remaining_ms=remaining):
+            return f"Пауза: отсчёт остановлен, осталось {seconds(round(remaining / 1000))} с"
+        case TimerResumed(paused_ms=held):
+            return f"Отсчёт продолжен (пауза {seconds(round(held / 1000))} с)"
         case TimerExtended(seconds=length):
             return f"Обсуждение продлено: всего {seconds(length)} с"
         case EarlyAnswerDeclared(saves_minute=saves):
