@@ -2,7 +2,8 @@
 seats) or its ``teams`` («Брейн-ринг», the table).
 
 Contract: `people(state)` gives those entries (objects with a string ``id``), in the state's
-order, or [] for a state that has neither; `names(state)` maps each id to its ``name``. The
+order, or [] for a state that has neither; `names(state)` maps each id to its ``name``, and
+`pads(state)` each button they name (``pad``) to its owner's id. The
 console's button check, the flat topics and the export read a state's people through these,
 whatever the game.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["names", "people"]
+__all__ = ["names", "pads", "people"]
 
 
 def people(state: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -24,3 +25,8 @@ def people(state: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def names(state: Mapping[str, Any]) -> dict[str, str]:
     return {p["id"]: p["name"] for p in people(state) if isinstance(p.get("name"), str)}
+
+
+def pads(state: Mapping[str, Any]) -> dict[str, str]:
+    """Each button a state's people name (their ``pad``) and whose it is; {} when they name none."""
+    return {p["pad"]: p["id"] for p in people(state) if isinstance(p.get("pad"), str)}

@@ -65,3 +65,25 @@ def test_the_check_is_refused_during_a_question_and_the_game_goes_on() -> None:
     assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p3"]
     c.on_command(json.dumps({"action": "end_check", "extra": 1}).encode())  # bad: refused
     assert any("unknown key" in str(e.get("message")) for e in events if e["type"] == "error")
+
+
+def test_a_player_added_on_the_tablet_is_checked_and_one_removed_is_not() -> None:
+    """The buttons checked are the fight's as the host left them (issue 19: players from the
+    tablet), not the config's: a button given to a new player is checked under their name, a
+    removed player's is not, and a button held down is said to be the new player's."""
+    c, clock, _journal, events = console()
+    c.on_command(b'{"action": "remove_player", "player": "p4"}')
+    c.on_command('{"action": "add_player", "name": "Дина"}'.encode())
+    press(c, clock, 3)  # the button p4 left: now Дина's
+    c.on_command(b'{"action": "check_buttons"}')
+    check = c.button_check
+    assert check is not None
+    owners = {b["pad"]: b["name"] for b in check.view()["buttons"] if isinstance(b, dict)}
+    assert owners == {"sim:0": "Анна", "sim:1": "Борис", "sim:2": "Вера", "sim:3": "Дина"}
+    c.on_command(b'{"action": "end_check"}')
+    assert c.held is not None
+    c.button_edge("sim", "sim:3", True, clock.now)
+    clock.now += 6_000 * MS
+    c.on_held_timer()
+    held = [e for e in events if e["type"] == "button_held"]
+    assert [(e["pad"], e["player"]) for e in held] == [("sim:3", "p5")]

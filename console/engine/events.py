@@ -46,6 +46,7 @@ class Event:
     RECORD: ClassVar[bool] = False  # a game's record
     STARTS_GAME: ClassVar[bool] = False  # a new game begins (its record is a new one)
     NOTICE: ClassVar[bool] = False  # the console's own notice to the host («Внимание»)
+    CHANGES_PADS: ClassVar[bool] = False  # whose button a pad is changed (players from the tablet)
 
     t_ns: int
 

@@ -39,6 +39,10 @@ class HeldButtons:
         self._players = dict(players)  # pad name -> player id
         self._down: dict[str, _Down] = {}  # pad name -> since when it is down
 
+    def set_players(self, players: Mapping[str, str]) -> None:
+        """Whose each pad is now (the players changed on the tablet): later notices name them."""
+        self._players = dict(players)
+
     def down(self, source: str, pad: str, at_ns: int) -> None:
         """`pad` went down at `at_ns` (a press edge); a pad already down keeps its first time."""
         if pad not in self._down:

@@ -75,7 +75,7 @@ from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRES
 from console.shell.resumption import Resumption
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
-from console.state_people import names
+from console.state_people import names, pads
 from drivers.link_state import LinkState
 
 log = logging.getLogger("chgk.console")
@@ -177,8 +177,7 @@ class Console:
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
         hold_s = config.console.held_button_s
-        self.held = (HeldButtons(round(hold_s * 1e9), self.game.pads(config))
-                     if hold_s > 0 else None)
+        self.held = HeldButtons(round(hold_s * 1e9), self._pads_now()) if hold_s > 0 else None
         self._held_timer: asyncio.TimerHandle | None = None
         self._held_due: int | None = None
         # A journal of another config offered to the host (console/shell/resume_offer.py), and
@@ -386,7 +385,12 @@ class Console:
     def _button_owners(self) -> dict[str, str]:
         """Each button of the game (pad -> its owner's name, as the game's state names them)."""
         named = names(self.referee.snapshot(self.clock()))
-        return {pad: named.get(owner, owner) for pad, owner in self.game.pads(self.config).items()}
+        return {pad: named.get(owner, owner) for pad, owner in self._pads_now().items()}
+
+    def _pads_now(self) -> dict[str, str]:
+        """Each button of the game and whose it is: as the referee has them now (the host may
+        have added, removed or re-bound players on the tablet), else as configured."""
+        return pads(self.referee.snapshot(self.clock())) or self.game.pads(self.config)
 
     def _checked(self, inputs: Sequence[GameInput]) -> Sequence[GameInput]:
         """During «Проверка кнопок» the presses go to it (lit, on the status), not to the game."""
@@ -666,6 +670,8 @@ class Console:
 
     def _publish(self, event: Event) -> None:
         wire = self.publisher.publish(event)
+        if event.CHANGES_PADS and self.held is not None:
+            self.held.set_players(self._pads_now())
         if event.STARTS_GAME:  # a game's records are kept by game (console/shell/records.py)
             self.records.game_started()
         elif event.RECORD:

@@ -324,6 +324,7 @@ class PlayerAdded(Event):
     """A player joined the fight between questions, at 0, on button `pad` (004 App.3)."""
 
     TYPE: ClassVar[str] = "player_added"
+    CHANGES_PADS: ClassVar[bool] = True
 
     player: str
     name: str
@@ -336,6 +337,7 @@ class PlayerRemoved(Event):
     """A player left the fight between questions, with `score`; the others' scores stand."""
 
     TYPE: ClassVar[str] = "player_removed"
+    CHANGES_PADS: ClassVar[bool] = True
 
     player: str
     name: str
@@ -348,6 +350,7 @@ class PadBound(Event):
     """`player`'s button is now `pad` (it was `was`): the one pressed for it."""
 
     TYPE: ClassVar[str] = "pad_bound"
+    CHANGES_PADS: ClassVar[bool] = True
 
     player: str
     pad: str
