@@ -78,7 +78,9 @@ def test_a_player_added_on_the_tablet_is_checked_and_one_removed_is_not() -> Non
     c.on_command(b'{"action": "check_buttons"}')
     check = c.button_check
     assert check is not None
-    owners = {b["pad"]: b["name"] for b in check.view()["buttons"] if isinstance(b, dict)}
+    buttons = check.view()["buttons"]
+    assert isinstance(buttons, list)
+    owners = {b["pad"]: b["name"] for b in buttons if isinstance(b, dict)}
     assert owners == {"sim:0": "Анна", "sim:1": "Борис", "sim:2": "Вера", "sim:3": "Дина"}
     c.on_command(b'{"action": "end_check"}')
     assert c.held is not None
