@@ -8,7 +8,7 @@ import pytest
 from console.engine.model import Cue, HostAction, PlayCue
 from console.engine.quartet.fight import FightPhase
 from console.engine.quartet.rules import QuartetRules, QuartetTeam
-from console.engine.svoya.corrections import AdjustScore, Reverse
+from console.engine.svoya.corrections import AdjustScore, Reverse, Undo
 from console.engine.svoya.rules import HostCard, PackTheme
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
 
@@ -459,6 +459,44 @@ def test_a_score_adjusted_during_a_theme_counts_in_the_total() -> None:
     assert f.fight.tallies()["t3"].total == -20 and f.fight.tallies()["t3"].plus == 0
     f.theme_questions(())
     assert f.events("theme_ended")[-1]["scores"]["t3"] == -20
+
+
+def test_a_mistaken_wrong_is_undone_at_once_and_the_theme_record_follows() -> None:
+    """App.3 with 4.2: a «Неверно» keyed by mistake is taken back at once (issue 19: «undo of the
+    last judgement at once, mid-question too»): the team's −value goes, it answers again, and
+    the theme's record (its points and its questions taken, 3.10) has the new verdict only."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.read()
+    f.answer("t2", correct=False)
+    assert f.fight.tallies()["t2"].total == -10
+    f.deliver(Undo(reason="ошибся кнопкой", at=f.now))
+    undone = f.events("judgement_undone")[-1]
+    assert (undone["player"], undone["delta"]) == ("t2", 10)
+    assert f.fight.tallies()["t2"].total == 0
+    f.host(HostAction.NAME)
+    f.host(HostAction.CORRECT)
+    tally = f.fight.tallies()["t2"]
+    assert (tally.total, tally.plus, dict(tally.taken)) == (10, 10, {10: 1})  # the right one only
+    f.theme_questions(((),) * 4)
+    assert f.events("theme_ended")[-1]["scores"]["t2"] == 10
+
+
+def test_the_last_judgement_of_a_theme_is_not_undone_once_the_theme_is_over() -> None:
+    """The theme's last answer ended it and its record went into the totals: the correction is
+    then «Пересмотреть решение» or an appeal (4.1), not an undo."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.theme_questions((None, None, None, None, "t1"))
+    out = f.deliver(Undo(reason="ошибся кнопкой", at=f.now))
+    (refused,) = f.refusals(out)
+    assert refused.endswith("тема уже окончена: решение по её последнему вопросу меняют "
+                            "«Пересмотреть решение» или апелляцией (4.1)")
+    assert f.events("theme_ended")[-1]["scores"]["t1"] == 50
 
 
 PACK = tuple(PackTheme(name=f"Пакет {k}",

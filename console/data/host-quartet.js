@@ -27,7 +27,7 @@ const QUARTET = [
   { action: "assign", label: "Расставить игроков", fields: quartetAssignFields },
   { action: "start_theme", label: "Игроки за столом: начать тему", look: "good" },
   // The theme's questions, judged as in «Своя игра»; a correction names a team.
-  ...SVOYA.filter(a => !["new_game", "undo", "end_game", "skip_theme", "next_fight", "rename_player", "add_player",
+  ...SVOYA.filter(a => !["new_game", "end_game", "skip_theme", "next_fight", "rename_player", "add_player",
                  "remove_player", "bind_pad"].includes(a.action)).map(a => a.action !== "adjust_score" ? a
     : { ...a, fields: [{ name: "player", label: "Команда", type: "player" }, ...a.fields.slice(1)] }),
   { action: "penalty", label: "Наказание команде", look: "danger",

@@ -61,6 +61,7 @@ from console.engine.svoya.events import (
     AnswerJudged,
     GameOver,
     JudgementReversed,
+    JudgementUndone,
     QuestionStarted,
     ScoreAdjusted,
 )
@@ -219,7 +220,12 @@ class QuartetFight:
             # Presses between themes count for nothing (nobody sits at the table); a host key
             # is refused, saying so.
             for h in batch:
-                if isinstance(h, Host | AdjustScore | Reverse):
+                if isinstance(h, Undo):
+                    # The theme's last judgement ended it: its record and the totals went on.
+                    out.append(refusal(now, h.ACTION, "тема уже окончена: решение по её последнему "
+                                       "вопросу меняют «Пересмотреть решение» или апелляцией (4.1)",
+                                       self._phase.value))
+                elif isinstance(h, Host | AdjustScore | Reverse):
                     action = h.action.value if isinstance(h, Host) else h.ACTION.value
                     out.append(refusal(now, action, "тема сейчас не идёт "
                                        "(сначала «Игроки за столом: начать тему»)", self._phase.value))
@@ -244,6 +250,8 @@ class QuartetFight:
                     theme.answers.setdefault(o.player, []).append(answer)
                 case JudgementReversed() | ScoreAdjusted():
                     _correct(theme, o)
+                case JudgementUndone() if o.player in theme.seats:
+                    _undo(theme, o)
                 case GameOver():
                     over = True
                     continue  # the theme's end is ThemeEnded
@@ -709,6 +717,16 @@ def _correct(theme: ThemeRecord, event: JudgementReversed | ScoreAdjusted) -> No
     answers = [a for a in theme.answers.get(event.player, []) if a.question == event.number]
     if answers:
         answers[-1].delta += event.delta
+
+
+def _undo(theme: ThemeRecord, event: JudgementUndone) -> None:
+    """A judgement taken back at once (a mistaken key): the answer it recorded is gone from the
+    theme's record; the team answers again and the host's new verdict is recorded."""
+    answers = theme.answers.get(event.player, [])
+    for i in range(len(answers) - 1, -1, -1):
+        if answers[i].question == event.number:
+            del answers[i]
+            return
 
 
 def _action_of(command: Host | Undo) -> str:

@@ -107,7 +107,7 @@ def snapshot(view: FightView, now: int) -> dict[str, Json]:
     }
 
 
-NOT_THE_FIGHTS = frozenset({"end_game", "undo", "skip_theme", "next_fight", "choose_pack"})
+NOT_THE_FIGHTS = frozenset({"end_game", "skip_theme", "next_fight", "choose_pack"})
 
 
 def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
@@ -119,8 +119,8 @@ def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
         host = fight.referee.host_snapshot(now)
         listed = host.get("host_actions")
         referee_actions = list(listed) if isinstance(listed, list) else list[Json](SVOYA_ACTIONS)
-        # The theme's referee would take these, the fight does not: it ends by its rounds, and
-        # its theme records follow the judgements (an undo is not one of its corrections).
+        # The theme's referee would take these, the fight does not: it ends by its rounds and
+        # themes, and its packs come from its own config.
         referee_actions = [a for a in referee_actions if a not in NOT_THE_FIGHTS]
         view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
     if fight.appeal is not None:

@@ -30,7 +30,7 @@ from console.engine.quartet.rules import (
     RoundType,
     Stage,
 )
-from console.engine.svoya.corrections import AdjustScore, CorrectionAction, Reverse
+from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.quartet.config import QuartetSection
 from console.games.svoya.kind import input_line as svoya_line
@@ -41,7 +41,7 @@ from console.games.svoya.kind import parse_command as svoya_command
 ARGS = ("team", "players", "player", "themes", "name", "penalty", "gross", "question", "reason")
 # The «Своя игра» commands that judge a theme (the fight ends by its rounds, not `end_game`).
 SVOYA_ACTIONS = frozenset([*(a.value for a in HostAction if a is not HostAction.END_GAME),
-                           *(a.value for a in CorrectionAction)])
+                           *(a.value for a in CorrectionAction), UNDO])
 STEP_ARGS = (*ARGS, "delta")  # a host step: the fight's arguments, or a correction's
 
 
@@ -172,7 +172,7 @@ def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
 
 
 _ACTIONS = [*(a.value for a in HostAction if a is not HostAction.END_GAME),
-            *(a.value for a in CorrectionAction), *(a.value for a in QuartetAction)]
+            *(a.value for a in CorrectionAction), UNDO, *(a.value for a in QuartetAction)]
 
 GAME = GameKind(
     name="quartet",
@@ -194,7 +194,7 @@ GAME = GameKind(
         "quartet": {"teams": [{"id": f"t{i + 1}", "players": [f"Игрок {i + 1}.{j + 1}" for j in range(4)]}
                               for i in range(4)]},
     },
-    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, QuartetHost),
+    inputs=(Press, Watermark, Host, SourceLink, AdjustScore, Reverse, Undo, QuartetHost),
     board="quartet.html",
     # Each theme is judged by «Своя игра»: its module (actions, phases) comes first.
     host_pages=("host-svoya.js", "quartet-texts.js", "host-quartet.js"),
