@@ -3,7 +3,7 @@ seats) or its ``teams`` («Брейн-ринг», the table).
 
 Contract: `people(state)` gives those entries (objects with a string ``id``), in the state's
 order, or [] for a state that has neither; `names(state)` maps each id to its ``name``, and
-`pads(state)` each button they name (``pad``) to its owner's id. The
+`pads(state)` each button they name (``pad``, or a team's ``pads``) to its owner's id. The
 console's button check, the flat topics and the export read a state's people through these,
 whatever the game.
 """
@@ -28,5 +28,11 @@ def names(state: Mapping[str, Any]) -> dict[str, str]:
 
 
 def pads(state: Mapping[str, Any]) -> dict[str, str]:
-    """Each button a state's people name (their ``pad``) and whose it is; {} when they name none."""
-    return {p["pad"]: p["id"] for p in people(state) if isinstance(p.get("pad"), str)}
+    """Each button a state's people name (a player's ``pad``, a team's ``pads``) and whose it
+    is; {} when they name none."""
+    found: dict[str, str] = {}
+    for p in people(state):
+        own = [p["pad"]] if isinstance(p.get("pad"), str) else p.get("pads")
+        if isinstance(own, list):
+            found.update({pad: p["id"] for pad in own if isinstance(pad, str)})
+    return found

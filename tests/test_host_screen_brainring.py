@@ -51,7 +51,7 @@ def ring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ring]:
     folder = Path(tmp_path_factory.mktemp("brainring"))
     # A stable path across the unplug: a replugged pty may get another number (CI found one
     # taken by a test beside it, and the console never found its box again).
-    sim = SimulatedMcu(pads=4, link_path=str(folder / "box"))
+    sim = SimulatedMcu(pads=5, link_path=str(folder / "box"))  # button 4: no team's yet
     sim.start()
     try:
         with lockdown() as broker, chromium() as browser:
@@ -224,3 +224,31 @@ def test_a_mistaken_wrong_is_undone_from_the_tablet(ring: Ring) -> None:
     confirm(host)
     expect(host.locator(team(host, "t1"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
     assert "correct" in enabled_actions(host)
+
+
+def test_the_teams_renamed_and_given_a_button_from_the_tablet(ring: Ring) -> None:
+    """Issue 19: the teams from the tablet, between questions: a new name on both screens, and a
+    free button pressed for a team is its signal from then on."""
+    host, board = ring.host, ring.board
+    if "cancel" in enabled_actions(host):  # a question left in play by the test before
+        click(host, "cancel")
+        confirm(host)
+    click(host, "rename_team")
+    host.select_option("#field-team", "t1")
+    host.fill("#field-name", "Совы-2")
+    confirm(host)
+    for page in (host, board):
+        expect(page.locator(team(page, "t1"))).to_contain_text("Совы-2", timeout=WAIT_MS)
+    click(host, "bind_pad")
+    host.select_option("#field-team", "t2")
+    confirm(host)
+    expect(host.locator("#situation")).to_contain_text("она станет кнопкой «Ежи»", timeout=WAIT_MS)
+    press(ring, 4)
+    expect(host.locator("#situation")).not_to_contain_text("нажмите свободную кнопку", timeout=WAIT_MS)
+    click(host, "next")
+    click(host, "time")
+    expect(host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+    press(ring, 4)
+    for page in (host, board):
+        expect(page.locator(team(page, "t2"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
+    click(host, "correct")

@@ -26,6 +26,13 @@ const BRAINRING = [
   { action: "reverse", label: "Пересмотреть решение", look: "correction",
     confirm: "Обратить решение по только что сыгранному вопросу (верно ↔ неверно)?",
     fields: [{ name: "reason", label: "Причина", type: "text" }] },
+  // The teams, between questions (console/engine/brainring/teams.py).
+  { action: "rename_team", menu: true, label: "Переименовать команду", look: "correction",
+    fields: [{ name: "team", label: "Команда", type: "player" },
+             { name: "name", label: "Новое название", type: "text" }] },
+  { action: "bind_pad", menu: true, label: "Кнопка команде нажатием", look: "correction",
+    note: "После «Подтвердить» нажмите свободную кнопку — она станет кнопкой команды.",
+    fields: [{ name: "team", label: "Команда", type: "player" }] },
 ];
 const BRAINRING_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыла",
                            false_start: "фальстарт" };
@@ -44,6 +51,8 @@ function renderBrainring(s) {
     : winner ? `Бой ${s.fight} окончен · победа: ${winner.name}`
     : s.next ? `Бой ${s.fight} (${target}) · дальше вопрос ${s.next.number} за ${s.next.stake} ${brainringPoints(s.next.stake)}`
     : "Брейн-ринг";
+  // A button awaited for a team (bind_pad): the host presses it now.
+  if (s.awaiting_pad) $("situation").textContent += ` · нажмите свободную кнопку: она станет кнопкой «${s.awaiting_pad.name}»`;
   $("players-box").hidden = false;
   const standing = Object.fromEntries((s.standings || []).map(r => [r.team, r]));
   $("players").replaceChildren(...s.teams.map(t => {

@@ -57,6 +57,40 @@ class FightStarted(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TeamRenamed(Event):
+    """The host renamed `team` (it was `was`) between questions; its id, scores and standings
+    stay."""
+
+    TYPE: ClassVar[str] = "team_renamed"
+
+    team: str
+    name: str
+    was: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PadAwaited(Event):
+    """The next press of a button no team has becomes `team`'s (bind_pad)."""
+
+    TYPE: ClassVar[str] = "pad_awaited"
+
+    team: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PadBound(Event):
+    """Button `pad`, pressed for it, is now one of `team`'s (`pads`: all of them)."""
+
+    TYPE: ClassVar[str] = "pad_bound"
+    CHANGES_PADS: ClassVar[bool] = True
+
+    team: str
+    pad: str
+    pads: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class QuestionStarted(Event):
     """The host began the question at `started_at_ns`: a press from now until «Время!» is a
     false start (windflower 2.4)."""

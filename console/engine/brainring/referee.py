@@ -34,8 +34,10 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 from console.engine.arbiter import Arbiter
+from console.engine.brainring import teams
 from console.engine.brainring.events import (
     AnswerJudged,
     CountPaused,
@@ -48,6 +50,8 @@ from console.engine.brainring.events import (
     FightStarted,
     JudgementReversed,
     JudgementUndone,
+    PadAwaited,
+    PadBound,
     PressIgnored,
     PressReason,
     PressRecord,
@@ -56,11 +60,20 @@ from console.engine.brainring.events import (
     QuestionStarted,
     ScoreAdjusted,
     SignalAccepted,
+    TeamRenamed,
     TimeUp,
     event_view,
 )
 from console.engine.brainring.question import Phase, Question
-from console.engine.brainring.rules import BrainringAction, BrainringHost, BrainringRules, Rebound, SendOut
+from console.engine.brainring.rules import (
+    BrainringAction,
+    BrainringHost,
+    BrainringRules,
+    Rebound,
+    SendOut,
+    Team,
+)
+from console.engine.brainring.teams import TeamAction, TeamChange
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import (
     NS_PER_S,
@@ -79,7 +92,7 @@ from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Revers
 
 __all__ = ["BrainringInput", "BrainringReferee", "Phase"]
 
-BrainringInput = Press | Watermark | SourceLink | BrainringHost | AdjustScore | Reverse | Undo
+BrainringInput = Press | Watermark | SourceLink | BrainringHost | AdjustScore | Reverse | Undo | TeamChange
 
 
 class BrainringReferee:
@@ -107,6 +120,7 @@ class BrainringReferee:
         # (`Undo`): until anything else happens (a press taking the turn, the count's end, an
         # action of the host).
         self._undo: dict[str, object] | None = None
+        self._awaiting: TeamChange | None = None  # a bind_pad waiting for a free button's press
 
     # ------------------------------------------------------------------ public API
 
@@ -133,6 +147,8 @@ class BrainringReferee:
                 self._arbiter.note(inp.source, inp.up_to, inp.lost_from)
             elif isinstance(inp, SourceLink):
                 self._on_link(inp)
+            elif isinstance(inp, TeamChange):
+                self._on_team(inp, now, out)
             else:
                 self._on_host(inp, now, out)
                 self._settle(now, out)
@@ -181,7 +197,7 @@ class BrainringReferee:
             "questions": self.rules.questions,
             "played": self._played,
             "teams": [
-                {"id": t.id, "name": t.name, "score": self._scores[t.id],
+                {"id": t.id, "name": t.name, "pads": list[Json](t.pads), "score": self._scores[t.id],
                  "status": q.status_of(t) if in_play and q is not None else "idle",
                  "sent_out": [pad for pad in t.pads if pad in self._sent_out]}
                 for t in self.rules.teams
@@ -215,6 +231,8 @@ class BrainringReferee:
             "host_actions": list(self.host_actions(now)),
             "host_question": None,
             "presses": q.presses(dict(self.rules.pads)) if in_play and q is not None else [],
+            "awaiting_pad": None if self._awaiting is None else {
+                "team": self._awaiting.team, "name": self._team_name(self._awaiting.team)},
         }
 
     def host_actions(self, now: int) -> tuple[str, ...]:
@@ -224,12 +242,52 @@ class BrainringReferee:
             corrections.append(Undo.ACTION)
         if self._reverse_refusal() is None:
             corrections.append(Reverse.ACTION.value)
-        return (*plain, *corrections)
+        changes = [a.value for a in TeamAction] if self._between_questions() else []
+        return (*plain, *corrections, *changes)
+
+    # ------------------------------------------------------------------ the teams (teams.py)
+
+    def _between_questions(self) -> bool:
+        return self._phase in (Phase.IDLE, Phase.FIGHT_OVER)
+
+    def _team_name(self, team: str) -> str:
+        return next(t.name for t in self.rules.teams if t.id == team)
+
+    def _on_team(self, change: TeamChange, now: int, out: list[Output]) -> None:
+        problem = ("идёт вопрос (команды меняют между вопросами)" if not self._between_questions()
+                   else teams.refusal(change, self.rules))
+        if problem is not None:
+            out.append(refusal(now, change.action.value, problem, self._phase.value))
+            return
+        self._undo = None  # the judgement before is not the last thing done any more
+        if change.action is TeamAction.BIND:
+            self._awaiting = change
+            out.append(PadAwaited(t_ns=now, team=change.team, name=self._team_name(change.team)))
+            return
+        was = self._team_name(change.team)
+        self._set_teams(teams.renamed(self.rules.teams, change.team, change.name))
+        out.append(TeamRenamed(t_ns=now, team=change.team, name=self._team_name(change.team), was=was))
+
+    def _bind_pressed(self, press: Press, now: int, out: list[Output]) -> None:
+        """A free button pressed while one is awaited: it is the awaited team's."""
+        change, self._awaiting = self._awaiting, None
+        assert change is not None
+        self._set_teams(teams.with_pad(self.rules.teams, change.team, press.pad))
+        team = self.rules.pads[press.pad]
+        out.append(PadBound(t_ns=now, team=team.id, pad=press.pad, pads=team.pads))
+
+    def _set_teams(self, changed: tuple[Team, ...]) -> None:
+        self.rules = replace(self.rules, teams=changed)
+        self._order = {pad: i for i, pad in enumerate(self.rules.pads)}
 
     # ------------------------------------------------------------------ presses
 
     def _on_press(self, press: Press, now: int, out: list[Output]) -> None:
         team = self.rules.pads.get(press.pad)
+        if (team is None and self._awaiting is not None and self._between_questions()
+                and self._arbiter.knows(press.source) and press.pad.startswith(f"{press.source}:")):
+            self._bind_pressed(press, now, out)
+            return
         if not self._arbiter.knows(press.source) or team is None:
             message = f"нажата кнопка «{press.pad}», за которой не закреплена команда"
             out.append(CommandRefused(t_ns=now, message=message,
@@ -461,6 +519,7 @@ class BrainringReferee:
         q = self._q
         match action:
             case BrainringAction.NEXT:
+                self._awaiting = None  # a button not pressed for a team by now is not awaited
                 self._q = Question(number=self._played + 1, stake=self.rules.stake(self._unanswered),
                                    extra=self._extra, started_at=at, unanswered_before=self._unanswered)
                 self._phase = Phase.READING

@@ -25,16 +25,20 @@ from console.engine.brainring.rules import (
     SendOut,
     Team,
 )
+from console.engine.brainring.teams import TEAM_ARGS, TeamAction, TeamChange
 from console.engine.model import NS_PER_MS, NS_PER_S, Press, SourceLink, Watermark
 from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.games.brainring.config import BrainringSection
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
-from console.games.svoya.kind import STEP_ARGS, source_timings
+from console.games.svoya.kind import STEP_ARGS as SVOYA_STEP_ARGS
 from console.games.svoya.kind import input_line as svoya_line
 from console.games.svoya.kind import parse_command as svoya_command
+from console.games.svoya.kind import source_timings
 
 ACTIONS = tuple(a.value for a in BrainringAction)
 CORRECTIONS = (*(a.value for a in CorrectionAction), UNDO)
+TEAM_CHANGES = tuple(a.value for a in TeamAction)
+STEP_ARGS = (*SVOYA_STEP_ARGS, "team")  # a correction's arguments, or a team change's
 
 
 def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
@@ -88,11 +92,21 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     action = str(command.get("action"))
     if action in CORRECTIONS:
         return svoya_command(command, at)
+    if action in TEAM_CHANGES:
+        change = TeamAction(action)
+        only_keys(command, ("action", *TEAM_ARGS[change]))
+        args: dict[str, str] = {}
+        for key in TEAM_ARGS[change]:
+            value = command.get(key)
+            if not isinstance(value, str):
+                raise ValueError(f"{action}: {key} must be a string, got {value!r}")
+            args[key] = value
+        return TeamChange(change, at, team=args["team"], name=args.get("name", ""))
     only_keys(command, ("action",))
     try:
         return BrainringHost(BrainringAction(action), at)
     except ValueError:
-        known = ", ".join((*ACTIONS, *CORRECTIONS))
+        known = ", ".join((*ACTIONS, *CORRECTIONS, *TEAM_CHANGES))
         raise ValueError(f"unknown action {action!r} (one of {known})") from None
 
 
@@ -102,7 +116,7 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
     if not isinstance(value, str):
         raise ValueError(f"{step} must be a string")
     args = {k: line[k] for k in STEP_ARGS if k in line}
-    if value not in CORRECTIONS:
+    if value not in CORRECTIONS and value not in TEAM_CHANGES:
         only_keys(args, ())
     return parse_command({"action": value, **args}, at)
 
@@ -110,6 +124,9 @@ def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
 def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     if isinstance(inp, BrainringHost):
         return {"host": inp.action.value}, inp.at
+    if isinstance(inp, TeamChange):
+        command = inp.command()
+        return {"host": command.pop("action"), **command}, inp.at
     return svoya_line(inp)
 
 
@@ -153,7 +170,9 @@ GAME = GameKind(
     parse_command=parse_command,
     command_help=(f'expected {{"action": one of {", ".join(ACTIONS)}}}, '
                   '{"action": "adjust_score", "player": TEAM, "delta": N, "reason": TEXT} or '
-                  '{"action": "reverse", "reason": TEXT}'),
+                  '{"action": "reverse", "reason": TEXT} or, between questions, '
+                  '{"action": "rename_team", "team": ID, "name": TEXT} or '
+                  '{"action": "bind_pad", "team": ID}'),
     steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
@@ -163,7 +182,7 @@ GAME = GameKind(
                                 {"id": "t2", "name": "Команда 2", "pads": ["mcu:2", "mcu:3"]}]},
         "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
     },
-    inputs=(Press, Watermark, SourceLink, BrainringHost, AdjustScore, Reverse, Undo),
+    inputs=(Press, Watermark, SourceLink, BrainringHost, AdjustScore, Reverse, Undo, TeamChange),
     board="brainring.html",
     host_pages=("host-brainring.js",),
     interrupted=interrupted,

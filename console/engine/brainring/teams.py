@@ -1,0 +1,66 @@
+"""The fight's teams changed from the host's tablet: renamed, or given a button by pressing it.
+
+Contract: `TeamChange` is a host input like `BrainringHost`, stamped `at`, with its arguments
+(`command()` is its host command's JSON and its scenario line, so the journal writes it whole
+and a replay takes it again). `refusal(change, rules)` says in Russian why it cannot be taken
+with these rules' teams, or None; `renamed(...)` and `with_pad(...)` give the teams after it.
+`bind_pad` waits for the next press of a button no team has, which the referee then gives the
+team (a team may have a button for each of its players: §5, one signal a team). Between
+questions only: a question's presses are judged against the buttons it began with. A team
+keeps its id, so the game's standings follow it under its new name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from console.engine.brainring.rules import BrainringRules, Team
+
+__all__ = ["MAX_NAME", "TEAM_ARGS", "TeamAction", "TeamChange", "refusal", "renamed", "with_pad"]
+
+MAX_NAME = 40  # a longer name does not fit a team's card on the board
+
+
+class TeamAction(StrEnum):
+    RENAME = "rename_team"  # team, name
+    BIND = "bind_pad"  # team: the next press of a free button becomes one of its buttons
+
+
+TEAM_ARGS = {TeamAction.RENAME: ("team", "name"), TeamAction.BIND: ("team",)}
+
+
+@dataclass(frozen=True, slots=True)
+class TeamChange:
+    action: TeamAction
+    at: int
+    team: str
+    name: str = ""
+
+    def command(self) -> dict[str, str | int]:
+        args = {"team": self.team, "name": self.name}
+        return {"action": self.action.value, **{k: args[k] for k in TEAM_ARGS[self.action]}}
+
+
+def refusal(change: TeamChange, rules: BrainringRules) -> str | None:
+    """Why `change` cannot be taken with these `rules`' teams, or None."""
+    ids = [t.id for t in rules.teams]
+    if change.team not in ids:
+        return f"нет команды «{change.team}» (команды: {', '.join(ids)})"
+    if change.action is TeamAction.RENAME:
+        name = change.name.strip()
+        if not name:
+            return "нужно название"
+        if len(name) > MAX_NAME:
+            return f"название длиннее {MAX_NAME} знаков"
+        if any(t.name == name and t.id != change.team for t in rules.teams):
+            return f"команда «{name}» уже есть"
+    return None
+
+
+def renamed(teams: tuple[Team, ...], team: str, name: str) -> tuple[Team, ...]:
+    return tuple(replace(t, name=name.strip()) if t.id == team else t for t in teams)
+
+
+def with_pad(teams: tuple[Team, ...], team: str, pad: str) -> tuple[Team, ...]:
+    return tuple(replace(t, pads=(*t.pads, pad)) if t.id == team else t for t in teams)

@@ -1,0 +1,68 @@
+"""«Брейн-ринг»: the teams from the host's tablet (issue 19: «players from the tablet: rename …,
+bind a pad by pressing it; journaled»), on a hand-stepped clock. A team renamed keeps its id,
+score and standings; a button pressed for a team is one of its buttons from then on, its press
+the team's signal (../shared/RULES.md §5: one signal a team); between questions only."""
+
+from __future__ import annotations
+
+from console.engine.brainring.teams import TeamAction, TeamChange
+from console.games.brainring.kind import GAME
+from tests.brainring_harness import MCU, MS, Ring, S, make_rules
+
+
+def change(ring: Ring, action: TeamAction, team: str, name: str = "") -> None:
+    ring.deliver(TeamChange(action, ring.now, team, name))
+
+
+def test_a_team_renamed_between_questions_keeps_its_score_and_standings() -> None:
+    ring = Ring()
+    ring.question_read()
+    ring.press("mcu:0")
+    ring.advance(20 * MS)
+    ring.host("correct")
+    change(ring, TeamAction.RENAME, "t1", "  Совы-2  ")
+    renamed = ring.last("team_renamed")
+    assert (renamed["team"], renamed["name"], renamed["was"]) == ("t1", "Совы-2", "Совы")
+    team = next(t for t in ring.state()["teams"] if t["id"] == "t1")
+    assert (team["name"], team["score"]) == ("Совы-2", 1)
+
+
+def test_teams_change_between_questions_only_and_names_must_do() -> None:
+    ring = Ring()
+    ring.question_read()
+    change(ring, TeamAction.RENAME, "t1", "Новые")
+    assert ring.last("error")["details"]["reason"] == "идёт вопрос (команды меняют между вопросами)"
+    assert "rename_team" not in ring.ref.host_actions(ring.now)
+    ring.host("cancel")
+    for team, name, why in (("t9", "Х", "нет команды «t9» (команды: t1, t2)"),
+                            ("t1", " ", "нужно название"), ("t1", "Ежи", "команда «Ежи» уже есть"),
+                            ("t1", "Я" * 41, "название длиннее 40 знаков")):
+        change(ring, TeamAction.RENAME, team, name)
+        assert ring.last("error")["details"]["reason"] == why
+    assert ring.events("team_renamed") == []
+
+
+def test_a_button_pressed_for_a_team_is_its_signal_from_then_on() -> None:
+    rules = make_rules(sources={"mcu": MCU})
+    ring = Ring(rules)
+    change(ring, TeamAction.BIND, "t2")
+    assert ring.last("pad_awaited")["team"] == "t2"
+    assert ring.ref.host_snapshot(ring.now)["awaiting_pad"] == {"team": "t2", "name": "Ежи"}
+    ring.press("mcu:0")  # a button Совы have: a press between questions, nothing bound
+    assert ring.events("pad_bound") == []
+    ring.press("mcu:5")  # a free button of the box
+    bound = ring.last("pad_bound")
+    assert (bound["team"], bound["pad"], bound["pads"]) == ("t2", "mcu:5", ["mcu:2", "mcu:3", "mcu:5"])
+    assert ring.ref.host_snapshot(ring.now)["awaiting_pad"] is None
+    ring.question_read()
+    ring.advance(2 * S)
+    ring.press("mcu:5")
+    ring.advance(20 * MS)
+    assert ring.state()["question"]["answering"] == "t2"  # the new button is Ежи's signal
+
+
+def test_the_changes_are_journaled_and_replayed() -> None:
+    for inp in (TeamChange(TeamAction.RENAME, 5 * S, "t1", "Совята"),
+                TeamChange(TeamAction.BIND, 6 * S, "t2")):
+        line, at = GAME.input_line(inp) or ({}, 0)
+        assert GAME.parse_step("host", line, at) == inp
