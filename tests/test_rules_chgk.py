@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from console.engine.action_titles import TITLES
 from console.engine.chgk.events import TimerWarning
 from console.engine.chgk.referee import ChgkReferee
 from console.engine.chgk.rules import (
@@ -44,7 +45,7 @@ def refused(t: Table, action: ChgkAction, **args: Any) -> dict[str, Any]:
     out = t.host(action, **args)
     errors = [e for e in events_json(out) if e["type"] == "error"]
     assert len(errors) == 1 and len(out) == 1, out
-    assert action.value in errors[0]["message"] and "сейчас нельзя" in errors[0]["message"]
+    assert f"«{TITLES[action.value]}» сейчас нельзя" in errors[0]["message"]
     assert t.snap() == before and t.ref.host_snapshot(t.now) == host_before
     return errors[0]
 
@@ -1053,7 +1054,7 @@ def test_003_5_3_sports_timer_refuses_a_second_start_and_can_be_cancelled() -> N
     c.host(SportsAction.START)
     before = c.timer.snapshot(c.now)
     c.host(SportsAction.START)
-    assert "«start» сейчас нельзя" in c.last("error")["message"]
+    assert "«Время!» сейчас нельзя" in c.last("error")["message"]
     assert c.timer.snapshot(c.now) == before
     c.advance(10 * S)
     c.host(SportsAction.CANCEL)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from console.engine.action_titles import TITLES
 from console.engine.model import Cue, Host, HostAction, LampMode, Output, Press, Watermark
 from console.engine.svoya.rules import AnswerClock, FalseStartPolicy, Player, TiePolicy
 from tests.engine_harness import GPIO, MCU, MS, PLAYERS, S, Table, make_rules
@@ -681,7 +682,7 @@ def test_host_actions_not_allowed_now_are_errors_and_change_nothing(action: Host
     before = t.ref.snapshot(t.now)
     t.host(action)
     error = t.last("error")
-    assert action.value in error["message"] and "сейчас нельзя" in error["message"]
+    assert f"«{TITLES[action.value]}» сейчас нельзя" in error["message"]
     assert t.ref.snapshot(t.now) == before
 
 

@@ -22,8 +22,11 @@ The engine never reads an event back: what it needs later it keeps in its own st
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
+
+from console.engine.action_titles import TITLES
 
 OMIT_IF_NONE = "omit_if_none"
 T = TypeVar("T")
@@ -61,13 +64,16 @@ class CommandRefused(Event):
     details: dict[str, str | int | None] = field(default_factory=dict)
 
 
-def refusal_message(action: str, reason: str) -> str:
+def refusal_message(action: str, reason: str, titles: Mapping[str, str] = TITLES) -> str:
     """The sentence a refused host action is shown with. The host reads it on the screen, so it
-    is Russian, like `reason` (the engine's own words on why: rules cite the seed's clause)."""
-    return f"«{action}» сейчас нельзя: {reason}"
+    is Russian, like `reason` (the engine's own words on why: rules cite the seed's clause),
+    and names the action as its button does (`titles`: console/engine/action_titles.py)."""
+    return f"«{titles.get(action, action)}» сейчас нельзя: {reason}"
 
 
-def refusal(now: int, action: str, reason: str, phase: str) -> CommandRefused:
-    """The host's `action` refused in `phase` for `reason`; `details` carry all three."""
-    return CommandRefused(t_ns=now, message=refusal_message(action, reason),
+def refusal(now: int, action: str, reason: str, phase: str,
+            titles: Mapping[str, str] = TITLES) -> CommandRefused:
+    """The host's `action` refused in `phase` for `reason`; `details` carry all three (the
+    action by its id, for a program)."""
+    return CommandRefused(t_ns=now, message=refusal_message(action, reason, titles),
                           details={"action": action, "phase": phase, "reason": reason})

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from console.engine.action_titles import TITLES as ACTION_TITLES
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue, ns_to_ms
 from console.engine.sports.events import (
@@ -261,5 +262,9 @@ class SportsTimer:
 _PHASE_RU = {SportsPhase.IDLE: "ждёт", SportsPhase.COUNTING: "отсчёт", SportsPhase.COLLECTING: "сбор ответов"}
 
 
+# Its own button calls a withdrawn count so (console/data/host-sports.js).
+TITLES = {**ACTION_TITLES, SportsAction.CANCEL.value: "Снять отсчёт"}
+
+
 def _error(now: int, action: str, why: str, phase: SportsPhase) -> CommandRefused:
-    return refusal(now, action, why, phase.value)
+    return refusal(now, action, why, phase.value, TITLES)

@@ -131,6 +131,8 @@ ACTIONS = {
     ChgkAction.DECISIVE_ROUND: "решающий раунд",
     ChgkAction.CANCEL_ROUND: "снять раунд",
     ChgkAction.CORRECT_ROUND: "исправить результат раунда",
+    ChgkAction.PAUSE: "пауза",
+    ChgkAction.RESUME: "продолжить отсчёт",
 }
 SOURCES = {"top": "волчок", "lototron": "лототрон", "host": "ведущий"}
 FAULTS = {
