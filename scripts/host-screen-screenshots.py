@@ -45,7 +45,7 @@ TV: ViewportSize = {"width": 1280, "height": 720}
 PACK = ROOT / "examples" / "packs" / "club-evening.toml"
 QUESTIONS = ROOT / "console" / "data" / "questions-demo.txt"
 SVOYA = ('[game]\nkind = "svoya"\nthemes = 0\n'
-         f'pack = "{PACK}"\n'
+         f'pack = "{PACK}"\npack_dir = "{PACK.parent}"\n'
          '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
          '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n'
          '[[players]]\nid = "p3"\nname = "Вера"\npad = "mcu:2"\n')
@@ -70,8 +70,8 @@ QUARTET = ('[game]\nkind = "quartet"\n'
 
 def shot(page: Page, name: str, at: str = "") -> None:
     """The page as a screen shows it: from its top, or scrolled to `at` (a selector)."""
-    if at:
-        page.locator(at).scroll_into_view_if_needed()
+    if at:  # to the top of the screen: the action bar is fixed at its foot
+        page.locator(at).evaluate("e => e.scrollIntoView({block: 'start'})")
     else:
         page.evaluate("window.scrollTo(0, 0)")  # a click scrolled it
     page.wait_for_timeout(300)  # the countdowns and the top settle on a frame
@@ -149,6 +149,8 @@ def svoya(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
         shot(host, "host-svoya-menu", at="#menu-box")
         click(host, "add_player")
         host.click("#dialog-cancel")
+        expect(host.locator("#packs-list button").first).to_be_enabled(timeout=10_000)
+        shot(host, "host-svoya-packs", at="#packs-box")
     return play
 
 
@@ -161,6 +163,11 @@ def table(host: Page, board: Page) -> None:
     host.wait_for_timeout(1500)
     shot(host, "host-table-sector12")
     shot(board, "board-table-discussion")
+    click(host, "pause")
+    expect(board.locator("#call")).to_have_text("Пауза", timeout=10_000)
+    shot(host, "host-table-paused")
+    shot(board, "board-table-paused")
+    click(host, "resume")
     click(host, "answer_correct")
     click(host, "correct_round")
     host.fill("#field-reason", "ответ засчитан ошибочно")
@@ -195,10 +202,16 @@ def brainring(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
         expect(board.locator("#count")).to_contain_text("пауза", timeout=10_000)
         shot(host, "host-brainring-paused")
         click(host, "resume")
+        expect(host.locator("#timer")).not_to_contain_text("пауза", timeout=10_000)  # a press now counts
         sim.press(2)
         sim.release(2)
         expect(host.locator('.player[data-player="t2"]')).to_contain_text("ОТВЕЧАЕТ", timeout=10_000)
         shot(host, "host-brainring-answering")
+        click(host, "correct")
+        click(host, "rename_team")
+        host.fill("#field-name", "Совы-2")
+        shot(host, "host-brainring-teams")
+        host.click("#dialog-cancel")
     return play
 
 

@@ -354,7 +354,8 @@ function renderPacks() {
   if (list.dataset.key !== key) {  // rebuilt only when the list changes: a finger on a button keeps it
     list.dataset.key = key;
     list.replaceChildren(...packShelf.packs.map(pack => {
-      const li = el("li", {}, pack.problem ? `${pack.file}: не играется — ${pack.problem}` : `${pack.name} (${pack.file})`);
+      const li = el("li", {});
+      li.append(el("div", {}, pack.problem ? `${pack.file}: не играется — ${pack.problem}` : `${pack.name} (${pack.file})`));
       li.dataset.file = pack.file;
       (pack.rounds || []).forEach((r, i) => {
         const label = `${r.name} · тем: ${r.themes}`;
