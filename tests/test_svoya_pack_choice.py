@@ -19,6 +19,7 @@ from console.games.svoya.packs import catalogue, choice, choice_from_line
 from console.packs import PackError
 from console.shell.pack_shelf import PackShelf
 from tests.engine_harness import MS, S, Table, make_rules
+from tests.test_svoya_pack_fights import play_one
 
 ROUNDS = """<?xml version="1.0" encoding="utf-8"?>
 <package name="Осенний вечер" version="4" id="e" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
@@ -56,16 +57,6 @@ def upcoming(t: Table) -> tuple[object, object]:
     nxt = t.ref.snapshot(t.now)["next"]
     assert isinstance(nxt, dict)
     return nxt["theme_name"], nxt["value"]
-
-
-def play_one(t: Table, player: str = "p1") -> None:
-    t.host(HostAction.NEXT)
-    t.advance(100 * MS)
-    t.press(player)
-    t.advance(100 * MS)
-    t.host(HostAction.NAME)
-    t.host(HostAction.CORRECT)
-    t.advance(1 * S)
 
 
 def choose(t: Table, path: Path, round_number: int) -> None:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from console.engine.brainring.rules import BrainringRules, Team
+from console.engine.names import name_refusal
 
-__all__ = ["MAX_NAME", "TEAM_ARGS", "TeamAction", "TeamChange", "refusal", "renamed", "with_pad"]
+__all__ = ["TEAM_ARGS", "TeamAction", "TeamChange", "refusal", "renamed", "with_pad"]
 
-MAX_NAME = 40  # a longer name does not fit a team's card on the board
 
 
 class TeamAction(StrEnum):
@@ -48,13 +48,8 @@ def refusal(change: TeamChange, rules: BrainringRules) -> str | None:
     if change.team not in ids:
         return f"нет команды «{change.team}» (команды: {', '.join(ids)})"
     if change.action is TeamAction.RENAME:
-        name = change.name.strip()
-        if not name:
-            return "нужно название"
-        if len(name) > MAX_NAME:
-            return f"название длиннее {MAX_NAME} знаков"
-        if any(t.name == name and t.id != change.team for t in rules.teams):
-            return f"команда «{name}» уже есть"
+        others = (t.name for t in rules.teams if t.id != change.team)
+        return name_refusal(change.name, others, word="название", who="команда")
     return None
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from console.engine.names import name_refusal
 from console.engine.svoya.rules import Player, SvoyaRules
 
-__all__ = ["MAX_NAME", "ROSTER_ARGS", "RosterAction", "RosterChange", "apply", "refusal"]
+__all__ = ["ROSTER_ARGS", "RosterAction", "RosterChange", "apply", "refusal"]
 
-MAX_NAME = 40  # a name longer than this does not fit a player's card on the board
 
 
 class RosterAction(StrEnum):
@@ -53,13 +53,10 @@ def refusal(change: RosterChange, rules: SvoyaRules) -> str | None:
     if named and change.player not in ids:
         return f"нет игрока «{change.player}» (игроки: {', '.join(sorted(ids))})"
     if change.action in (RosterAction.RENAME, RosterAction.ADD):
-        name = change.name.strip()
-        if not name:
-            return "нужно имя"
-        if len(name) > MAX_NAME:
-            return f"имя длиннее {MAX_NAME} знаков"
-        if any(p.name == name and p.id != change.player for p in rules.players):
-            return f"игрок «{name}» уже есть"
+        others = (p.name for p in rules.players if p.id != change.player)
+        problem = name_refusal(change.name, others, word="имя", who="игрок")
+        if problem is not None:
+            return problem
     if change.action is RosterAction.ADD:
         if len(rules.players) >= 4:
             return "в бою не больше 4 игроков (прил. 1)"
