@@ -66,3 +66,33 @@ def test_the_changes_are_journaled_and_replayed() -> None:
                 TeamChange(TeamAction.BIND, 6 * S, "t2")):
         line, at = GAME.input_line(inp) or ({}, 0)
         assert GAME.parse_step("host", line, at) == inp
+
+
+def test_a_team_joins_and_another_leaves_between_fights() -> None:
+    """The clubs' fights of 3 and more teams (RULES.md §5): a team added before a fight's first
+    question starts at 0 on the free button pressed for it, under an id no team had; one leaves
+    with 2 teams or more staying; the game's standings count the new team from its first fight."""
+    ring = Ring(make_rules(sources={"mcu": MCU}))
+    change(ring, TeamAction.ADD, "", "Лисы")
+    assert ring.last("pad_awaited")["team"] is None and ring.last("pad_awaited")["name"] == "Лисы"
+    ring.press("mcu:4")
+    added = ring.last("team_added")
+    assert (added["team"], added["name"], added["pad"], added["scores"]) == ("t3", "Лисы", "mcu:4",
+                                                                              {"t1": 0, "t2": 0, "t3": 0})
+    change(ring, TeamAction.REMOVE, "t1")
+    assert ring.last("team_removed")["scores"] == {"t2": 0, "t3": 0}
+    assert "remove_team" not in ring.ref.host_actions(ring.now)  # two left: a fight needs both
+    change(ring, TeamAction.REMOVE, "t2")
+    assert ring.last("error")["details"]["reason"] == "в бою не меньше 2 команд (§5)"
+    change(ring, TeamAction.ADD, "", "Совы")  # a name no team has now; a new id, not t1's again
+    ring.press("mcu:0")
+    assert ring.last("team_added")["team"] == "t4"
+    ring.question_read()
+    ring.advance(1 * S)
+    ring.press("mcu:4")
+    ring.advance(20 * MS)
+    ring.host("correct")  # Лисы score: a question of the fight is played
+    assert ring.scores["t3"] == 1
+    change(ring, TeamAction.ADD, "", "Бобры")
+    assert ring.last("error")["details"]["reason"].startswith("команды добавляют и убирают между боями")
+    assert {row["team"] for row in ring.state()["standings"]} == {"t2", "t3", "t4"}

@@ -51,7 +51,7 @@ def ring(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ring]:
     folder = Path(tmp_path_factory.mktemp("brainring"))
     # A stable path across the unplug: a replugged pty may get another number (CI found one
     # taken by a test beside it, and the console never found its box again).
-    sim = SimulatedMcu(pads=5, link_path=str(folder / "box"))  # button 4: no team's yet
+    sim = SimulatedMcu(pads=6, link_path=str(folder / "box"))  # buttons 4 and 5: no team's yet
     sim.start()
     try:
         with lockdown() as broker, chromium() as browser:
@@ -252,3 +252,18 @@ def test_the_teams_renamed_and_given_a_button_from_the_tablet(ring: Ring) -> Non
     for page in (host, board):
         expect(page.locator(team(page, "t2"))).to_contain_text("ОТВЕЧАЕТ", timeout=WAIT_MS)
     click(host, "correct")
+    # Between fights a team joins on a free button pressed for it, and leaves again.
+    click(host, "new_game")
+    confirm(host)
+    click(host, "add_team")
+    host.fill("#field-name", "Лисы")
+    confirm(host)
+    expect(host.locator("#situation")).to_contain_text("она станет кнопкой «Лисы»", timeout=WAIT_MS)
+    press(ring, 5)
+    for page in (host, board):
+        expect(page.locator(team(page, "t3"))).to_contain_text("Лисы", timeout=WAIT_MS)
+    click(host, "remove_team")
+    host.select_option("#field-team", "t3")
+    confirm(host)
+    for page in (host, board):
+        expect(page.locator(team(page, "t3"))).to_have_count(0, timeout=WAIT_MS)

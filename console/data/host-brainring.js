@@ -33,6 +33,12 @@ const BRAINRING = [
   { action: "bind_pad", menu: true, label: "Кнопка команде нажатием", look: "correction",
     note: "После «Подтвердить» нажмите свободную кнопку — она станет кнопкой команды.",
     fields: [{ name: "team", label: "Команда", type: "player" }] },
+  { action: "add_team", menu: true, label: "Добавить команду", look: "correction",
+    note: "После «Подтвердить» нажмите свободную кнопку — она станет кнопкой новой команды.",
+    fields: [{ name: "name", label: "Название", type: "text" }] },
+  { action: "remove_team", menu: true, label: "Убрать команду", look: "danger",
+    confirm: "Убрать команду из игры? Счёт остальных не изменится.",
+    fields: [{ name: "team", label: "Команда", type: "player" }] },
 ];
 const BRAINRING_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыла",
                            false_start: "фальстарт" };

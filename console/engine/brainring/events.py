@@ -70,11 +70,12 @@ class TeamRenamed(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PadAwaited(Event):
-    """The next press of a button no team has becomes `team`'s (bind_pad)."""
+    """The next press of a button no team has becomes `team`'s (bind_pad), or the first of the
+    new team `name` (add_team: `team` None)."""
 
     TYPE: ClassVar[str] = "pad_awaited"
 
-    team: str
+    team: str | None
     name: str
 
 
@@ -88,6 +89,31 @@ class PadBound(Event):
     team: str
     pad: str
     pads: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TeamAdded(Event):
+    """A team joined the game between fights, at 0, on button `pad` (add_team)."""
+
+    TYPE: ClassVar[str] = "team_added"
+    CHANGES_PADS: ClassVar[bool] = True
+
+    team: str
+    name: str
+    pad: str
+    scores: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TeamRemoved(Event):
+    """A team left the game between fights (remove_team); the others' scores stand."""
+
+    TYPE: ClassVar[str] = "team_removed"
+    CHANGES_PADS: ClassVar[bool] = True
+
+    team: str
+    name: str
+    scores: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -60,6 +60,8 @@ from console.engine.brainring.events import (
     QuestionStarted,
     ScoreAdjusted,
     SignalAccepted,
+    TeamAdded,
+    TeamRemoved,
     TeamRenamed,
     TimeUp,
     event_view,
@@ -120,7 +122,8 @@ class BrainringReferee:
         # (`Undo`): until anything else happens (a press taking the turn, the count's end, an
         # action of the host).
         self._undo: dict[str, object] | None = None
-        self._awaiting: TeamChange | None = None  # a bind_pad waiting for a free button's press
+        self._awaiting: TeamChange | None = None  # a bind_pad or add_team waiting for a free button's press
+        self._retired: set[str] = set()  # ids of teams removed (never given again)
 
     # ------------------------------------------------------------------ public API
 
@@ -232,7 +235,7 @@ class BrainringReferee:
             "host_question": None,
             "presses": q.presses(dict(self.rules.pads)) if in_play and q is not None else [],
             "awaiting_pad": None if self._awaiting is None else {
-                "team": self._awaiting.team, "name": self._team_name(self._awaiting.team)},
+                "team": self._awaiting.team or None, "name": self._awaiting_name()},
         }
 
     def host_actions(self, now: int) -> tuple[str, ...]:
@@ -242,7 +245,9 @@ class BrainringReferee:
             corrections.append(Undo.ACTION)
         if self._reverse_refusal() is None:
             corrections.append(Reverse.ACTION.value)
-        changes = [a.value for a in TeamAction] if self._between_questions() else []
+        changes = [a.value for a in TeamAction if self._between_questions()
+                   and (a not in (TeamAction.ADD, TeamAction.REMOVE) or self._between_fights())
+                   and not (a is TeamAction.REMOVE and len(self.rules.teams) <= 2)]
         return (*plain, *corrections, *changes)
 
     # ------------------------------------------------------------------ the teams (teams.py)
@@ -250,28 +255,58 @@ class BrainringReferee:
     def _between_questions(self) -> bool:
         return self._phase in (Phase.IDLE, Phase.FIGHT_OVER)
 
+    def _awaiting_name(self) -> str:
+        change = self._awaiting
+        assert change is not None
+        return change.name.strip() if change.action is TeamAction.ADD else self._team_name(change.team)
+
     def _team_name(self, team: str) -> str:
         return next(t.name for t in self.rules.teams if t.id == team)
 
+    def _between_fights(self) -> bool:
+        return self._phase is Phase.FIGHT_OVER or (self._phase is Phase.IDLE and self._played == 0)
+
+    def _team_refusal(self, change: TeamChange) -> str | None:
+        if not self._between_questions():
+            return "идёт вопрос (команды меняют между вопросами)"
+        if change.action in (TeamAction.ADD, TeamAction.REMOVE) and not self._between_fights():
+            return "команды добавляют и убирают между боями (до первого вопроса боя или после его конца)"
+        return teams.refusal(change, self.rules)
+
     def _on_team(self, change: TeamChange, now: int, out: list[Output]) -> None:
-        problem = ("идёт вопрос (команды меняют между вопросами)" if not self._between_questions()
-                   else teams.refusal(change, self.rules))
+        problem = self._team_refusal(change)
         if problem is not None:
             out.append(refusal(now, change.action.value, problem, self._phase.value))
             return
         self._undo = None  # the judgement before is not the last thing done any more
-        if change.action is TeamAction.BIND:
+        if change.action in (TeamAction.BIND, TeamAction.ADD):
             self._awaiting = change
-            out.append(PadAwaited(t_ns=now, team=change.team, name=self._team_name(change.team)))
-            return
-        was = self._team_name(change.team)
-        self._set_teams(teams.renamed(self.rules.teams, change.team, change.name))
-        out.append(TeamRenamed(t_ns=now, team=change.team, name=self._team_name(change.team), was=was))
+            name = change.name.strip() if change.action is TeamAction.ADD else self._team_name(change.team)
+            out.append(PadAwaited(t_ns=now, team=change.team or None, name=name))
+        elif change.action is TeamAction.REMOVE:
+            name = self._team_name(change.team)
+            self._set_teams(teams.without(self.rules.teams, change.team))
+            self._scores.pop(change.team, None)
+            self._retired.add(change.team)
+            out.append(TeamRemoved(t_ns=now, team=change.team, name=name, scores=dict(self._scores)))
+        else:
+            was = self._team_name(change.team)
+            self._set_teams(teams.renamed(self.rules.teams, change.team, change.name))
+            out.append(TeamRenamed(t_ns=now, team=change.team, name=self._team_name(change.team), was=was))
 
     def _bind_pressed(self, press: Press, now: int, out: list[Output]) -> None:
-        """A free button pressed while one is awaited: it is the awaited team's."""
+        """A free button pressed while one is awaited: it is the awaited team's (or the new
+        team's first)."""
         change, self._awaiting = self._awaiting, None
         assert change is not None
+        if change.action is TeamAction.ADD:
+            taken = {*(t.id for t in self.rules.teams), *self._retired}
+            new_id = next(f"t{i}" for i in range(1, len(taken) + 2) if f"t{i}" not in taken)
+            self._set_teams((*self.rules.teams, Team(new_id, change.name.strip(), (press.pad,))))
+            self._scores[new_id] = 0
+            out.append(TeamAdded(t_ns=now, team=new_id, name=change.name.strip(), pad=press.pad,
+                                 scores=dict(self._scores)))
+            return
         self._set_teams(teams.with_pad(self.rules.teams, change.team, press.pad))
         team = self.rules.pads[press.pad]
         out.append(PadBound(t_ns=now, team=team.id, pad=press.pad, pads=team.pads))
@@ -709,8 +744,9 @@ class BrainringReferee:
         """Each team's fights won and points over the game (the finished fights and this one
         once it is won), best first."""
         fights = [*self._standings, *([(self._winner, self._scores)] if self._winner is not None else [])]
-        rows = [(sum(winner == t.id for winner, _ in fights), sum(scores[t.id] for _, scores in fights), t)
-                for t in self.rules.teams]
+        # A team added after a fight has no score in it.
+        rows = [(sum(winner == t.id for winner, _ in fights),
+                 sum(scores.get(t.id, 0) for _, scores in fights), t) for t in self.rules.teams]
         rows.sort(key=lambda row: (-row[0], -row[1]))
         return [{"team": t.id, "name": t.name, "fights": len(fights), "won": won, "points": points}
                 for won, points, t in rows]

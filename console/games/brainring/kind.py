@@ -101,7 +101,7 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
             if not isinstance(value, str):
                 raise ValueError(f"{action}: {key} must be a string, got {value!r}")
             args[key] = value
-        return TeamChange(change, at, team=args["team"], name=args.get("name", ""))
+        return TeamChange(change, at, team=args.get("team", ""), name=args.get("name", ""))
     only_keys(command, ("action",))
     try:
         return BrainringHost(BrainringAction(action), at)
@@ -171,8 +171,8 @@ GAME = GameKind(
     command_help=(f'expected {{"action": one of {", ".join(ACTIONS)}}}, '
                   '{"action": "adjust_score", "player": TEAM, "delta": N, "reason": TEXT} or '
                   '{"action": "reverse", "reason": TEXT} or, between questions, '
-                  '{"action": "rename_team", "team": ID, "name": TEXT} or '
-                  '{"action": "bind_pad", "team": ID}'),
+                  '{"action": "rename_team", "team": ID, "name": TEXT}, {"action": "bind_pad", "team": ID}, '
+                  '{"action": "add_team", "name": TEXT} or {"action": "remove_team", "team": ID}'),
     steps=("press", "host", "watermark", "link"),
     step_args={"host": STEP_ARGS},
     parse_step=parse_step,
