@@ -25,7 +25,24 @@ def check(tmp_path: Path, text: str | bytes) -> subprocess.CompletedProcess[str]
 def test_a_good_config_is_ok_with_who_is_on_which_button(tmp_path: Path) -> None:
     done = check(tmp_path, SVOYA.format(game=""))
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip().endswith("OK — «Своя игра»; buttons: Аня (mcu:0), Боря (mcu:1); sources: mcu")
+    first = done.stdout.splitlines()[0]
+    assert first.endswith("OK — «Своя игра»; buttons: Аня (mcu:0), Боря (mcu:1); sources: mcu")
+
+
+def test_the_packs_to_choose_on_the_tablet_are_counted_and_a_bad_one_named(tmp_path: Path) -> None:
+    """game.pack_dir (issue 19: «choose the pack and its next round from the tablet»): the host
+    learns before the evening whether the tablet will have packs to offer."""
+    done = check(tmp_path, SVOYA.format(game=""))
+    assert done.returncode == 0
+    assert f"warning: game.pack_dir: no pack to choose on the tablet in {tmp_path / 'packs'}" in done.stdout
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    (packs / "club.toml").write_bytes((ROOT / "examples" / "packs" / "club-evening.toml").read_bytes())
+    (packs / "broken.siq").write_bytes(b"not a zip")
+    done = check(tmp_path, SVOYA.format(game=""))
+    assert done.returncode == 0  # the evening can start: a pack may be fixed or copied in later
+    assert f"packs to choose on the tablet: 1 in {packs}" in done.stdout
+    assert "warning: game.pack_dir: broken.siq cannot be played: " in done.stdout
 
 
 def test_unordered_values_are_blamed_on_game_values_not_the_players(tmp_path: Path) -> None:

@@ -5,7 +5,8 @@ the sources) or the config's problem naming its key, and returns the exit status
 is good, 1 when it is not. Beyond the keys, it builds the game as `run` would and reports what
 the game would start with a problem (a question pack or a question file that cannot be read,
 a pack's cells left out): status 1, the organiser fixes it before the evening. A serial port
-that does not exist now is a warning (status 0: the box may be plugged in later). A
+that does not exist now is a warning (status 0: the box may be plugged in later), and so is a
+pack folder (game.pack_dir) with no pack to choose, or a pack in it that cannot be played. A
 tournament service's config (it has a ``[tournament]`` section, docs/tournament.md) is
 checked as one.
 """
@@ -13,8 +14,9 @@ checked as one.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from console.config import ConfigError, read_toml
 from console.games import game, load_config
@@ -47,9 +49,27 @@ def check_config(path: str, out: TextIO, err: TextIO) -> int:
         if section.port.startswith("/dev/") and not Path(section.port).exists():
             print(f"warning: sources.{name}.port: {section.port} does not exist now "
                   "(the box unplugged? the console waits for it and says so)", file=out)
+    if kind.pack_choice is not None:
+        _report_packs(kind.pack_choice.folder(config), kind.pack_choice.catalogue, out)
     for source, problem in problems:
         print(f"problem: {source}: {problem}", file=out)
     return 1 if problems else 0
+
+
+def _report_packs(folder: Path, catalogue: Callable[[Path], dict[str, Any]], out: TextIO) -> None:
+    """The packs the host may choose on the tablet (game.pack_dir): how many, and a warning for
+    a folder that gives none or a pack that cannot be played (status 0: the evening can start
+    on the configured pack, and a pack may be copied in later)."""
+    shelf = catalogue(folder)
+    playable = [p for p in shelf["packs"] if "rounds" in p]
+    if shelf["problem"] or not playable:
+        print(f"warning: game.pack_dir: no pack to choose on the tablet in {folder}"
+              + (f" ({shelf['problem']})" if shelf["problem"] else ""), file=out)
+    else:
+        print(f"packs to choose on the tablet: {len(playable)} in {folder}", file=out)
+    for pack in shelf["packs"]:
+        if "rounds" not in pack:
+            print(f"warning: game.pack_dir: {pack['file']} cannot be played: {pack['problem']}", file=out)
 
 
 def _check_tournament(path: str, out: TextIO, err: TextIO) -> int:
