@@ -94,5 +94,28 @@ def test_a_team_joins_and_another_leaves_between_fights() -> None:
     ring.host("correct")  # Лисы score: a question of the fight is played
     assert ring.scores["t3"] == 1
     change(ring, TeamAction.ADD, "", "Бобры")
-    assert ring.last("error")["details"]["reason"].startswith("команды добавляют и убирают между боями")
+    assert ring.last("error")["details"]["reason"].startswith("команды добавляют и убирают перед боем")
     assert {row["team"] for row in ring.state()["standings"]} == {"t2", "t3", "t4"}
+
+
+def test_a_team_removed_takes_what_waited_for_it_away() -> None:
+    """A button awaited for a team that then leaves is not awaited any more (the host's state
+    stays whole), and teams change before a fight's first question only, so no judgement of a
+    team gone is left to reverse."""
+    ring = Ring(make_rules(sources={"mcu": MCU}))
+    change(ring, TeamAction.ADD, "", "Лисы")
+    ring.press("mcu:4")
+    change(ring, TeamAction.BIND, "t3")
+    change(ring, TeamAction.REMOVE, "t3")
+    assert ring.ref.host_snapshot(ring.now)["awaiting_pad"] is None
+    ring.press("mcu:5")  # nobody's button, nothing awaited: said, nothing bound
+    assert ring.events("pad_bound") == []
+    assert "за которой не закреплена команда" in ring.last("error")["message"]
+    ring.question_read()
+    ring.press("mcu:0")
+    ring.advance(20 * MS)
+    ring.host("correct")
+    assert ring.state()["phase"] == "idle"
+    change(ring, TeamAction.REMOVE, "t1")  # between questions, but the fight has begun
+    assert ring.last("error")["details"]["reason"].startswith("команды добавляют и убирают перед боем")
+    assert {t["id"] for t in ring.state()["teams"]} == {"t1", "t2"}

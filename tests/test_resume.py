@@ -439,3 +439,33 @@ def test_a_forgotten_pack_is_offered_and_resumed_with_the_journals_own_pack(tmp_
     state = console.state()
     assert scores(state) == scores(played) and state["next"] == played["next"]
     assert state["next"]["number"] == 2 and state["next"]["theme_name"] == "Реки"  # the pack goes on
+
+
+def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_shown(tmp_path: Path) -> None:
+    """The referee resumed ahead of a new clock (a power cut) is the same referee to the pack
+    choice and the hall's media (issue 19): the chosen pack is played, its picture shown, and
+    the problems status follows the chosen pack."""
+    from tests.test_hall_media import package
+
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    package(packs)
+    config = config_from_dict({
+        "game": {"seed": 3, "pack_dir": str(packs)},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(2)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}},
+    }, "test")
+    clock = Clock(5_000 * S)
+    first = Console(config, clock=clock, journal=(tmp_path / "j1.jsonl").open("w", encoding="utf-8"))
+    first.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    first.host(HostAction.CANCEL, at=clock.now)
+    first.journal.close()
+    clock.now = 40 * S  # rebooted: 40 s since boot
+    console, events = restarted(tmp_path / "j1.jsonl", config, clock)
+    assert isinstance(console.referee, resume.TimeShifted)
+    console.on_command(b'{"action": "choose_pack", "file": "pictures.siq"}')
+    assert console.host_state()["pack"]["file"] == "pictures.siq"
+    console.on_command('{"action": "show_media", "name": "карта реки.png"}'.encode())
+    assert console.hall_media.shown == {"name": "карта реки.png", "kind": "image"}
+    assert [e for e in events if e["type"] == "error"] == []

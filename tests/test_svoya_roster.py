@@ -95,3 +95,13 @@ def test_an_awaited_button_is_forgotten_at_the_next_question() -> None:
     t.advance(1 * S)
     t.deliver(Press("gpio", "gpio:17", t.now))
     assert t.events("player_added") == []
+
+
+def test_a_player_removed_while_their_button_is_awaited_is_not_waited_for() -> None:
+    t = Table()
+    change(t, RosterAction.BIND, player="p2")
+    change(t, RosterAction.REMOVE, player="p2")
+    assert t.ref.host_snapshot(t.now)["awaiting_pad"] is None  # the host's state stays whole
+    t.deliver(Press("mcu", "mcu:3", t.now))
+    t.deliver(Watermark("mcu", t.now))
+    assert t.events("pad_bound") == [] and "p2" not in t.scores

@@ -79,3 +79,21 @@ def test_a_verdict_during_a_pause_ends_the_count_and_the_round_goes_on() -> None
     t.host(A.ANSWER_CORRECT)  # the captain answered during the dispute's pause
     assert t.score == (1, 0) and t.snap()["timer"] is None
     assert "resume" not in t.host_snap()["host_actions"]
+
+
+def test_000_6_1_help_taken_while_the_count_is_held_keeps_its_warning() -> None:
+    """Extra time (000 6.1, when behind) asked during a pause lengthens the held count: its
+    warning still comes 10 s before its new end, counted from the resume."""
+    t = Table()
+    t.play(1, False)  # 0:1: the team is behind, the help is theirs
+    start = started(t, 3)
+    t.advance_to(start + 20 * S)
+    t.host(A.PAUSE)
+    t.advance_to(start + 200 * S)
+    t.host(A.EXTRA_TIME)
+    t.host(A.RESUME)
+    resumed = t.last("timer_resumed")
+    assert resumed["deadline_ns"] == start + 270 * S  # 40 s left + 30 s help, from 200 s
+    assert resumed["warning_ns"] == start + 260 * S
+    t.advance_to(start + 260 * S)
+    assert t.last("timer_warning")["remaining_s"] == 10.0

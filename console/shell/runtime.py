@@ -187,7 +187,7 @@ class Console:
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
         # The pictures, sounds and videos of the pack played now, which the host may show the hall.
-        self.hall_media = HallMedia(lambda: self.game.media_pack(config, self.referee),
+        self.hall_media = HallMedia(lambda: self.game.media_pack(config, self._engine),
                                     self._hall_media_shown)
         # The packs the host may choose on the tablet (console/shell/pack_shelf.py; None: the
         # game plays none), listed in the retained status.
@@ -329,10 +329,12 @@ class Console:
             return None
 
         def chosen(choice: object) -> None:
-            self.hall_media.hide()  # what the hall was shown is the old pack's
+            before = self.game.media_pack(config, self._engine)
             self.feed([choice])
+            if self.game.media_pack(config, self._engine) != before:
+                self.hall_media.hide()  # what the hall was shown is the old pack's
             # What the game started with wrong was the config's pack's: now the chosen one's.
-            problems = dict(self.game.start_problems(self.referee))
+            problems = dict(self.game.start_problems(self._engine))
             for source, problem in problems.items():
                 if self.problems.get(source) != problem:
                     self.report_error(source, problem)
@@ -373,7 +375,7 @@ class Console:
             if not owners:
                 self.report_error("button_check", f"{self.game.title} has no players' buttons to check")
                 return
-            if self.game.interrupted(self.referee, self.clock()) is not None:
+            if self.game.interrupted(self._engine, self.clock()) is not None:
                 self.report_error("button_check", "a question is in play: the buttons are checked "
                                                   "between questions")
                 return

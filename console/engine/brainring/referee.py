@@ -264,13 +264,15 @@ class BrainringReferee:
         return next(t.name for t in self.rules.teams if t.id == team)
 
     def _between_fights(self) -> bool:
-        return self._phase is Phase.FIGHT_OVER or (self._phase is Phase.IDLE and self._played == 0)
+        """Before the fight's first question (a fight just begun: nothing of it stands for a
+        team that joins or leaves to spoil, no judgement of it to reverse)."""
+        return self._phase is Phase.IDLE and self._played == 0
 
     def _team_refusal(self, change: TeamChange) -> str | None:
         if not self._between_questions():
             return "идёт вопрос (команды меняют между вопросами)"
         if change.action in (TeamAction.ADD, TeamAction.REMOVE) and not self._between_fights():
-            return "команды добавляют и убирают между боями (до первого вопроса боя или после его конца)"
+            return "команды добавляют и убирают перед боем, до его первого вопроса (начните «Новый бой»)"
         return teams.refusal(change, self.rules)
 
     def _on_team(self, change: TeamChange, now: int, out: list[Output]) -> None:
@@ -285,9 +287,14 @@ class BrainringReferee:
             out.append(PadAwaited(t_ns=now, team=change.team or None, name=name))
         elif change.action is TeamAction.REMOVE:
             name = self._team_name(change.team)
+            gone = next(t.pads for t in self.rules.teams if t.id == change.team)
             self._set_teams(teams.without(self.rules.teams, change.team))
             self._scores.pop(change.team, None)
             self._retired.add(change.team)
+            # Nothing of it waits on: a button awaited for it, its buttons sent out.
+            if self._awaiting is not None and self._awaiting.team == change.team:
+                self._awaiting = None
+            self._sent_out = {pad: until for pad, until in self._sent_out.items() if pad not in gone}
             out.append(TeamRemoved(t_ns=now, team=change.team, name=name, scores=dict(self._scores)))
         else:
             was = self._team_name(change.team)

@@ -69,7 +69,9 @@ def time_help(game: Ledger, kind: HelpKind | None, length: int, at: int, now: in
         r.extra_ns += length
     elif game.phase is Phase.DISCUSSION and r.count is not None:
         r.count.deadline += length
-        r.count.arm_warning(game.rules.warning_before_ns, now)
+        # A held count's times stand at its pause: the warning is armed against that moment.
+        held_at = r.count.paused_at
+        r.count.arm_warning(game.rules.warning_before_ns, now if held_at is None else held_at)
         out.append(TimerExtended(t_ns=now, round=r.number, part=r.part, deadline_ns=r.count.deadline,
                                  warning_ns=r.count.warn_at, seconds=r.count.seconds()))
     else:  # the time was up: the extra time is a new count from the host's key

@@ -390,6 +390,8 @@ class SvoyaReferee:
             case RosterAction.REMOVE:
                 score = self._scores.pop(change.player)
                 self._retired.add(change.player)
+                if self._awaiting is not None and self._awaiting.player == change.player:
+                    self._awaiting = None  # a button awaited for them is not any more
                 out.append(PlayerRemoved(t_ns=now, player=change.player, name=before[change.player].name,
                                          score=score, scores=dict(self._scores)))
             case RosterAction.BIND:
