@@ -33,8 +33,9 @@ Measured over the window:
 ``daemon_wakeups_per_s`` how often the daemon's loop thread went to sleep and was woken
 (voluntary context switches of its main thread: once per serial write of the MCU, whether it
 sends a frame or a burst, plus timers, heartbeats and MQTT); ``link_errors`` the errors the
-MCU link reported (lost or bad frames). Prints one JSON object (or one line per key); asserts
-nothing about speed. Returns 0, 1 if no spin was detected, 2 if a tool is missing.
+MCU link reported (lost or bad frames), the first of them in ``link_error_messages``.
+Prints one JSON object (or one line per key); asserts nothing about speed. Returns 0, 1 if
+no spin was detected, 2 if a tool is missing.
 """
 
 from __future__ import annotations
@@ -184,6 +185,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         "extra_stops": max(0, len(events.stops) - len(detect_ms)),
         "invalid_spins": events.invalid,
         "link_errors": len(events.link_errors),
+        "link_error_messages": events.link_errors[:5],  # what the link said, for whoever reads a failure
         "cpu_percent_of_one_core": round(100 * (cpu_after[0] - cpu_before[0]) / wall_s, 2),
         "max_rss_mb": round(max_rss_mb, 1),
         "stop_detect_ms": _summary(detect_ms),
