@@ -129,7 +129,7 @@ def test_a_quartet_theme_from_the_host_screen(site: Site) -> None:
 def play_an_open_theme(hall: Hall) -> None:
     host, board = hall.host, hall.board
     expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (открытый)", timeout=WAIT_MS)
-    assert enabled_actions(host) == {"start_round", "absent", "present", "new_fight"}
+    assert enabled_actions(host) == {"start_round", "absent", "present", "add_member", "new_fight"}
 
     # Даша is not at the game (3.8): marked from the dialog, the player list follows the team.
     click(host, "absent")
@@ -239,6 +239,16 @@ def play_an_open_theme(hall: Hall) -> None:
     confirm(host)
     totals(hall, t1=-10, t2=-20)
     expect(host.locator(f"{team(host, 't1')} .status")).to_contain_text("по темам: -10")
+
+    # A player who came without being listed joins Совы's roster (3.2): offered from now on.
+    click(host, "add_member")
+    host.select_option("#field-team", "t1")
+    host.fill("#field-name", "Юра")
+    confirm(host)
+    click(host, "absent")
+    host.select_option("#field-team", "t1")
+    expect(host.locator("#field-player option", has_text="Юра")).to_have_count(1, timeout=WAIT_MS)
+    host.click("#dialog-cancel")
 
 
 def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(site: Site) -> None:

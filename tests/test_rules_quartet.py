@@ -3,13 +3,16 @@ penalties, totals and the places the regulation gives. Each test cites its claus
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from console.engine.model import Cue, HostAction, PlayCue
 from console.engine.quartet.fight import FightPhase
-from console.engine.quartet.rules import QuartetRules, QuartetTeam
+from console.engine.quartet.rules import QuartetAction, QuartetHost, QuartetRules, QuartetTeam
 from console.engine.svoya.corrections import AdjustScore, Reverse, Undo
 from console.engine.svoya.rules import HostCard, PackTheme
+from console.games.quartet.kind import GAME
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules
 
 
@@ -539,3 +542,26 @@ def test_a_pack_gives_the_themes_in_order_and_the_host_its_questions() -> None:
     tally = f.fight.tallies()
     assert tally["t1"].taken == {500: 1} and tally["t2"].taken == {100: 1}
     assert f.fight.places().order[:2] == ("t1", "t2")
+
+
+def test_a_player_not_on_the_roster_joins_the_team_and_plays_from_the_next_round() -> None:
+    """3.2 with 3.8: any of the team's players may play; one who came without being listed is
+    added to its roster from the tablet and counts at the next round's start."""
+    f = Fight()
+    def roster() -> list[Any]:
+        snap: Any = f.fight.snapshot(f.now)
+        return list(snap["teams"][0]["players"])
+
+    before = len(roster())
+    f.cmd("add_member", team="t1", name=" Дима ")
+    changed = f.events("presence_changed")[-1]
+    assert (changed["team"], changed["player"], changed["present"]) == ("t1", "Дима", True)
+    assert len(roster()) == before + 1 and roster()[-1] == {"name": "Дима", "present": True}
+    out = f.cmd("add_member", team="t1", name="Дима")
+    assert f.refusals(out)[0].endswith("игрок «Дима» уже есть")
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    out = f.cmd("assign", team="t1", players=["Дима", "Аня", "Боря", "Вика"])
+    assert not f.refusals(out)  # he plays the round's first theme
+    joined = QuartetHost(QuartetAction.ADD_MEMBER, 5 * S, team="t2", name="Юра")
+    line, at = GAME.input_line(joined) or ({}, 0)
+    assert GAME.parse_step("host", line, at) == joined  # journaled whole, replayed the same

@@ -48,6 +48,10 @@ const QUARTET = [
   { action: "present", label: "Игрок вернулся",
     fields: [{ name: "team", label: "Команда", type: "team" },
              { name: "player", label: "Игрок", type: "member", only: "absent" }] },
+  { action: "add_member", label: "Новый игрок команды", look: "correction",
+    note: "Игрок, которого нет в списке команды: он в игре со следующего раунда (3.8).",
+    fields: [{ name: "team", label: "Команда", type: "team" },
+             { name: "name", label: "Имя", type: "text" }] },
   { action: "new_fight", label: "Новый бой", look: "danger",
     confirm: "Начать бой заново? Очки всех команд обнулятся, раунды начнутся с первого." },
 ];

@@ -24,6 +24,7 @@ from dataclasses import replace
 
 from console.engine.events import refusal
 from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, SourceLink
+from console.engine.names import name_refusal
 from console.engine.quartet import views
 from console.engine.quartet.events import (
     AssignTimeUp,
@@ -322,6 +323,7 @@ class QuartetFight:
             QuartetAction.PENALTY: self._penalty,
             QuartetAction.ABSENT: self._presence,
             QuartetAction.PRESENT: self._presence,
+            QuartetAction.ADD_MEMBER: self._add_member,
             QuartetAction.APPEAL: self._appeal_upheld,
         }[cmd.action]
         problem = handler(cmd, now, out)
@@ -553,6 +555,23 @@ class QuartetFight:
         out.append(PresenceChanged(t_ns=now, team=team.id, player=cmd.player, present=present))
         return None
 
+    def _add_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        """A player the config did not list joins the team's roster (3.2: any of its players may
+        play), at the game from now on (counted at the next round's start, 3.8)."""
+        team = self._teams.get(cmd.team or "")
+        if team is None:
+            return f"в этом бою нет команды «{cmd.team}»"
+        problem = name_refusal(cmd.name or "", team.players, word="имя", who="игрок")
+        if problem is not None:
+            return problem
+        name = (cmd.name or "").strip()
+        self.rules = replace(self.rules, teams=tuple(replace(t, players=(*t.players, name)) if t.id == team.id
+                                                     else t for t in self.rules.teams))
+        self._teams = {t.id: t for t in self.rules.teams}
+        self._present[team.id].add(name)
+        out.append(PresenceChanged(t_ns=now, team=team.id, player=name, present=True))
+        return None
+
     # ------------------------------------------------------------------ the theme's and the fight's end
 
     def _end_theme(self, now: int, out: list[Output]) -> None:
@@ -703,7 +722,7 @@ class QuartetFight:
                 pass
         if self._appeal is not None:
             actions.append(QuartetAction.APPEAL.value)
-        actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value]
+        actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value, QuartetAction.ADD_MEMBER.value]
         return actions
 
 

@@ -60,6 +60,7 @@ class QuartetAction(StrEnum):
     PENALTY = "penalty"  # talking to the team (3.5): warning, void or minus
     ABSENT = "absent"  # a player is not at the game (3.8), from the next round on
     PRESENT = "present"  # the player is back
+    ADD_MEMBER = "add_member"  # `name` joins `team`'s roster (3.2), at the game from now on
     # An appeal upheld (4.1 with 3.10): `team`'s answer to `question` of the theme just played
     # was right (a dual answer): it counts as that question taken, for `reason`.
     APPEAL = "appeal"
@@ -83,7 +84,7 @@ class QuartetHost:
     players: tuple[str | None, ...] | None = None  # assign (open, dark): one per theme, None = skipped
     player: str | None = None  # assign (half-dark, shoot-out; "" = the team skips), absent, present
     themes: tuple[str, ...] | None = None  # start_round (open)
-    name: str | None = None  # name_theme
+    name: str | None = None  # name_theme, add_member
     penalty: Penalty | None = None  # penalty
     gross: bool = False  # penalty: a gross violation is punished at once (3.5)
     question: int | None = None  # appeal: the question's number in the theme (1-5)
