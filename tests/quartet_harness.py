@@ -49,8 +49,12 @@ class Fight(VirtualTable):
         fight = QuartetFight(rules or make_rules())
         super().__init__(fight, start)
         self.fight = fight
-        self.rules = fight.rules
         self.pads = {t.id: t.pad for t in self.rules.teams}
+
+    @property
+    def rules(self) -> QuartetRules:
+        """The fight's rules now: a roster changed from the tablet is in them."""
+        return self.fight.rules
 
     def advance(self, dt: int) -> None:
         self.advance_to(self.now + dt)

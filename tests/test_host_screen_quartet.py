@@ -129,7 +129,8 @@ def test_a_quartet_theme_from_the_host_screen(site: Site) -> None:
 def play_an_open_theme(hall: Hall) -> None:
     host, board = hall.host, hall.board
     expect(host.locator("#situation")).to_have_text("Дальше раунд 1 (открытый)", timeout=WAIT_MS)
-    assert enabled_actions(host) == {"start_round", "absent", "present", "add_member", "new_fight"}
+    assert enabled_actions(host) == {"start_round", "absent", "present", "add_member", "rename_member",
+                                    "new_fight"}
 
     # Даша is not at the game (3.8): marked from the dialog, the player list follows the team.
     click(host, "absent")
@@ -249,6 +250,14 @@ def play_an_open_theme(hall: Hall) -> None:
     host.select_option("#field-team", "t1")
     expect(host.locator("#field-player option", has_text="Юра")).to_have_count(1, timeout=WAIT_MS)
     host.click("#dialog-cancel")
+
+    # A typo on the roster corrected: Совы's next player, Боря, is Борис from now on.
+    click(host, "rename_member")
+    host.select_option("#field-team", "t1")
+    host.select_option("#field-player", "Боря")
+    host.fill("#field-name", "Борис")
+    confirm(host)
+    expect(host.locator(f"{team(host, 't1')} .seat")).to_have_text("кнопка 1: Борис", timeout=WAIT_MS)
 
 
 def test_a_half_dark_theme_named_and_its_players_chosen_from_the_host_screen(site: Site) -> None:

@@ -565,3 +565,49 @@ def test_a_player_not_on_the_roster_joins_the_team_and_plays_from_the_next_round
     joined = QuartetHost(QuartetAction.ADD_MEMBER, 5 * S, team="t2", name="Юра")
     line, at = GAME.input_line(joined) or ({}, 0)
     assert GAME.parse_step("host", line, at) == joined  # journaled whole, replayed the same
+
+
+def test_a_players_name_corrected_is_the_same_player_in_the_order_and_the_themes_played() -> None:
+    """3.2 with 3.4: a typo on the roster is corrected from the tablet; the player keeps their
+    themes played and their place in the round's order, so under the new name they still may
+    not play a second theme of the round. Not while they sit at the table: the theme's referee
+    announced them under the name they sat down with (App.3-5)."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all({"t1": ["Даша", "Аня", "Боря", "Вика"]})
+    f.cmd("start_theme")
+    out = f.cmd("rename_member", team="t1", player="Даша", name="Дарья")
+    assert f.refusals(out) == ["«Исправить имя игрока» сейчас нельзя: Даша играет эту тему: "
+                               "имя поправляется после неё"]
+    f.cmd("rename_member", team="t1", player="Боря", name="Борис")  # not at the table: at once
+    assert f.events("member_renamed")[-1] == {"type": "member_renamed", "t_ns": f.now, "team": "t1",
+                                              "name": "Борис", "was": "Боря"}
+    f.theme_questions(["t1"])
+    for args, why in (({"player": "Даша", "name": "Аня"}, "игрок «Аня» уже есть"),
+                      ({"player": "Даша", "name": " Даша "}, "игрока уже зовут «Даша»"),
+                      ({"player": "Даша", "name": "  "}, "нужно имя"),
+                      ({"player": "Дима", "name": "Дмитрий"}, "«Дима» не игрок команды «t1»")):
+        refused = f.refusals(f.cmd("rename_member", team="t1", **args))
+        assert refused and refused[0].split(": ", 1)[1].startswith(why), (args, refused)
+    f.cmd("rename_member", team="t1", player="Даша", name=" Дарья ")
+    snap: Any = f.fight.snapshot(f.now)
+    assert [p["name"] for p in snap["teams"][0]["players"]] == ["Аня", "Борис", "Вика", "Гоша", "Дарья"]
+    assert snap["round"]["order"]["t1"] == ["Дарья", "Аня", "Борис", "Вика"]
+    assert snap["themes"][0]["seats"]["t1"] == "Дарья" and snap["themes"][0]["scores"]["t1"] == 10
+    for _ in range(3):
+        f.theme()
+    assert [e["seats"][0]["player"] for e in f.events("theme_started")] == ["Даша", "Аня", "Борис", "Вика"]
+
+    # The half-dark round: Аня, now Анна, played its first theme and may not play another (3.4).
+    f.cmd("start_round")
+    f.cmd("name_theme", name="Реки")
+    for t in TEAMS:
+        f.cmd("assign", team=t.id, player=t.players[0])
+    f.theme()
+    f.cmd("rename_member", team="t1", player="Аня", name="Анна")
+    f.cmd("name_theme", name="Горы")
+    refused = f.refusals(f.cmd("assign", team="t1", player="Анна"))
+    assert refused and "уже играл(а) в этом раунде" in refused[0] and "(3.4)" in refused[0]
+    renamed = QuartetHost(QuartetAction.RENAME_MEMBER, 5 * S, team="t2", player="Ель", name="Ёлка")
+    line, at = GAME.input_line(renamed) or ({}, 0)
+    assert GAME.parse_step("host", line, at) == renamed  # journaled whole, replayed the same

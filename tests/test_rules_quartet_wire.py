@@ -39,6 +39,7 @@ def whole_fight() -> tuple[Fight, list[dict[str, Any]]]:
     f.deliver(AdjustScore(player="t2", delta=10, reason="апелляция: ответ засчитан", at=f.now))  # 4.1
     states.append(f.fight.snapshot(f.now))
     f.cmd("present", team="t4", player="Сёма")
+    f.cmd("rename_member", team="t4", player="Сёма", name="Семён")
     f.round_half_dark()
     f.round_dark()
     states.append(f.fight.snapshot(f.now))
@@ -50,7 +51,7 @@ def test_a_whole_fight_passes_the_schemas() -> None:
     events = f.events()
     types = {e["type"] for e in events}
     assert {"fight_started", "round_started", "players_assigned", "theme_started", "penalty_given",
-            "theme_ended", "presence_changed", "theme_named", "theme_corrected"} <= types
+            "theme_ended", "presence_changed", "member_renamed", "theme_named", "theme_corrected"} <= types
     for e in events:
         validate("quartet_event", {**e, "seq": 1})
     for s in states:
@@ -79,7 +80,7 @@ def test_the_referees_events_and_state_pass_the_svoya_schemas() -> None:
     quartet = set(load_schema("quartet_event")["properties"]["type"]["enum"])
     own = {"fight_started", "round_started", "theme_named", "players_assigned", "assign_time_up",
            "theme_started", "theme_ended", "theme_corrected", "penalty_given", "presence_changed",
-           "shootout_needed", "fight_over"}
+           "member_renamed", "shootout_needed", "fight_over"}
     svoya_events = [e for e in f.events() if e["type"] not in own]
     assert {e["type"] for e in svoya_events} >= {"question_started", "signal_accepted", "answer_judged"}
     for e in svoya_events:
@@ -99,7 +100,7 @@ def test_every_fight_event_has_its_russian_line() -> None:
     f, _ = whole_fight()
     fight_types = {"fight_started", "round_started", "theme_named", "players_assigned", "assign_time_up",
                    "theme_started", "theme_ended", "theme_corrected", "penalty_given", "presence_changed",
-                   "shootout_needed", "fight_over"}
+                   "member_renamed", "shootout_needed", "fight_over"}
     seen = set()
     for out in f.outputs:
         if isinstance(out, Event) and out.TYPE in fight_types:

@@ -52,6 +52,11 @@ const QUARTET = [
     note: "Игрок, которого нет в списке команды: он в игре со следующего раунда (3.8).",
     fields: [{ name: "team", label: "Команда", type: "team" },
              { name: "name", label: "Имя", type: "text" }] },
+  { action: "rename_member", label: "Исправить имя игрока", look: "correction",
+    note: "Тот же игрок под верным именем: в списке команды, в расстановке и в сыгранных темах.",
+    fields: [{ name: "team", label: "Команда", type: "team" },
+             { name: "player", label: "Игрок", type: "member" },
+             { name: "name", label: "Верное имя", type: "text" }] },
   { action: "new_fight", label: "Новый бой", look: "danger",
     confirm: "Начать бой заново? Очки всех команд обнулятся, раунды начнутся с первого." },
 ];

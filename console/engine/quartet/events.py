@@ -177,6 +177,18 @@ class PresenceChanged(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MemberRenamed(Event):
+    """The host corrected a player's name on `team`'s roster (it was `was`): the same player,
+    everywhere the fight names them (the roster, the round's order, the themes played)."""
+
+    TYPE: ClassVar[str] = "member_renamed"
+
+    team: str
+    name: str
+    was: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ShootoutNeeded(Event):
     """The places wait on a shoot-out theme among tied teams (3.10-3.11)."""
 

@@ -30,6 +30,7 @@ from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
     FightStarted,
+    MemberRenamed,
     PenaltyGiven,
     PlaceRecord,
     PlayersAssigned,
@@ -324,6 +325,7 @@ class QuartetFight:
             QuartetAction.ABSENT: self._presence,
             QuartetAction.PRESENT: self._presence,
             QuartetAction.ADD_MEMBER: self._add_member,
+            QuartetAction.RENAME_MEMBER: self._rename_member,
             QuartetAction.APPEAL: self._appeal_upheld,
         }[cmd.action]
         problem = handler(cmd, now, out)
@@ -572,6 +574,39 @@ class QuartetFight:
         out.append(PresenceChanged(t_ns=now, team=team.id, player=name, present=True))
         return None
 
+    def _rename_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+        """A player's name corrected (a typo on the roster): the same player keeps their place
+        in the round's order and the themes they played. Not while they sit at the table: the
+        theme's referee has announced them under the name they sat down with."""
+        team = self._teams.get(cmd.team or "")
+        if team is None:
+            return f"в этом бою нет команды «{cmd.team}»"
+        was = cmd.player or ""
+        if was not in team.players:
+            return f"«{was}» не игрок команды «{team.id}» ({', '.join(team.players) or 'игроков нет'})"
+        if self._theme is not None and self._theme.seats.get(team.id) == was:
+            return f"{was} играет эту тему: имя поправляется после неё"
+        problem = name_refusal(cmd.name or "", (p for p in team.players if p != was), word="имя", who="игрок")
+        if problem is not None:
+            return problem
+        name = (cmd.name or "").strip()
+        if name == was:
+            return f"игрока уже зовут «{name}»"
+        players = tuple(name if p == was else p for p in team.players)
+        self.rules = replace(self.rules, teams=tuple(replace(t, players=players) if t.id == team.id else t
+                                                     for t in self.rules.teams))
+        self._teams = {t.id: t for t in self.rules.teams}
+        self._present[team.id] = {name if p == was else p for p in self._present[team.id]}
+        if self._round is not None and team.id in self._round.order:
+            self._round.order[team.id] = [name if p == was else p for p in self._round.order[team.id]]
+        if self._shootout_seats.get(team.id) == was:
+            self._shootout_seats[team.id] = name
+        for theme in self._themes:
+            if theme.seats.get(team.id) == was:
+                theme.seats[team.id] = name
+        out.append(MemberRenamed(t_ns=now, team=team.id, name=name, was=was))
+        return None
+
     # ------------------------------------------------------------------ the theme's and the fight's end
 
     def _end_theme(self, now: int, out: list[Output]) -> None:
@@ -722,7 +757,8 @@ class QuartetFight:
                 pass
         if self._appeal is not None:
             actions.append(QuartetAction.APPEAL.value)
-        actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value, QuartetAction.ADD_MEMBER.value]
+        actions += [QuartetAction.ABSENT.value, QuartetAction.PRESENT.value, QuartetAction.ADD_MEMBER.value,
+                    QuartetAction.RENAME_MEMBER.value]
         return actions
 
 

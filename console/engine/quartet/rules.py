@@ -61,6 +61,7 @@ class QuartetAction(StrEnum):
     ABSENT = "absent"  # a player is not at the game (3.8), from the next round on
     PRESENT = "present"  # the player is back
     ADD_MEMBER = "add_member"  # `name` joins `team`'s roster (3.2), at the game from now on
+    RENAME_MEMBER = "rename_member"  # `team`'s `player` is called `name` from now on (a typo fixed)
     # An appeal upheld (4.1 with 3.10): `team`'s answer to `question` of the theme just played
     # was right (a dual answer): it counts as that question taken, for `reason`.
     APPEAL = "appeal"
@@ -80,11 +81,12 @@ class QuartetHost:
 
     action: QuartetAction
     at: int
-    team: str | None = None  # assign, penalty, absent, present
+    team: str | None = None  # assign, penalty, absent, present, add_member, rename_member
     players: tuple[str | None, ...] | None = None  # assign (open, dark): one per theme, None = skipped
-    player: str | None = None  # assign (half-dark, shoot-out; "" = the team skips), absent, present
+    player: str | None = None  # assign (half-dark, shoot-out; "" = the team skips), absent, present,
+    # rename_member
     themes: tuple[str, ...] | None = None  # start_round (open)
-    name: str | None = None  # name_theme, add_member
+    name: str | None = None  # name_theme, add_member, rename_member
     penalty: Penalty | None = None  # penalty
     gross: bool = False  # penalty: a gross violation is punished at once (3.5)
     question: int | None = None  # appeal: the question's number in the theme (1-5)

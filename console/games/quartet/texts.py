@@ -17,6 +17,7 @@ from console.engine.quartet.events import (
     AssignTimeUp,
     FightOver,
     FightStarted,
+    MemberRenamed,
     PenaltyGiven,
     PlayersAssigned,
     PresenceChanged,
@@ -53,6 +54,7 @@ ACTIONS = {
     "absent": "игрок отсутствует",
     "present": "игрок вернулся",
     "add_member": "новый игрок команды",
+    "rename_member": "исправить имя игрока",
     "appeal": "апелляция по теме",
 }
 BY = {"total": "по сумме очков", "plus": "по сумме без минусов", "shootout": "по перестрелке",
@@ -110,6 +112,8 @@ def describe(event: Event, names: Mapping[str, str]) -> str | None:
             return f"{team(event.team)}: {PENALTIES[event.penalty.value]} (общение с командой)"
         case PresenceChanged():
             return f"{team(event.team)}: {event.player} {'вернулся' if event.present else 'отсутствует'}"
+        case MemberRenamed():
+            return f"{team(event.team)}: игрок «{event.was}» теперь «{event.name}»"
         case ShootoutNeeded():
             return "; ".join(f"Перестрелка за {p.first}–{p.last} места: {', '.join(map(team, p.teams))}"
                              for p in event.pending)
