@@ -66,6 +66,10 @@ def no_media_pack(config: Config, engine: Game[Any]) -> str:
     return ""
 
 
+def no_parts(engine: Game[Any]) -> Mapping[str, object]:
+    return {}
+
+
 def players_pads(config: Config) -> dict[str, str]:
     """Each ``[[players]]`` pad and its player's id."""
     return {p.pad: p.id for p in config.players}
@@ -133,6 +137,13 @@ class GameKind:
     media_pack: Callable[[Config, Game[Any]], str] = no_media_pack  # (config, its engine now)
     # The packs the host may choose on the tablet (None: the game plays no pack).
     pack_choice: PackChoice | None = None
+    # The game jury's commands (``<base>/jury/command``, its own broker account): (command,
+    # at) -> its engine's input, ValueError naming the problem; None: the game has no jury.
+    parse_jury_command: Callable[[JsonObject, int], GameInput] | None = None
+    jury_help: str = ""  # what a jury command looks like, for error messages
+    # (engine) -> what it publishes retained besides its state: suffix under ``<base>/sheet/``
+    # -> payload (the sports stage's results sheet); each published when its payload changes.
+    retained_parts: Callable[[Game[Any]], Mapping[str, object]] = no_parts
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

@@ -9,7 +9,10 @@ Topics (documented in docs/mqtt.md, payloads in schemas/):
   a command the broker delivers as retained is never executed (``on_retained_command``);
 * ``<prefix>/<node>/host/do/<action>``  the same command as a plain payload (a show
   controller's button: `plain_command`), and ``<prefix>/<node>/flat/...`` retained plain values
-  of the state (console/shell/flat_topics.py), published as they change.
+  of the state (console/shell/flat_topics.py), published as they change;
+* ``<prefix>/<node>/jury/command``  the game jury's sheet edits (a game with a jury only:
+  subscribed when ``on_jury_command`` is given), and ``<prefix>/<node>/sheet/...`` its retained
+  parts (`publish_retained`).
 
 Contract: publishing never blocks or raises in the caller. Messages wait in memory (events in
 order, the live angle and the retained topics newest only) and are handed to paho-mqtt's public
@@ -128,6 +131,8 @@ class Topics:
         self.host_notices = f"{base}/host/notices"  # the last notices, retained (the host's «Внимание»)
         self.flat = f"{base}/flat"  # plain retained values for show control (console/shell/flat_topics.py)
         self.do = f"{base}/host/do"  # + "/<action>": a host command as a plain payload (Companion)
+        self.jury = f"{base}/jury/command"  # the game jury's sheet (the sports stage; its own account)
+        self.sheet = f"{base}/sheet"  # + "/<part>": the jury's sheet, retained (the sports stage)
 
 
 class MqttLink:
@@ -141,6 +146,7 @@ class MqttLink:
         *,
         on_command: Callable[[bytes], None],
         on_retained_command: Callable[[bytes], None] | None = None,
+        on_jury_command: Callable[[bytes], None] | None = None,
         on_connected: Callable[[], None] | None = None,
         username: str = "",
         password: str = "",
@@ -153,6 +159,7 @@ class MqttLink:
         self.topics = topics
         self._on_command = on_command
         self._on_retained_command = on_retained_command
+        self._on_jury_command = on_jury_command  # None: the game has no jury (not subscribed)
         self._on_connected = on_connected
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
@@ -181,7 +188,8 @@ class MqttLink:
         self._lost: str | None = None  # why this connection is lost, once it is
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
-        self._commands: list[tuple[bytes, bool]] = []  # (payload, retained), handled once paho's read returns
+        # (payload, retained, from the jury), handled once paho's read returns
+        self._commands: list[tuple[bytes, bool, bool]] = []
         self._flat: dict[str, str] = {}  # the flat topics' values as last published
         self._retries = 0  # tries since the broker was last reached (`_say_unreachable`)
         self._retry_said: float | None = None  # when that was last said (loop time)
@@ -363,10 +371,12 @@ class MqttLink:
         if client is self._client and message.topic == self.topics.command:
             # A retained command is one the broker stored and replays at every (re)subscription:
             # executing it would, say, wipe the scores with a stale new_game at each reconnect.
-            self._commands.append((bytes(message.payload), bool(message.retain)))
+            self._commands.append((bytes(message.payload), bool(message.retain), False))
         elif client is self._client and message.topic.startswith(self.topics.do + "/"):
             self._commands.append((plain_command(message.topic.removeprefix(self.topics.do + "/"),
-                                                 bytes(message.payload)), bool(message.retain)))
+                                                 bytes(message.payload)), bool(message.retain), False))
+        elif client is self._client and message.topic == self.topics.jury:
+            self._commands.append((bytes(message.payload), bool(message.retain), True))
 
     def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
         if client is self._client:
@@ -425,9 +435,11 @@ class MqttLink:
             self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
         if self._commands:
             commands, self._commands = self._commands, []
-            for payload, retained in commands:
+            for payload, retained, jury in commands:
                 try:
-                    if not retained:
+                    if jury and not retained and self._on_jury_command is not None:
+                        self._on_jury_command(payload)
+                    elif not retained:
                         self._on_command(payload)
                     elif self._on_retained_command is not None:
                         self._on_retained_command(payload)
@@ -539,7 +551,10 @@ class MqttLink:
             await self._progress.wait()
 
     async def _serve(self, client: mqtt.Client) -> None:
-        result, mid = client.subscribe([(self.topics.command, 1), (f"{self.topics.do}/+", 1)])
+        topics = [(self.topics.command, 1), (f"{self.topics.do}/+", 1)]
+        if self._on_jury_command is not None:
+            topics.append((self.topics.jury, 1))
+        result, mid = client.subscribe(topics)
         if result != OK:
             raise LinkLost(f"subscribing failed: {mqtt.error_string(result)}")
         self._suback_mid = mid

@@ -73,6 +73,7 @@ from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRESH, ResumeOffer
 from console.shell.resumption import Resumption
+from console.shell.retained_parts import RetainedParts
 from console.shell.sound import CuePlayer, NullPlayer
 from console.sources.host import LampOutput, LocalInput, RunningLink
 from console.state_people import names, pads
@@ -136,6 +137,7 @@ class Console:
         self.lamp_outputs: dict[str, LampOutput] = {}  # lamps of sources that are not MCU links
         self.source_status: dict[str, str] = {}
         self.publisher = Publisher(self.topics, before_run=EVENTS_BEFORE_RUN)
+        self._parts = RetainedParts(self._publish_retained, self.topics.sheet)  # the game's besides its state
         self.watchers = self.publisher.watchers  # the typed events, as published
         self.wire_watchers = self.publisher.wire_watchers  # and their JSON
         self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
@@ -279,22 +281,26 @@ class Console:
     def host(self, action: HostAction, at: int | None = None) -> None:
         self.feed([Host(action, self.clock() if at is None else at)])
 
+    def on_jury_command(self, payload: bytes) -> None:
+        """The game jury's command from MQTT (``<base>/jury/command``: the sports stage's sheet,
+        docs/sports-sheet.md); refused like a host command when malformed, changing nothing."""
+        parse = self.game.parse_jury_command
+        assert parse is not None  # subscribed only for a game with a jury
+        received = self.clock()
+        try:
+            command = _command_object(payload)
+            inp = parse(command, self._command_time(command.pop("sent_ns", None), received))
+        except (ValueError, RecursionError) as exc:
+            self.report_error("jury", _bad_command("jury", payload, exc, self.game.jury_help))
+            return
+        self.feed([inp])
+
     def on_command(self, payload: bytes) -> None:
         """A host command from MQTT (docs/mqtt.md); anything malformed or unknown is refused
         with an error event that names the problem, and changes nothing."""
         received = self.clock()
-        if len(payload) > MAX_COMMAND_BYTES:  # not even parsed: a real command is tens of bytes
-            self.report_error("mqtt", f"bad host command of {len(payload)} bytes: too large "
-                                      f"(at most {MAX_COMMAND_BYTES}) ({self.game.command_help})")
-            return
         try:
-            command = json.loads(payload)
-            if not isinstance(command, dict):
-                raise ValueError("expected a JSON object")
-            try:  # JSON may escape half a surrogate pair: text nothing downstream can encode
-                encode(command)
-            except UnicodeEncodeError:
-                raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
+            command = _command_object(payload)
             at = self._command_time(command.pop("sent_ns", None), received)
             if command.get("action") in SHELL_ACTIONS:
                 self._choose(str(command["action"]))
@@ -313,13 +319,7 @@ class Console:
                 return
             inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
-            if isinstance(exc, RecursionError):
-                reason = "too deeply nested"
-            else:
-                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-            shown = payload[:200].decode("utf-8", errors="replace")
-            self.report_error("mqtt", f"bad host command {shown!r}: {shortened(reason)} "
-                                      f"({self.game.command_help})")
+            self.report_error("mqtt", _bad_command("host", payload, exc, self.game.command_help))
             return
         self.feed([inp])
 
@@ -682,6 +682,11 @@ class Console:
     def publish_state(self) -> None:
         if self.mqtt is not None:
             self.mqtt.publish_state(self.state, self.host_state)
+            self._parts.publish(self.game.retained_parts(self.referee))
+
+    def _publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
+        if self.mqtt is not None:
+            self.mqtt.publish_retained(topic, payload)
 
     def host_state(self, now: int | None = None) -> dict[str, Any]:
         """The host's view (host/state): the public state plus what only the host may see."""
@@ -825,6 +830,7 @@ class Console:
             self.topics,
             on_command=self.on_command,
             on_retained_command=self.on_retained_command,
+            on_jury_command=None if self.game.parse_jury_command is None else self.on_jury_command,
             on_connected=on_ready,
             username=self.config.mqtt.username,
             password=self.config.mqtt.password,
@@ -877,6 +883,32 @@ class Console:
         """Free the pins of the local inputs (run does this when it stops)."""
         for local in self.local_inputs:
             local.close()
+
+
+def _command_object(payload: bytes) -> dict[str, Any]:
+    """A command's JSON object; ValueError naming what is wrong with it."""
+    if len(payload) > MAX_COMMAND_BYTES:  # not even parsed: a real command is tens of bytes
+        raise ValueError(f"too large: {len(payload)} bytes (at most {MAX_COMMAND_BYTES})")
+    command = json.loads(payload)
+    if not isinstance(command, dict):
+        raise ValueError("expected a JSON object")
+    try:  # JSON may escape half a surrogate pair: text nothing downstream can encode
+        encode(command)
+    except UnicodeEncodeError:
+        raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
+    return command
+
+
+def _bad_command(who: str, payload: bytes, exc: Exception, help_text: str) -> str:
+    if isinstance(exc, RecursionError):  # absurdly nested JSON
+        reason = "too deeply nested"
+    else:
+        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+    if len(payload) > MAX_COMMAND_BYTES:
+        return (f"bad {who} command of {len(payload)} bytes: too large (at most {MAX_COMMAND_BYTES}) "
+                f"({help_text})")
+    shown = payload[:200].decode("utf-8", errors="replace")
+    return f"bad {who} command {shown!r}: {shortened(reason)} ({help_text})"
 
 
 def _happened_before(inputs: Sequence[GameInput], t: int) -> bool:

@@ -96,6 +96,21 @@ class SportsTimer:
             return SportsPhase.IDLE
         return SportsPhase.COUNTING if self._pending[0][1] != "closed" else SportsPhase.COLLECTING
 
+    @property
+    def questions_started(self) -> int:
+        """The questions whose count has started (a withdrawn one not counted)."""
+        return self._question
+
+    def tour_in_play(self) -> int | None:
+        """The tour whose questions are being asked: from its first count to the close of its
+        last one's answers (None between tours, before the first and in the shoot-out)."""
+        q, per = self._question, self.rules.questions_per_tour
+        if q == 0 or q > self.rules.tours * per:
+            return None
+        if self._started_at is None and q % per == 0:
+            return None  # the tour's last question is over
+        return (q - 1) // per + 1
+
     def handle(self, inp: SportsHost, now: int) -> list[Output]:
         """Take one host action at `now`; due marks fire first."""
         out = self.on_timer(now)
