@@ -7,8 +7,8 @@ questions numbered on (5.5). A cell is right (1 point), wrong (0: also every cel
 entered) or disputed (5.4.2), and may hold the answer's text as the slip gave it. A disputed
 cell keeps the verdict it had («включая засчитанный»: a team may dispute an accepted answer
 too; the association's rules 1.5), counted so in the preliminary standings until the jury
-decides it, which it does between tours (5.4.2): while a tour is being played, its own and
-later disputes wait. An appeal on an answer lists every answer to that question close to it
+decides it, which it does between tours (5.4.2): while a tour is being played, every
+dispute waits. An appeal on an answer lists every answer to that question close to it
 (console/engine/sports/similar.py) and counts the ones the jury chooses for every team that gave
 them (1.6.1); a question removed on appeal counts for nobody (1.6.2-1.6.4, shown ``X``). Every
 change is a `SheetEdit` with who made it and why; each taken one is announced as a
@@ -338,8 +338,7 @@ class Sheet:
             raise Refused(f"ответ команды {team} на вопрос {q} не спорный")
         if e.verdict not in (Verdict.RIGHT, Verdict.WRONG):
             raise Refused("решение по спорному: 1 (засчитан) или 0 (не засчитан)")
-        tour = self.tour_of(q)
-        if tour_in_play is not None and (tour is None or tour >= tour_in_play):
+        if tour_in_play is not None:
             raise Refused(f"решения по спорным ответам принимаются между турами (003 5.4.2): "
                           f"идёт тур {tour_in_play}")
         _need_why(e)

@@ -6,10 +6,11 @@ Contract: `SportsStage(rules, sheet)` is a `Game` (console/engine/game.py) takin
 console/engine/sports/sheet.py). The count tells the sheet which tour is being played, so a
 dispute waits for the break between tours (5.4.2). `parts()` is the sheet as retained topics
 under ``<base>/sheet/``: ``standings`` (the hall's: the last tour left out until the sheet is
-closed when the rules say so), ``jury`` (the jury's overview: teams, standings, the open appeal,
-removed questions, the last changes) and ``q/<n>`` per question with an entry (each team's
-verdict and answer text), each well under the broker's 64 KiB (the sheet caps teams and
-answers); a part is rebuilt only when the sheet changed.
+closed when the rules say so), ``jury`` (the jury's overview: standings, removed questions,
+each question's count of right and disputed answers), ``teams``, ``appeal`` (the open one with
+the answers close to it), ``log`` (the last changes) and ``q/<n>`` per question with an entry
+(each team's verdict and answer text), each under the broker's 64 KiB (the sheet caps teams,
+names and answers); the parts are rebuilt only when the sheet changed.
 """
 
 from __future__ import annotations
@@ -111,32 +112,43 @@ def _build_parts(sheet: Sheet, over: bool) -> dict[str, Json]:
     rules = sheet.rules
     table = sheet.standings()
     by_question: dict[int, list[Json]] = {}
+    counts: dict[int, list[int]] = {}  # question -> [right, disputed]
     for (team, q), cell in sorted(sheet.cells.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         entry: list[Json] = [team, cell.verdict.value, cell.answer]
         if cell.verdict.value == "?":
             entry.append(cell.was.value)
         by_question.setdefault(q, []).append(entry)
+        count = counts.setdefault(q, [0, 0])
+        count[0] += cell.verdict.value == "1"
+        count[1] += cell.verdict.value == "?"
+    tour_points = sheet.all_tour_points()
     appeal = sheet.appeal
     jury: dict[str, Json] = {
         "revision": sheet.revision, "closed": sheet.closed, "preliminary": sheet.preliminary,
-        "stage_over": over,
-        "tours": rules.tours, "questions_per_tour": rules.questions_per_tour, "winners": rules.winners,
-        "shootout_asked": sheet.shootout_asked,
+        "stage_over": over, "tours": rules.tours, "questions_per_tour": rules.questions_per_tour,
+        "winners": rules.winners, "shootout_asked": sheet.shootout_asked,
         "next_shootout": {"question": rules.questions + sheet.shootout_asked + 1,
-                          "teams": list(table.shootout)} if table.shootout else None,
-        "teams": [{"team": t.number, "name": t.name, "town": t.town, "rating_id": t.rating_id}
-                  for t in sheet.teams.values()],
-        "standings": standings_rows(sheet, table, rules.tours),
-        "disputed": [[t, q] for t, q in sheet.disputed()],
+                          "teams": list[Json](table.shootout)} if table.shootout else None,
+        # [team, total, place, position, winner, in the shoot-out, points by tour]: the names are
+        # in the teams part (the two together stay under the broker's limit with 120 teams)
+        "standings": [[p.team, p.points, p.shown, p.position, p.team in table.winners,
+                       p.team in table.shootout, list[Json](tour_points[p.team])] for p in table.places],
+        "disputed": len(sheet.disputed()),
         "removed": {str(q): why for q, why in sorted(sheet.removed.items())},
-        "appeal": None if appeal is None else {
-            "team": appeal.team, "question": appeal.question, "answer": appeal.answer,
-            "candidates": [[t, a, d] for t, a, d in appeal.candidates]},
-        "questions": list[Json](sorted(by_question)),
-        "log": [{"at_ns": e.at, "by": e.by, "action": e.action, "text": e.text, "why": e.why}
-                for e in sheet.log[-LOG_SHOWN:]],
+        "questions": {str(q): list[Json](c) for q, c in counts.items()},
     }
-    parts: dict[str, Json] = {"standings": _public(sheet, over), "jury": jury}
+    parts: dict[str, Json] = {
+        "standings": _public(sheet, over), "jury": jury,
+        "teams": {"revision": sheet.revision,
+                  "teams": [{"team": t.number, "name": t.name, "town": t.town, "rating_id": t.rating_id}
+                            for t in sheet.teams.values()]},
+        "appeal": {"open": False} if appeal is None else {
+            "open": True, "team": appeal.team, "question": appeal.question, "answer": appeal.answer,
+            "candidates": [[t, a, d] for t, a, d in appeal.candidates]},
+        "log": {"revision": sheet.revision,
+                "log": [{"at_ns": e.at, "by": e.by, "action": e.action, "text": e.text, "why": e.why}
+                        for e in sheet.log[-LOG_SHOWN:]]},
+    }
     for q, cells in by_question.items():
         parts[f"q/{q}"] = {"question": q, "removed": q in sheet.removed, "cells": cells}
     return parts

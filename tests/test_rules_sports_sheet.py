@@ -1,0 +1,231 @@
+"""The sports stage's results sheet, clause by clause (seed 003 5.2-5.5; the international
+association's rules for in-person tournaments 1.5, 1.6.1, 1.6.2-1.6.4 as in
+../shared/notes/sports-results.md), on a hand-stepped clock: the engine is given its time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from console.engine.events import CommandRefused
+from console.engine.model import NS_PER_S, Output
+from console.engine.sports.sheet import Sheet, SheetAction, SheetChanged, SheetRules, TeamEntry
+from console.engine.sports.stage import SportsStage
+from console.engine.sports.timer import SportsAction, SportsHost, SportsRules
+from console.games.sports.kind import edit, input_line, parse_step
+
+
+class Stage:
+    """A stage of `teams` teams numbered 1..n, its clock stepped by hand."""
+
+    def __init__(self, teams: int = 8, winners: int = 5) -> None:
+        rules = SheetRules(winners=winners)
+        self.engine = SportsStage(SportsRules(), Sheet.with_teams(
+            rules, [TeamEntry(n, f"Команда {n}") for n in range(1, teams + 1)]))
+        self.now = 1_000 * NS_PER_S
+
+    @property
+    def sheet(self) -> Sheet:
+        return self.engine.sheet
+
+    def jury(self, action: str, **args: Any) -> list[Output]:
+        self.now += NS_PER_S
+        return self.engine.handle(edit({"action": action, **args}, self.now, "jury"), self.now)
+
+    def ok(self, action: str, **args: Any) -> SheetChanged:
+        out = self.jury(action, **args)
+        assert len(out) == 1 and isinstance(out[0], SheetChanged), out
+        return out[0]
+
+    def refused(self, action: str, **args: Any) -> str:
+        revision = self.sheet.revision
+        out = self.jury(action, **args)
+        assert len(out) == 1 and isinstance(out[0], CommandRefused), out
+        assert self.sheet.revision == revision  # nothing changed
+        return str(out[0].details["reason"])
+
+    def count(self) -> None:
+        """One question's count played through: «Время!», the minute, the collection (5.3)."""
+        self.engine.handle(SportsHost(SportsAction.START, self.now), self.now)
+        self.now += 71 * NS_PER_S
+        self.engine.on_timer(self.now)
+
+    def points(self) -> dict[int, int]:
+        return self.sheet.all_points()
+
+
+def test_5_2_three_tours_of_twelve_and_a_tours_mask_fills_its_own_questions() -> None:
+    """5.2: 3 tours of 12 questions; a team's tour entered as its mask lands on that tour's questions."""
+    s = Stage()
+    s.ok("set_team", team=3, tour=2, mask="110000000001")
+    assert s.sheet.mask(3) == "0" * 12 + "110000000001" + "0" * 12
+    assert s.sheet.all_tour_points()[3] == [0, 3, 0]
+    assert "тур 4" in s.refused("set_team", team=3, tour=4, mask="1" * 12)
+    assert "12 знаков" in s.refused("set_team", team=3, tour=1, mask="1" * 11)
+
+
+def test_5_4_a_right_answer_is_one_point_a_wrong_one_none() -> None:
+    """5.4: right 1, wrong 0; the question's entry is exactly the teams that answered right."""
+    s = Stage()
+    s.ok("set_question", question=1, teams=[1, 2, 5])
+    s.ok("set_question", question=2, teams=[2])
+    assert s.points() == {1: 1, 2: 2, 3: 0, 4: 0, 5: 1, 6: 0, 7: 0, 8: 0}
+    s.ok("set_question", question=1, teams=[1, 2])  # team 5's was a slip misread: now wrong
+    assert s.points()[5] == 0 and s.sheet.mark(5, 1) == "0"
+
+
+def test_5_4_1_a_close_answer_counts_only_when_the_jury_says_so() -> None:
+    """5.4.1: any deviation is wrong; an appeal lists close answers but counts none by itself."""
+    s = Stage()
+    s.ok("set_cell", team=1, question=4, verdict="0", answer="Пётр Первый")
+    s.ok("set_cell", team=2, question=4, verdict="0", answer="петр первый!")
+    s.ok("open_appeal", team=1, question=4)
+    assert s.points()[1] == 0 and s.points()[2] == 0
+
+
+def test_5_4_2_a_dispute_is_decided_between_tours_only() -> None:
+    """5.4.2: a disputed answer is decided between tours; meanwhile the standings are preliminary."""
+    s = Stage()
+    s.count()  # question 1 of tour 1 asked: the tour is being played
+    s.ok("set_cell", team=4, question=1, verdict="?", answer="Кутузов")
+    standings = s.engine.parts()["standings"]
+    assert s.sheet.preliminary and isinstance(standings, dict) and standings["preliminary"] is True
+    assert "между турами" in s.refused("decide", team=4, question=1, verdict="1", why="критерии")
+    for _ in range(11):
+        s.count()  # the rest of tour 1: now between tours
+    s.ok("decide", team=4, question=1, verdict="1", why="жюри приняло")
+    assert s.points()[4] == 1 and not s.sheet.preliminary
+    s.count()  # tour 2 begins: a new dispute waits again
+    s.ok("set_cell", team=5, question=13, verdict="?")
+    assert "идёт тур 2" in s.refused("decide", team=5, question=13, verdict="0", why="нет")
+
+
+def test_1_5_an_accepted_answer_may_be_disputed_and_counts_meanwhile() -> None:
+    """1.5: a team's answer goes on the disputed list on request, an accepted one included; it
+    keeps its point until the jury decides."""
+    s = Stage()
+    s.ok("set_question", question=2, teams=[6])
+    s.ok("set_cell", team=6, question=2, verdict="?")
+    assert s.sheet.mark(6, 2) == "?" and s.points()[6] == 1
+    assert s.sheet.disputed() == [(6, 2)]
+    s.ok("set_question", question=2, teams=[1])  # a re-entry of the question leaves the dispute standing
+    assert s.sheet.mark(6, 2) == "?"
+    s.ok("decide", team=6, question=2, verdict="0", why="не по критериям")
+    assert s.points()[6] == 0 and s.sheet.disputed() == []
+
+
+def test_1_6_1_an_upheld_appeal_counts_the_close_answers_the_jury_chose() -> None:
+    """1.6.1: the answers close to the appealed one are listed (case, ё/е, punctuation, spacing,
+    a typo ignored); the chosen ones count for every team that gave them; others are refused."""
+    s = Stage()
+    answers = {1: "Пётр Первый", 2: "петр первый.", 3: "Петр  Перввый", 4: "Екатерина Вторая", 5: "Пётр"}
+    for team, text in answers.items():
+        s.ok("set_cell", team=team, question=7, verdict="0", answer=text)
+    s.ok("open_appeal", team=1, question=7)
+    appeal = s.sheet.appeal
+    assert appeal is not None
+    assert [t for t, _, _ in appeal.candidates] == [2, 3]  # closest first; 4 and 5 are other answers
+    assert "не в списке" in s.refused("uphold_appeal", teams=[4], why="засчитать")
+    s.ok("uphold_appeal", teams=[2, 3], why="допустимая форма имени")
+    assert [s.sheet.mark(t, 7) for t in (1, 2, 3, 4, 5)] == ["1", "1", "1", "0", "0"]
+    assert s.sheet.appeal is None
+
+
+def test_1_6_2_a_removed_question_counts_for_nobody() -> None:
+    """1.6.2-1.6.4: a question removed on appeal is not counted for any team; the mask shows X."""
+    s = Stage()
+    s.ok("set_question", question=9, teams=[1, 2, 3])
+    s.ok("set_question", question=10, teams=[1])
+    s.ok("remove_question", question=9, why="некорректный вопрос")
+    assert s.points()[1] == 1 and s.points()[2] == 0
+    assert s.sheet.mask(1)[8:10] == "X1"
+    assert "уже снят" in s.refused("remove_question", question=9, why="ещё раз")
+    s.ok("restore_question", question=9, why="апелляция отозвана")
+    assert s.points()[2] == 1
+
+
+def test_5_5_five_winners_and_a_tie_across_the_cut_goes_to_a_shootout() -> None:
+    """5.5: the 5 teams with the most points win; teams tied across 5th play questions (37, 38,
+    ...) until one gets the advantage; a team not in the tie cannot answer in it."""
+    s = Stage(teams=8)
+    # Points: 1:6 2:5 3:4 | 4, 5, 6: 3 each (places 4-6 across the cut) | 7:1 8:0
+    for team, n in {1: 6, 2: 5, 3: 4, 4: 3, 5: 3, 6: 3, 7: 1}.items():
+        s.ok("set_team", team=team, tour=1, mask="1" * n + "0" * (12 - n))
+    table = s.sheet.standings()
+    assert table.winners == (1, 2, 3) and table.shootout == (4, 5, 6)
+    assert {p.team: p.position for p in table.places}[5] == 5.0  # 4th-6th share 5.0 (the rating site)
+    assert "не 1" in s.refused("set_question", question=37, teams=[1])
+    s.ok("set_question", question=37, teams=[4])  # 4 gets the advantage: 4th; 5 and 6 still tied
+    assert s.sheet.shootout_teams(38) == (5, 6)
+    s.ok("set_question", question=38, teams=[5, 6])  # both right: no advantage yet
+    assert s.sheet.standings().shootout == (5, 6)
+    s.ok("set_question", question=39, teams=[6])
+    table = s.sheet.standings()
+    assert table.decided and table.winners == (1, 2, 3, 4, 6)
+    assert [p.shown for p in table.places[:6]] == ["1", "2", "3", "4", "5", "6"]
+    assert s.sheet.mask(6) == "111000000000" + "0" * 24  # the shoot-out is not in the stage's mask
+
+
+def test_5_5_the_winners_are_a_setting_and_a_tie_inside_them_needs_no_shootout() -> None:
+    """5.5 with 3 winners: a tie for 1st-2nd is inside the cut: no shoot-out, shared places."""
+    s = Stage(teams=5, winners=3)
+    for team, n in {1: 5, 2: 5, 3: 4, 4: 2, 5: 1}.items():
+        s.ok("set_team", team=team, tour=1, mask="1" * n + "0" * (12 - n))
+    table = s.sheet.standings()
+    assert table.decided and table.winners == (1, 2, 3)
+    assert [p.shown for p in table.places[:2]] == ["1–2", "1–2"]
+
+
+def test_bad_input_is_refused_naming_it_and_changes_nothing() -> None:
+    """An unknown team, a question out of range, a verdict after the sheet is closed: refused."""
+    s = Stage()
+    assert "нет команды с номером 42" in s.refused("set_cell", team=42, question=1, verdict="1")
+    assert "вопрос 77" in s.refused("set_cell", team=1, question=77, verdict="1")
+    assert "нужна причина" in s.refused("remove_question", question=3)
+    s.ok("close_sheet")
+    assert "протокол закрыт" in s.refused("set_question", question=1, teams=[1])
+    s.ok("reopen_sheet", why="опечатка в протоколе")
+    s.ok("set_question", question=1, teams=[1])
+    with pytest.raises(ValueError, match="verdict"):
+        edit({"action": "set_cell", "team": 1, "question": 1, "verdict": "да"}, 0, "jury")
+    with pytest.raises(ValueError, match="unknown key"):
+        edit({"action": "set_cell", "team": 1, "score": 3}, 0, "jury")
+
+
+def test_a_close_waits_for_every_dispute_and_appeal() -> None:
+    s = Stage()
+    s.ok("set_cell", team=1, question=1, verdict="?")
+    assert "спорные" in s.refused("close_sheet")
+
+
+def test_teams_are_added_and_edited_with_their_numbers() -> None:
+    s = Stage(teams=2)
+    assert s.ok("add_team", name="Новая", town="Курск").text == "команда 3 «Новая» добавлена"
+    assert "уже есть" in s.refused("add_team", name="Новая")
+    assert "номером 3" in s.refused("add_team", name="Другая", team=3)
+    s.ok("edit_team", team=3, town="Белгород", rating_id=12345)
+    assert s.sheet.teams[3] == TeamEntry(3, "Новая", "Белгород", 12345)
+
+
+def test_every_edit_goes_through_the_journal_unchanged() -> None:
+    """A change is journalled as a line that parses back into the same edit (a resume replays it)."""
+    e = edit({"action": "uphold_appeal", "teams": [2, 3], "why": "близко", "by": "Иванова"}, 5, "jury")
+    line, at = input_line(e) or ({}, 0)
+    again = parse_step("sheet", {**line, "at_ms": 0}, at)
+    assert again == e and e.action is SheetAction.UPHOLD_APPEAL and e.by == "jury: Иванова"
+
+
+def test_each_part_stays_far_under_the_brokers_limit() -> None:
+    """120 teams with 120-letter Cyrillic answers on every question: no retained part reaches
+    the broker's 64 KiB message limit (config/mosquitto/chgk-console.conf)."""
+    import json
+
+    s = Stage(teams=0)
+    for n in range(1, 121):
+        s.ok("add_team", name=f"Команда с длинным названием номер {n}" + "я" * 30, town="Белгород" * 4)
+    for q in range(1, 37):
+        for n in range(1, 121):
+            s.ok("set_cell", team=n, question=q, verdict="1" if n % 2 else "0", answer="ответ" * 24)
+    for name, part in s.engine.parts().items():
+        assert len(json.dumps(part, ensure_ascii=False).encode()) < 60_000, name
