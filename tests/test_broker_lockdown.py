@@ -96,7 +96,7 @@ def make_passwords(password_file: Path, *args: str) -> tuple[dict[str, str], str
     mqtt = tomllib.loads(out)  # the console's part is TOML, ready for [mqtt]
     assert mqtt["username"] == "console"
     passwords = {"console": mqtt["password"]}
-    for user in ("host", "display"):
+    for user in ("host", "display", "jury"):
         found = re.search(rf"^# .*: user {user}, password (\S+)$", out, re.MULTILINE)
         assert found, out
         passwords[user] = found[1]
@@ -260,7 +260,7 @@ def test_the_script_makes_the_password_file_with_hashes_only(workdir: Path) -> N
     assert len(passwords["console"]) == len(passwords["display"]) == 24
     assert passwords["console"] != passwords["display"]
     text = file.read_text()
-    assert sorted(line.split(":")[0] for line in text.splitlines()) == ["console", "display", "host"]
+    assert sorted(line.split(":")[0] for line in text.splitlines()) == ["console", "display", "host", "jury"]
     assert all(password not in text for password in passwords.values())
     assert stat.S_IMODE(file.stat().st_mode) == 0o640
     assert not [p for p in workdir.iterdir() if p.name.startswith(".chgk-passwd")]

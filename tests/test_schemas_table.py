@@ -38,7 +38,9 @@ from console.engine.chgk.table import TableGame
 from console.engine.model import NS_PER_MS, NS_PER_S
 from console.engine.spin.detector import AngleSample, SpinPhase, fault_flags
 from console.engine.spin.events import TOP_EVENTS
-from console.engine.sports.timer import SportsAction, SportsHost, SportsPhase, SportsTimer
+from console.engine.sports.sheet import Sheet, SheetAction, SheetEdit, SheetRules, TeamEntry
+from console.engine.sports.stage import SportsStage
+from console.engine.sports.timer import SportsAction, SportsHost, SportsPhase, SportsRules, SportsTimer
 from console.games import load_config
 from console.games.chgk.config import TableSection
 from console.games.chgk.kind import PICK_SECTOR
@@ -492,6 +494,10 @@ def sports_events() -> list[Payload]:
     out += timer.handle(SportsHost(SportsAction.START, now + 3 * S), now + 3 * S)
     out += timer.handle(SportsHost(SportsAction.PAUSE, now + 13 * S), now + 13 * S)  # a dropped sheet
     out += timer.handle(SportsHost(SportsAction.RESUME, now + 43 * S), now + 43 * S)
+    teams = [TeamEntry(1, "Совы"), TeamEntry(2, "Ежи")]
+    stage = SportsStage(SportsRules(), Sheet.with_teams(SheetRules(), teams))
+    out += stage.handle(SheetEdit(SheetAction.SET_QUESTION, now, "jury", question=1, teams=(2,)), now)
+    out += stage.handle(SheetEdit(SheetAction.DECIDE, now, "jury", team=1, question=1), now)  # refused
     return number(events_json(out))
 
 
@@ -634,7 +640,8 @@ def test_schema_enums_match_the_code() -> None:
     top = STATE_SCHEMA["properties"]["top"]["properties"]
     assert enum_of(top, "phase") == [p.value for p in SpinPhase]
     assert set(enum_of(EVENT_DEFS, "help_label")) == {HelpKind.EXTRA_TIME, HelpKind.CLUB_HELP, "saved_minute"}
-    table_details, sports_details = props("error")["details"]["oneOf"]
+    table_details, sports_details, sheet_details = props("error")["details"]["oneOf"]
+    assert enum_of(sheet_details, "properties", "action") == [a.value for a in SheetAction]
     assert enum_of(table_details, "properties", "action") == ["pick", *(a.value for a in ChgkAction)]
     assert enum_of(table_details, "properties", "phase") == [p.value for p in Phase]
     assert enum_of(sports_details, "properties", "action") == [a.value for a in SportsAction]
@@ -660,7 +667,7 @@ def test_published_referee_events_read_back_into_their_classes() -> None:
 
 
 SPORTS_TYPES = {"sports_timer_started", "sports_timer_warning", "sports_time_up", "answers_closed",
-                "sports_timer_cancelled", "sports_timer_paused", "sports_timer_resumed"}
+                "sports_timer_cancelled", "sports_timer_paused", "sports_timer_resumed", "sheet_changed"}
 
 
 def test_the_tables_screens_have_a_text_for_every_event_the_table_publishes() -> None:

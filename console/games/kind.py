@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Coroutine, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -144,6 +144,10 @@ class GameKind:
     # (engine) -> what it publishes retained besides its state: suffix under ``<base>/sheet/``
     # -> payload (the sports stage's results sheet); each published when its payload changes.
     retained_parts: Callable[[Game[Any]], Mapping[str, object]] = no_parts
+    # Its own pages besides the board and the host's screen: address -> console/data/<file>;
+    # `login_pages` are those of them that ask for their account (the display's is not given).
+    pages: Mapping[str, str] = field(default_factory=dict)
+    login_pages: frozenset[str] = frozenset()
 
     def demo_runner(self) -> DemoRunner | None:
         """The function running this game's terminal demo, imported now; None if it has none."""

@@ -130,7 +130,8 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                             host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password,
-                            protocol=protocol_of(console), media=console.hall_media)
+                            protocol=protocol_of(console), media=console.hall_media,
+                            pages=console.game.pages, login_pages=console.game.login_pages)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),

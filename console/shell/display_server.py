@@ -58,7 +58,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import unquote
@@ -80,8 +80,12 @@ HOST_PAGE = "host.html"
 # The fight's protocol from the live journal (console/shell/protocol_export.py): the printable
 # page, and the files an organiser keeps.
 MEDIA_PATH = "/media/"  # + a media file's name in the pack, URL-escaped (console/shell/hall_media.py)
+XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PROTOCOL_FILES = {"/protocol": ("html", "text/html"), "/protocol.csv": ("csv", "text/csv"),
-                  "/protocol.json": ("json", "application/json")}
+                  "/protocol.json": ("json", "application/json"),
+                  # the sports stage's: the rating site's tournament file, and the teams' masks
+                  "/protocol.xlsx": ("xlsx", XLSX_TYPE),
+                  "/protocol.txt": ("txt", "text/plain")}
 MAX_REQUEST = 8192  # a display's GET is a few hundred bytes; anything bigger is not one
 # A hall has a handful of screens. Beyond this many connections at once the oldest one still
 # sending its head is dropped (or, if none is, the newcomer): a flood of them must never take
@@ -110,12 +114,16 @@ class DisplayServer:
                  board: str = "scoreboard.html", host_pages: Sequence[str] = (),
                  scripts: Sequence[str] = (), mqtt_username: str = "",
                  mqtt_password: str = "", protocol: ProtocolExport | None = None,
-                 media: HallMedia | None = None) -> None:
+                 media: HallMedia | None = None, pages: Mapping[str, str] | None = None,
+                 login_pages: Iterable[str] = ()) -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
-        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE, "/overlay": OVERLAY_PAGE}
+        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE, "/overlay": OVERLAY_PAGE,
+                      **(pages or {})}  # the game's own pages (the sports stage's jury and standings)
+        # Pages that ask for their account's password, told none (the host's, a game jury's).
+        self.login_pages = {HOST_PAGE, *login_pages}
         self.host_pages = tuple(host_pages)
         for name in (*self.host_pages, *scripts):
             if "/" in name or not name.endswith(".js"):  # a file of console/data, by its name
@@ -160,7 +168,7 @@ class DisplayServer:
         # The host's screen gets no account at all, only whether the broker wants one: a
         # display login configured means a locked-down broker, and the page asks the host.
         host_page = {**where, "login": bool(self.mqtt_username), "protocol": self.protocol is not None}
-        config = json.dumps(host_page if name == HOST_PAGE else
+        config = json.dumps(host_page if name in self.login_pages else
                             {**where, "username": self.mqtt_username, "password": self.mqtt_password})
         # Inside <script> only "</script" ends the element, and a password may hold anything:
         # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.

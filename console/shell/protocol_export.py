@@ -26,7 +26,7 @@ from pathlib import Path
 log = logging.getLogger("chgk.protocol")
 
 EXPORT_TIMEOUT_S = 120.0  # a whole evening's journal on a Pi 4 takes seconds; more is a fault
-SUFFIXES = ("html", "csv", "json")
+SUFFIXES = ("html", "csv", "json", "xlsx", "txt")  # the last two: the sports stage's (its .xlsx, masks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,8 @@ class ProtocolExport:
         self._cached: tuple[tuple[tuple[str, int], ...], dict[str, bytes]] | None = None
 
     async def get(self, suffix: str) -> bytes | ProtocolUnavailable:
-        """The protocol as `suffix` ("html", "csv", "json"), or why there is none."""
+        """The protocol as `suffix` (one of SUFFIXES), or why there is none (a game whose protocol
+        has no such file: the .xlsx and the masks are the sports stage's)."""
         if suffix not in SUFFIXES:
             raise ValueError(f"no protocol as {suffix!r}")
         path = self._journal_path()
@@ -61,6 +62,8 @@ class ProtocolExport:
                 if isinstance(files, ProtocolUnavailable):
                     return files
                 self._cached = (key, files)
+            if suffix not in self._cached[1]:
+                return ProtocolUnavailable(f"у протокола этой игры нет файла .{suffix}")
             return self._cached[1][suffix]
 
     async def _export(self, journals: list[Path]) -> dict[str, bytes] | ProtocolUnavailable:
@@ -83,7 +86,7 @@ class ProtocolExport:
                 return ProtocolUnavailable(f"протокол не построен: {why}")
             # The export prints each file it wrote: one per suffix.
             paths = {path.suffix.lstrip("."): path for path in map(Path, written.decode().splitlines())}
-            return {suffix: paths[suffix].read_bytes() for suffix in SUFFIXES}
+            return {suffix: path.read_bytes() for suffix, path in paths.items() if suffix in SUFFIXES}
 
 
 # A dated journal of the console (console/shell/journal_files.py): <base>-YYYYMMDD-HHMMSS[-N].jsonl

@@ -9,8 +9,10 @@ count with why, the verdicts, how it ended, the scores after), ``<name>.json`` (
 the standings) and ``<name>.html`` (a printable protocol: the standings, then the questions).
 It returns the paths written, or raises `ExportError` saying why not (a file that is not a
 journal, a game it cannot protocol, journals of different games). «Своя игра» and
-«Брейн-ринг» are protocolled; the table, the sports timer and the quartet keep their own
-records (their game record, the tournament's standings).
+«Брейн-ринг» are protocolled so; the sports stage's journal gives its results sheet as the
+last journal leaves it (console/games/sports/results.py: the rating site's .xlsx, the masks,
+CSV, JSON and the printable protocol); the table and the quartet keep their own records
+(their game record, the tournament's standings).
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from console import state_people
+from console.engine.sports.sheet import Sheet
+from console.engine.sports.stage import SportsStage
 from console.games.brainring import texts as brainring_texts
+from console.games.sports.results import write_results
 from console.games.svoya import texts as svoya_texts
-from console.playback import play, read_scenario
+from console.playback import Scenario, play, read_scenario
 from console.wire import events_json
 
 __all__ = ["PROTOCOLLED", "ExportError", "export"]
@@ -66,6 +71,10 @@ def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
     paths_in = [journals] if isinstance(journals, Path) else list(journals)
     if not paths_in:
         raise ExportError("no journal given")
+    sheet = _sports_sheet(paths_in[-1])
+    if sheet is not None:  # the sports stage: its sheet as the last journal holds it
+        out_dir.mkdir(parents=True, exist_ok=True)
+        return write_results(sheet, out_dir / paths_in[-1].name.removesuffix(".jsonl"))
     kind = ""
     rows: list[QuestionRow] = []
     names: dict[str, str] = {}
@@ -93,8 +102,7 @@ def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
     return paths
 
 
-def _journal(journal: Path) -> tuple[str, list[QuestionRow], dict[str, str]]:
-    """One journal replayed: its game, its questions' rows and the names of whom they name."""
+def _scenario(journal: Path) -> Scenario:
     try:
         lines = journal.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -103,6 +111,22 @@ def _journal(journal: Path) -> tuple[str, list[QuestionRow], dict[str, str]]:
     scenario = read_scenario(lines, journal.name, problems)
     if scenario is None or scenario.header is None:
         raise ExportError(f"{journal}: not a journal ({problems.getvalue().strip() or 'no config line'})")
+    return scenario
+
+
+def _sports_sheet(journal: Path) -> Sheet | None:
+    """The sports stage's sheet as `journal` leaves it (None: another game's journal)."""
+    scenario = _scenario(journal)
+    if scenario.config.game.kind != "sports":
+        return None
+    engine = play(scenario).referee
+    assert isinstance(engine, SportsStage)
+    return engine.sheet
+
+
+def _journal(journal: Path) -> tuple[str, list[QuestionRow], dict[str, str]]:
+    """One journal replayed: its game, its questions' rows and the names of whom they name."""
+    scenario = _scenario(journal)
     kind = scenario.config.game.kind
     if kind not in _OWNER:
         raise ExportError(f"{journal}: a {kind!r} game: its results are its game record or the "

@@ -174,4 +174,7 @@ GAME = GameKind(
     parse_jury_command=parse_jury_command,
     jury_help=f'expected {{"action": one of {", ".join(a.value for a in SheetAction)}, ...}}',
     retained_parts=sheet_parts,
+    pages={"/jury": "jury.html", "/standings": "standings.html"},
+    login_pages=frozenset({"jury.html"}),
+    scripts=("jury.js",),
 )
