@@ -40,7 +40,7 @@ __all__ = ["PROTOCOLLED", "ExportError", "export"]
 # The games protocolled here: how their events name a question's start, a press record's
 # owner, and a new fight.
 _OWNER = {"svoya": "player", "brainring": "team"}
-PROTOCOLLED = frozenset(_OWNER)  # the game kinds whose journal this protocols
+PROTOCOLLED = frozenset({*_OWNER, "sports"})  # the game kinds whose journal this protocols
 _NEW_FIGHT = {"svoya": "game_started", "brainring": "fight_started"}
 _END_TEXTS = {"correct": "взят", "all_wrong": "все ответили неверно", "no_signal": "никто не ответил",
               **brainring_texts.END_REASONS}
