@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
     bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path",
-                                        "resume", "cpu"])
+                                        "resume", "cpu", "sheet"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
                        help="latency, display, press-path: presses to measure (300, 200, 300)")
@@ -116,6 +116,10 @@ def main(argv: list[str] | None = None) -> int:
             from bench.display import main as bench_display
 
             return bench_display(samples=args.samples or 200, as_json=args.json)
+        if args.what == "sheet":
+            from bench.sheet import main as bench_sheet
+
+            return bench_sheet(as_json=args.json)
         if args.what == "resume":
             from bench.resume import main as bench_resume
 
