@@ -20,7 +20,7 @@ from pathlib import Path
 from openpyxl import load_workbook
 from playwright.sync_api import Page, expect
 
-from tests.host_screen_pages import BASE, LINK_UP, WAIT_MS, Lockdown, Pages, console_with_pages
+from tests.host_screen_pages import BASE, LINK_UP, WAIT_MS, Lockdown, Pages, click, confirm, console_with_pages
 
 # Team t answers questions 1..POINTS[t-1] of tour 1 right: 5, 6 and 7 tie on 7 across the 5th place.
 POINTS = [11, 10, 9, 8, 7, 7, 7, 5, 4, 4, 3, 3, 2, 2, 1, 1, 1, 0, 0, 0]
@@ -143,6 +143,14 @@ def test_a_jury_keeps_the_stage_from_its_page_and_the_hall_and_the_files_follow(
             [1, 2, 3, 4, 6]
         assert standings_row(board, 6)[0] == "5" and standings_row(board, 5)[0] == "6–7"
 
+        # The organiser's tablet adds a team that came late: it is in the jury's sheet at once
+        click(pages.host, "add_team")
+        pages.host.fill("#field-name", "Опоздавшие")
+        pages.host.fill("#field-town", "Курск")
+        confirm(pages.host)
+        taken(jury, "команда 21 «Опоздавшие» добавлена")
+        expect(jury.locator("#chips button")).to_have_count(21, timeout=WAIT_MS)
+
         # A bad edit is refused with a message naming it, and changes nothing
         jury.fill("#cell-team", "42")
         jury.click("#cell-dispute")
@@ -153,7 +161,7 @@ def test_a_jury_keeps_the_stage_from_its_page_and_the_hall_and_the_files_follow(
             book = load_workbook(io.BytesIO(answer.read()))
         rows = list(book.active.iter_rows(values_only=True))
         assert list(rows[0]) == ["Team ID", "Название", "Город", *range(1, 37)]
-        assert len(rows) == 21
+        assert len(rows) == 22
         first = rows[1]
         assert first[:3] == (1001, "Команда 1", "Город 1")
         assert first[3] == "X" and first[4:14] == (1,) * 10 and first[14] == 1  # Q1 removed, Q12 on appeal

@@ -7,12 +7,27 @@ const SPORTS = [
   { action: "resume", label: "Продолжить отсчёт", look: "good" },
   { action: "cancel", label: "Снять отсчёт", look: "danger",
     confirm: "Снять идущий отсчёт? Вопрос будет заменён, номер сохранится." },
+  // The stage's teams in the jury's sheet (console/engine/sports/sheet.py); the sheet itself is
+  // the jury's page's (/jury).
+  { action: "add_team", menu: true, label: "Добавить команду", look: "correction",
+    note: "Команда появится в протоколе жюри; номер — как на её бланках (пусто: следующий).",
+    fields: [{ name: "name", label: "Название", type: "text" },
+             { name: "town", label: "Город", type: "text", optional: true },
+             { name: "team", label: "Номер команды", type: "int", optional: true },
+             { name: "rating_id", label: "ID в рейтинге", type: "int", optional: true }] },
+  { action: "edit_team", menu: true, label: "Изменить команду", look: "correction",
+    fields: [{ name: "team", label: "Номер команды", type: "int" },
+             { name: "name", label: "Название", type: "text", optional: true },
+             { name: "town", label: "Город", type: "text", optional: true },
+             { name: "rating_id", label: "ID в рейтинге", type: "int", optional: true }] },
 ];
 
 function renderSports(s) {
-  $("situation").textContent = s.shootout ? `Перестрелка, вопрос ${s.question}`
-    : s.tour ? `Тур ${s.tour}, вопрос ${s.number} (всего ${s.question})` : `Вопрос ${s.question}`;
+  const sheet = s.sheet ? ` · команд: ${s.sheet.teams}${s.sheet.preliminary ? " · есть спорные" : ""}` : "";
+  $("situation").textContent = (s.shootout ? `Перестрелка, вопрос ${s.question}`
+    : s.tour ? `Тур ${s.tour}, вопрос ${s.number} (всего ${s.question})` : `Вопрос ${s.question}`) + sheet;
   $("players-box").hidden = true;
+  $("protocol-sheet").hidden = false;  // the stage's protocol: the jury's sheet and its files
   $("presses-box").hidden = true;
 }
 

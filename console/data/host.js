@@ -160,7 +160,7 @@ function onMessage(kind, payload, packet) {
 // The question by question record an organiser files (console/tools/export.py): shown here on
 // demand, printable on its own page, and as CSV and JSON. It follows the fight while shown.
 const PROTOCOL_CHANGES = new Set(["question_ended", "score_adjusted", "judgement_reversed",
-                                  "judgement_undone", "fight_over", "game_over"]);
+                                  "judgement_undone", "fight_over", "game_over", "sheet_changed"]);
 let protocolReload = null;
 $("protocol-box").hidden = !CONFIG.protocol;
 function showProtocol() {

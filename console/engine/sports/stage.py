@@ -65,7 +65,12 @@ class SportsStage:
                           "closed": s.closed}}
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
-        return {**self.timer.host_snapshot(now), "sheet": self.snapshot(now)["sheet"]}
+        """The timer's, the sheet in brief, and the stage's teams as the organiser's tablet may
+        change them (add_team, edit_team: taken at any time, a count running or not)."""
+        host = self.timer.host_snapshot(now)
+        actions = host["host_actions"]
+        assert isinstance(actions, list)
+        return {**host, "host_actions": [*actions, "add_team", "edit_team"], "sheet": self.snapshot(now)["sheet"]}
 
     # The sheet's retained parts.
 
