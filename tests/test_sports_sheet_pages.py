@@ -20,7 +20,16 @@ from pathlib import Path
 from openpyxl import load_workbook
 from playwright.sync_api import Page, expect
 
-from tests.host_screen_pages import BASE, LINK_UP, WAIT_MS, Lockdown, Pages, click, confirm, console_with_pages
+from tests.host_screen_pages import (
+    BASE,
+    LINK_UP,
+    WAIT_MS,
+    Lockdown,
+    Pages,
+    click,
+    confirm,
+    console_with_pages,
+)
 
 # Team t answers questions 1..POINTS[t-1] of tour 1 right: 5, 6 and 7 tie on 7 across the 5th place.
 POINTS = [11, 10, 9, 8, 7, 7, 7, 5, 4, 4, 3, 3, 2, 2, 1, 1, 1, 0, 0, 0]

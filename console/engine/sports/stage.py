@@ -70,7 +70,8 @@ class SportsStage:
         host = self.timer.host_snapshot(now)
         actions = host["host_actions"]
         assert isinstance(actions, list)
-        return {**host, "host_actions": [*actions, "add_team", "edit_team"], "sheet": self.snapshot(now)["sheet"]}
+        return {**host, "host_actions": [*actions, "add_team", "edit_team"],
+                "sheet": self.snapshot(now)["sheet"]}
 
     # The sheet's retained parts.
 
