@@ -2,7 +2,8 @@
 """Screenshots of the host's screen and the hall's boards at a few moments of each game, for
 docs/host-screen.md: `.venv/bin/python scripts/host-screen-screenshots.py` (from the repo's
 root) rewrites docs/screenshots/*.png; `... host-screen-screenshots.py quartet` (game names:
-svoya, table, sports, quartet, brainring; and organiser, the tournament's page) only those pictures.
+svoya, table, sports, quartet, brainring; sheet, the sports stage's jury page, standings and
+protocol; and organiser, the tournament's page) only those pictures.
 
 The same set-up as the browser tests (tests/host_screen_pages.py): mosquitto with the shipped
 lockdown, `chgk-console run` as a process on a simulated MCU, Debian's Chromium through
@@ -245,6 +246,64 @@ def quartet(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
     return play
 
 
+SHEET_TEAMS = ("Совы", "Ежи", "Лисы", "Бобры", "Еноты", "Волки", "Зубры", "Рыси", "Барсуки", "Кроты", "Сойки", "Дятлы")
+SHEET = ('[game]\nkind = "sports"\n[sports]\nhide_last_tour = false\n'
+         + "".join(f'[[sports.teams]]\nname = "{name}"\ntown = "{("Белгород", "Курск", "Старый Оскол")[i % 3]}"\n'
+                   f"rating_id = {4100 + i}\n" for i, name in enumerate(SHEET_TEAMS)))
+
+
+def sheet(browser: Browser, broker: Lockdown) -> None:
+    """The sports stage's sheet (docs/sports-sheet.md): three tours entered, a dispute and an
+    appeal open, a tie across the 5th place; the jury's page, the hall's standings, the protocol."""
+    import json
+    import random
+
+    http_port = free_port()
+    rng = random.Random(3)
+
+    def jury(command: dict[str, object]) -> None:
+        subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-u", "jury", "-P",
+                        broker.passwords["jury"], "-q", "1", "-t", "chgk/t1/jury/command",
+                        "-m", json.dumps(command, ensure_ascii=False)], check=True)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "console.toml"
+        config.write_text(console_toml(broker, SHEET, http_port, journal=str(Path(tmp) / "journal.jsonl")),
+                          encoding="utf-8")
+        with running_daemon(config):
+            url = f"http://127.0.0.1:{http_port}"
+            wait_serving(f"{url}/jury")
+            strength = [0.8, 0.75, 0.7, 0.6, 0.5, 0.5, 0.45, 0.4, 0.35, 0.3, 0.25, 0.2]
+            for q in range(1, 37):
+                jury({"action": "set_question", "question": q, "by": "Иванова",
+                      "teams": [t for t in range(1, 13) if rng.random() < strength[t - 1]]})
+            for team, answer in ((3, "Пётр Первый"), (5, "петр первый"), (8, "Пётр I"), (9, "Екатерина")):
+                jury({"action": "set_cell", "team": team, "question": 30, "verdict": "0", "answer": answer})
+            jury({"action": "set_cell", "team": 6, "question": 34, "verdict": "?", "answer": "Менделеев"})
+            jury({"action": "remove_question", "question": 17, "why": "ошибка в тексте вопроса", "by": "Иванова"})
+            jury({"action": "open_appeal", "team": 3, "question": 30})
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{url}/jury")
+            page.wait_for_selector("#login:not([hidden])")
+            page.fill("#login-password", broker.passwords["jury"])
+            page.click("#login-ok")
+            page.wait_for_function(LINK_UP)
+            page.fill("#q", "30")
+            page.locator("#q").dispatch_event("change")
+            expect(page.locator("#candidates li")).to_have_count(1, timeout=10_000)
+            shot(page, "jury-sheet")
+            board = browser.new_page(viewport=TV)
+            board.goto(f"{url}/standings")
+            board.wait_for_function(LINK_UP, timeout=20_000)
+            expect(board.locator("#rows tr")).to_have_count(12, timeout=10_000)
+            shot(board, "board-sports-standings")
+            protocol = browser.new_page(viewport={"width": 1000, "height": 1100})
+            protocol.goto(f"{url}/protocol")
+            shot(protocol, "protocol-sports-stage")
+            for p in (page, board, protocol):
+                p.close()
+
+
 def organiser(browser: Browser) -> None:
     """The organiser's page (docs/tournament.md): the draw, two group fights played, the
     standings, as `chgk-console tournament` serves it with a plain mosquitto."""
@@ -303,6 +362,8 @@ def main() -> int:
             for name, (part, play) in games.items():
                 if not only or name in only:
                     game(browser, broker, part, play)
+            if not only or "sheet" in only:
+                sheet(browser, broker)
             if not only or "organiser" in only:
                 organiser(browser)
     finally:

@@ -80,6 +80,14 @@ function drawQuestion() {
     });
     return b;
   }));
+  // The answer texts typed for this question: what an appeal or a dispute is about.
+  $("answers").replaceChildren(...sheet.teams.filter((t) => cells[t.team] && cells[t.team].answer).map((t) => {
+    const li = document.createElement("li");
+    const cell = cells[t.team];
+    li.className = { "1": "right", "?": "disputed" }[cell.verdict] || "";
+    li.textContent = `№${t.team} ${t.name}: «${cell.answer}» — ${{ "1": "верно", "0": "неверно", "?": "спорный" }[cell.verdict]}`;
+    return li;
+  }));
 }
 
 function drawDisputed() {
