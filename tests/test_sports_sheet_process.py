@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -113,6 +114,10 @@ async def test_killed_right_after_a_verdict_the_sheet_resumes(tmp_path: Path, mo
             assert totals == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 0, 7: 0, 8: 0, 9: 0}
             assert after["disputed"] == 1 and after["removed"] == {"12": "некорректный"}
             assert [t["name"] for t in w.parts["sheet/teams"]["teams"]][-1] == "Опоздавшие"
+            # who, when (the console's clock when it took it, replayed from the journal) and why
+            last = (await w.until(lambda: "sheet/log" in w.parts and w.parts["sheet/log"]))["log"][-1]
+            assert last["why"] == "некорректный" and last["by"] == "jury"
+            assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", last["when"])
             cells = {cell[0]: cell[1:] for cell in w.parts["sheet/q/2"]["cells"]}
             assert cells == {4: ["?", "", "0"], 5: ["1", "Гагарин"]}
 

@@ -169,7 +169,7 @@ function drawLog() {
     const li = document.createElement("li");
     li.textContent = e.text + (e.why ? ` — ${e.why}` : "");
     const small = document.createElement("small");
-    small.textContent = ` (${e.by})`;
+    small.textContent = ` (${e.by}${e.when ? ", " + e.when.slice(11, 16) : ""})`;
     li.append(small);
     return li;
   }));

@@ -289,6 +289,9 @@ class Console:
         received = self.clock()
         try:
             command = _command_object(payload)
+            # The sheet's log says when each change was made: the console's wall clock at
+            # receipt, journalled with the edit (a replay reads it, never the clock).
+            command["when"] = time.strftime("%Y-%m-%d %H:%M:%S")
             inp = parse(command, self._command_time(command.pop("sent_ns", None), received))
         except (ValueError, RecursionError) as exc:
             self.report_error("jury", _bad_command("jury", payload, exc, self.game.jury_help))

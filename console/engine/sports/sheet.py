@@ -93,12 +93,13 @@ class SheetEdit:
     town: str | None = None
     rating_id: int | None = None
     why: str = ""
+    when: str = ""  # the console's wall clock when it took the command ("": not stamped)
 
     def line(self) -> dict[str, Json]:
         """The edit as a journal line's keys (besides its time): only what it carries."""
         out: dict[str, Json] = {"sheet": self.action.value}
         for key in ("by", "team", "question", "tour", "mask", "verdict", "answer", "name", "town",
-                    "rating_id", "why"):
+                    "rating_id", "why", "when"):
             value = getattr(self, key)
             if value not in (None, ""):
                 out[key] = value.value if isinstance(value, Verdict) else value
@@ -166,6 +167,11 @@ class LogEntry:
     action: str
     text: str
     why: str
+    when: str = ""
+
+    def view(self) -> dict[str, Json]:
+        return {"at_ns": self.at, "when": self.when, "by": self.by, "action": self.action, "text": self.text,
+                "why": self.why}
 
 
 class Refused(Exception):
@@ -200,7 +206,7 @@ class Sheet:
         except Refused as exc:
             return [self._refused(now, edit.action.value, str(exc))]
         self.revision += 1
-        self.log.append(LogEntry(edit.at, edit.by, edit.action.value, text, edit.why))
+        self.log.append(LogEntry(edit.at, edit.by, edit.action.value, text, edit.why, edit.when[:19]))
         return [SheetChanged(t_ns=now, action=edit.action.value, by=edit.by, why=edit.why, text=text,
                              revision=self.revision)]
 

@@ -152,8 +152,7 @@ def _build_parts(sheet: Sheet, over: bool) -> dict[str, Json]:
             "open": True, "team": appeal.team, "question": appeal.question, "answer": appeal.answer,
             "candidates": [[t, a, d] for t, a, d in appeal.candidates]},
         "log": {"revision": sheet.revision,
-                "log": [{"at_ns": e.at, "by": e.by, "action": e.action, "text": e.text, "why": e.why}
-                        for e in sheet.log[-LOG_SHOWN:]]},
+                "log": [e.view() for e in sheet.log[-LOG_SHOWN:]]},
     }
     for q, cells in by_question.items():
         parts[f"q/{q}"] = {"question": q, "removed": q in sheet.removed, "cells": cells}

@@ -26,7 +26,7 @@ from console.games.sports.config import SportsSection
 # What a sheet edit may carry (besides "action"), by key: its JSON type.
 _EDIT_KEYS: dict[str, type | tuple[type, ...]] = {
     "by": str, "team": int, "question": int, "teams": list, "tour": int, "mask": str, "verdict": (str, int),
-    "answer": str, "name": str, "town": str, "rating_id": int, "why": str}
+    "answer": str, "name": str, "town": str, "rating_id": int, "why": str, "when": str}
 HOST_SHEET_ACTIONS = (SheetAction.ADD_TEAM, SheetAction.EDIT_TEAM)  # the organiser's tablet's
 
 

@@ -101,8 +101,7 @@ def _document(sheet: Sheet) -> dict[str, Any]:
         "shootout": [sorted(right) for right in sheet.shootout_answers()],
         "answers": [[t, q, c.verdict.value, c.answer]
                     for (t, q), c in sorted(sheet.cells.items()) if c.answer],
-        "changes": [{"at_ns": e.at, "by": e.by, "action": e.action, "text": e.text, "why": e.why}
-                    for e in sheet.log],
+        "changes": [e.view() for e in sheet.log],
     }
 
 
@@ -130,7 +129,8 @@ def _html(sheet: Sheet) -> str:
                         for i, right in enumerate(asked, start=1))
         shootout += f"<h2>Перестрелка (003 5.5)</h2><ul>{lines}</ul>"
     removed = "".join(f"<li>вопрос {q}: {e(why)}</li>" for q, why in sorted(sheet.removed.items()))
-    decisions = "".join(f"<li>{e(x.text)}{f' — {e(x.why)}' if x.why else ''} <small>({e(x.by)})</small></li>"
+    decisions = "".join(f"<li>{e(x.text)}{f' — {e(x.why)}' if x.why else ''} "
+                        f"<small>({e(x.by)}{', ' + e(x.when) if x.when else ''})</small></li>"
                         for x in sheet.log if x.action in _DECISIONS)
     return f"""<!doctype html>
 <html lang="ru"><head><meta charset="utf-8"><title>Протокол первого этапа</title>
