@@ -4,9 +4,11 @@ association's rules for in-person tournaments 1.5, 1.6.1, 1.6.2-1.6.4 as in
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from openpyxl import load_workbook
 
 from console.engine.events import CommandRefused
 from console.engine.model import NS_PER_S, Output
@@ -14,6 +16,7 @@ from console.engine.sports.sheet import Sheet, SheetAction, SheetChanged, SheetR
 from console.engine.sports.stage import SportsStage
 from console.engine.sports.timer import SportsAction, SportsHost, SportsRules
 from console.games.sports.kind import edit, input_line, parse_step
+from console.games.sports.results import write_results
 
 
 class Stage:
@@ -229,3 +232,31 @@ def test_each_part_stays_far_under_the_brokers_limit() -> None:
             s.ok("set_cell", team=n, question=q, verdict="1" if n % 2 else "0", answer="ответ" * 24)
     for name, part in s.engine.parts().items():
         assert len(json.dumps(part, ensure_ascii=False).encode()) < 60_000, name
+
+
+def test_the_halls_board_leaves_the_last_tour_out_until_the_sheet_is_closed() -> None:
+    """[sports] hide_last_tour: the hall's standings count tours 1-2 until the jury closes the sheet."""
+    s = Stage(teams=2)
+    s.engine.sheet.rules = SheetRules(hide_last_tour=True)
+    s.ok("set_question", question=1, teams=[1])
+    s.ok("set_question", question=30, teams=[2])  # tour 3
+    s.ok("set_question", question=31, teams=[2])
+    public: Any = s.engine.parts()["standings"]
+    assert public["last_tour_hidden"] is True
+    assert [(r["team"], r["total"]) for r in public["rows"]] == [(1, 1), (2, 0)]
+    s.ok("close_sheet")
+    public = s.engine.parts()["standings"]
+    assert public["last_tour_hidden"] is False
+    assert [(r["team"], r["total"]) for r in public["rows"]] == [(2, 2), (1, 1)]
+
+
+def test_the_files_keep_every_formula_out_of_a_spreadsheet(tmp_path: Path) -> None:
+    """A team named «=HYPERLINK(...)» is text in the .xlsx and the CSV, not a formula."""
+    s = Stage(teams=1)
+    s.ok("add_team", name="=HYPERLINK(\"x\")", town="@Курск")
+    s.ok("set_question", question=2, teams=[2])
+    paths = write_results(s.sheet, tmp_path / "stage")
+    assert [p.suffix for p in paths] == [".xlsx", ".txt", ".csv", ".json", ".html"]
+    rows = list(load_workbook(paths[0]).active.iter_rows(values_only=True))
+    assert rows[2][:3] == (None, "'=HYPERLINK(\"x\")", "'@Курск") and rows[2][4] == 1
+    assert "'=HYPERLINK" in paths[2].read_text(encoding="utf-8")
