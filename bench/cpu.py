@@ -48,7 +48,7 @@ def main(samples: int = 2000, as_json: bool = False) -> int:
     press = _presses(samples)
     angle = _angles(samples * 5)
     command = _commands(samples)
-    nbody_s, steps = _nbody(500_000)
+    nbody_s, steps = nbody(500_000)
     ratio = (PI4_NBODY_S_PER_STEP * steps) / nbody_s
     pi4 = {"press_us": press * ratio, "angle_sample_us": angle * ratio, "host_command_us": command * ratio}
     result: dict[str, Any] = {
@@ -125,7 +125,7 @@ def _commands(samples: int) -> float:
     return statistics.median(runs)
 
 
-def _nbody(steps: int) -> tuple[float, int]:
+def nbody(steps: int) -> tuple[float, int]:
     """The Benchmarks Game's n-body (the plain Python program's arithmetic), `steps` steps:
     (seconds of CPU, steps)."""
     pi = 3.14159265358979323

@@ -27,7 +27,7 @@ import statistics
 import time
 from typing import Any
 
-from bench.cpu import PI4_NBODY_S_PER_STEP, _nbody
+from bench.cpu import PI4_NBODY_S_PER_STEP, nbody
 from bench.latency import machine
 from bench.report import print_result
 from console.games import config_from_dict
@@ -75,7 +75,7 @@ def main(as_json: bool = False, teams: int = TEAMS, nbody_steps: int = 500_000) 
     tour_t = [by_team.jury({"action": "set_team", "team": t, "tour": 1, "mask": masks[t - 1]})
               for t in range(1, teams + 1)]
     searches = _searches(rng, teams)
-    nbody_s, steps = _nbody(nbody_steps)
+    nbody_s, steps = nbody(nbody_steps)
     ratio = (PI4_NBODY_S_PER_STEP * steps) / nbody_s
     edits = [*tour_q, *tour_t]
     figures = {
