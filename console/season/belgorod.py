@@ -27,10 +27,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from console.season.model import Decision, GameResult, Team
 
-__all__ = ["BelgorodSeason", "Bingo", "FirstStage", "SlotRefused", "check_slot", "decide", "next_chooser"]
+__all__ = ["BelgorodSeason", "Bingo", "FirstStage", "SlotRefused", "check_slot", "decide",
+           "first_stage_from_sheet", "next_chooser"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,3 +185,27 @@ def _parts(games: int, bingo: Bingo) -> list[list[int]]:
         return [list(range(1, games + 1))]
     half = (games + 1) // 2
     return [list(range(1, half + 1)), list(range(half + 1, games + 1))]
+
+
+def first_stage_from_sheet(jury: Mapping[str, Any], sheet_teams: Mapping[str, Any],
+                           teams: Sequence[Team]) -> FirstStage:
+    """The first stage from the sports stage's sheet as the console publishes it (its
+    ``sheet/jury`` and ``sheet/teams`` parts, console/engine/sports/stage.py), its teams matched
+    to the season's by name; ValueError naming what does not fit (a sheet not closed, a team
+    the season does not know, a shoot-out not over)."""
+    if not jury.get("closed"):
+        raise ValueError("протокол первого этапа не закрыт жюри: результаты предварительные")
+    if jury.get("next_shootout"):
+        raise ValueError("перестрелка первого этапа не окончена (003 5.5)")
+    ids = {t.name: t.id for t in teams}
+    names = {int(t["team"]): str(t["name"]) for t in sheet_teams.get("teams", [])}
+    places: dict[str, int] = {}
+    winners: list[str] = []
+    for number, _total, shown, _position, winner, _shootout, _tours in jury.get("standings", []):
+        name = names.get(int(number), "")
+        if name not in ids:
+            raise ValueError(f"команды «{name}» (№{number}) нет среди команд сезона")
+        places[ids[name]] = int(str(shown).split("–")[0])
+        if winner:
+            winners.append(ids[name])
+    return FirstStage(places, tuple(winners))
