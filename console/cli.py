@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     tournament = sub.add_parser("tournament", help="the «Эрудит-квартет» tournament (docs/tournament.md)")
     tournament.add_argument("--config", required=True, help="the TOML config (see config/tournament.toml)")
     tournament.add_argument("--export", metavar="DIR", help="write standings.csv and tournament.json; exit")
+    season = sub.add_parser("season", help="a season of «Что? То? Там?» or the Belgorod championship "
+                                           "(docs/tournament.md)")
+    season.add_argument("--config", required=True, help="the TOML config (see config/season.toml)")
+    season.add_argument("--backup", metavar="FILE", help="copy the season's database to FILE; exit")
 
     args = parser.parse_args(argv)
     logging.basicConfig(
@@ -144,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
         from console.tools.sim_box import main_sim_box
 
         return main_sim_box(args.pads, args.link, sys.stdin, sys.stdout)
+    if args.command == "season":
+        from console.season.cli import main_season
+
+        return main_season(args.config, args.backup)
     if args.command == "tournament":
         from console.tournament.cli import main_tournament
 

@@ -72,7 +72,7 @@ for node in "${nodes[@]}"; do
   mosquitto_passwd -b "$ptmp" "$user" "${pass[$user]}"
   {
     printf '\nuser %s\n' "$user"
-    for topic in events state record status; do
+    for topic in events state record status 'sheet/#'; do
       printf 'topic write %s/%s/%s\n' "$prefix" "$node" "$topic"
     done
     printf 'topic write %s/bridges/%s\n' "$prefix" "$user"

@@ -1,0 +1,346 @@
+"""The season service on the organiser's machine (`chgk-console season`, docs/tournament.md).
+
+Contract: `SeasonService(config)` opens the season database (console/season/db.py; one made
+for another format is refused) and puts the config's teams in it. `run()` (async) serves the
+organiser's page (console/data/season.html, by the display server's code) and keeps an MQTT
+session with the organiser's broker until cancelled, where every table's broker bridges its
+public topics (config/mosquitto/bridge-table.conf):
+
+- a table's `game_record` (on ``<prefix>/+/events``, and retained on ``<prefix>/+/record`` for a
+  result the service missed) is one game's result: offered to the database, which counts it
+  once (a repeat is ignored, a different result for the same game is a conflict the page
+  shows and that changes nothing). A game is its stage and its team: «Что? То? Там?» takes the
+  record's stage (qualifier, semi-final, final); Belgorod's table games are the second stage
+  until a team has played it, then the series;
+- Belgorod's first stage is the sports stage's sheet (``<prefix>/+/sheet/jury`` and
+  ``sheet/teams``), taken once the jury has closed it;
+- the organiser's commands on ``<prefix>/season/command`` (JSON, not retained): ``result`` (a
+  game typed by hand: stage, team, score, indicators, consolation points), ``ruling`` (a tie
+  the seed leaves open), ``choose_slot`` (a captain's choice of a series game, 003 6.5),
+  ``first_stage`` (the first stage typed by hand), ``add_team``;
+- it publishes, retained at QoS 1, ``<prefix>/season/state`` (the season table, the decisions
+  with their clauses, what is awaited next, the conflicts) and ``<prefix>/season/status``;
+  each result's fate and each refused command on ``<prefix>/season/events``.
+
+A message's change is committed inside paho's callback: paho acknowledges a QoS 1 message only
+after the callback returns, so a result the broker counts as delivered is in the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from console.season import belgorod, chto
+from console.season.config import FORMATS, SeasonConfig
+from console.season.db import SeasonDb, SeasonDbError
+from console.season.model import INDICATORS, Decision, GameResult, Ruling, Team
+from console.shell.display_server import DisplayServer
+
+__all__ = ["NODE", "SeasonService", "result_from_record"]
+
+log = logging.getLogger("chgk.season")
+
+QOS = 1
+NODE = "season"  # the service's topics: <prefix>/season/...
+MAX_COMMAND = 16_384
+STAGES = {"chto": ("qualifier", "semifinal", "final", "vprisyadku"), "belgorod": ("second_stage", "series")}
+
+
+def result_from_record(record: dict[str, Any], stage: str, source: str) -> GameResult:
+    """A console's `game_record` (docs/mqtt-table.md) as a season's game of `stage`;
+    KeyError/TypeError/ValueError when it is not one."""
+    team = record["team"]
+    if not isinstance(team, str) or not team:
+        raise ValueError("the record names no team at the table")
+    score = record["score"]
+    consolation = {str(c["team"]): {k: int(c[k]) for k in ("hall", "table", "wrong", "points")}
+                   for c in record.get("consolation", [])}
+    indicators = {i: int(record.get("indicators", {}).get(i, 0)) for i in INDICATORS}
+    return GameResult(f"{stage}:{team}", stage, team, int(score["team"]), int(score["club"]), indicators,
+                      consolation, source=source)
+
+
+class SeasonService:
+    def __init__(self, config: SeasonConfig) -> None:
+        self.config = config
+        self.prefix = config.prefix
+        self.db = SeasonDb(config.database)
+        fmt = self.db.meta("format")
+        if fmt is not None and fmt != config.format:
+            raise SeasonDbError(f"{config.database} is a {FORMATS.get(fmt, fmt)} season, the config's is "
+                                f"{FORMATS[config.format]}: give it another database")
+        if fmt is None:
+            self.db.set_meta("format", config.format)
+            self.db.set_meta("name", config.name)
+        for team in config.teams:
+            self.db.add_team(team)
+        self.page: DisplayServer | None = None
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=config.client_id,
+                                  clean_session=False, protocol=mqtt.MQTTv311)
+        if config.username:
+            self.client.username_pw_set(config.username, config.password)
+        self.client.will_set(self.topic("status"), json.dumps({"state": "offline"}), QOS, retain=True)
+        self.client.reconnect_delay_set(1, 5)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self._last_state = ""
+        self._sheet: dict[str, dict[str, Any]] = {}  # "<node>/jury", "<node>/teams": the sheet's parts
+
+    def topic(self, name: str) -> str:
+        return f"{self.prefix}/{NODE}/{name}"
+
+    # ------------------------------------------------------------------ the season now
+
+    def view(self) -> dict[str, Any]:
+        """What the organiser's page shows (published on <prefix>/season/state)."""
+        teams = self.db.teams()
+        results = self.db.results()
+        names = {t.id: t.name for t in teams}
+        view: dict[str, Any] = {"name": self.db.meta("name") or self.config.name,
+                                "format": self.config.format,
+                                "format_title": FORMATS[self.config.format],
+                                "teams": [{"id": t.id, "name": t.name, "registered": t.registered,
+                                           "players": t.players, "town": t.town} for t in teams],
+                                "games": [{**r.document(), "name": names.get(r.team, r.team)}
+                                          for r in results.values()],
+                                "conflicts": self.db.conflicts(), "log": self.db.decisions()[-40:]}
+        decisions: list[Decision]
+        if self.config.format == "chto":
+            cs = chto.decide(teams, results, self.db.rulings())
+            decisions, waiting = cs.decisions, cs.waiting
+            view |= {"game_days": chto.game_days(teams), "consolation": cs.consolation,
+                     "main_finalist": cs.main_finalist, "consolation_finalist": cs.consolation_finalist,
+                     "semifinalists": list(cs.semifinalists), "third_place": cs.third_place}
+        else:
+            bs = self._belgorod()
+            decisions, waiting = bs.decisions, bs.waiting
+            view |= {"first_stage": self.db.first_stage(), "bingo": bs.bingo, "rating": bs.rating,
+                     "entrants": list(bs.entrants), "order": {str(k): v for k, v in bs.order.items()},
+                     "series": bs.series, "candidates": list(bs.candidates),
+                     "next_chooser": belgorod.next_chooser(bs, self.db.slots(), self.config.last_finalist)
+                     if bs.entrants and len(bs.order) < len(bs.entrants) else None}
+        view["decisions"] = [{"step": d.step, "text": d.text, "clause": d.clause, "teams": list(d.teams)}
+                             for d in decisions]
+        view["waiting"] = waiting
+        now = _now()
+        for decision in decisions:  # each kept the first time it is taken, with when
+            self.db.log_decision(decision, now)
+        return view
+
+    def _belgorod(self) -> belgorod.BelgorodSeason:
+        first_doc = self.db.first_stage()
+        first = None if first_doc is None else belgorod.FirstStage(
+            {str(k): int(v) for k, v in first_doc["places"].items()}, tuple(first_doc["winners"]))
+        return belgorod.decide(self.db.teams(), first, self.db.results(), self.db.slots(), self.config.bingo,
+                               self.config.last_finalist)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self) -> None:
+        if self.config.http_port:
+            self.page = DisplayServer(self.config.bind, self.config.http_port, ws_port=self.config.ws_port,
+                                      base=f"{self.prefix}/{NODE}", board="season.html",
+                                      login_pages=("season.html",))
+            await self.page.start()
+            log.info("the organiser's season page: http://%s:%d/", self.config.bind, self.page.port)
+        self.client.connect_async(self.config.mqtt_host, self.config.mqtt_port, keepalive=30)
+        self.client.loop_start()
+        try:
+            await asyncio.Event().wait()  # until cancelled
+        finally:
+            offline = json.dumps({"state": "offline"})
+            info = self.client.publish(self.topic("status"), offline, QOS, retain=True)
+            with contextlib.suppress(RuntimeError, ValueError):  # not connected: the will says it
+                await asyncio.to_thread(info.wait_for_publish, 1.0)
+            self.client.disconnect()
+            self.client.loop_stop()
+            self.db.close()
+            if self.page is not None:
+                await self.page.close()
+
+    def _on_connect(self, client: mqtt.Client, userdata: object, flags: object, reason: Any,
+                    properties: object) -> None:
+        if reason.is_failure:
+            log.error("the organiser's broker refused the season service: %s", reason)
+            return
+        log.info("connected to the organiser's broker %s:%d", self.config.mqtt_host, self.config.mqtt_port)
+        client.subscribe([(f"{self.prefix}/+/events", QOS), (f"{self.prefix}/+/record", QOS),
+                          (f"{self.prefix}/+/sheet/jury", QOS), (f"{self.prefix}/+/sheet/teams", QOS),
+                          (self.topic("command"), QOS)])
+        client.publish(self.topic("status"), json.dumps({"state": "online", "name": self.config.name}),
+                       QOS, retain=True)
+        self._last_state = ""
+        self.publish_state()
+
+    def _on_message(self, client: mqtt.Client, userdata: object, message: mqtt.MQTTMessage) -> None:
+        if message.retain and message.topic == self.topic("command"):
+            return  # a command left retained is never carried out again
+        try:
+            self.handle(message.topic, bytes(message.payload))
+        except Exception:  # one bad message must not stop paho's thread (and the service)
+            log.exception("a message on %s could not be handled", message.topic)
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """One message from the broker (public for tests that feed the service directly)."""
+        parts = topic.split("/")
+        if parts == [self.prefix, NODE, "command"]:
+            self._command(payload)
+            return
+        if len(parts) < 3 or parts[0] != self.prefix or parts[1] in (NODE, "bridges", "tournament"):
+            return
+        node, kind = parts[1], "/".join(parts[2:])
+        try:
+            data = json.loads(payload)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return
+        if not isinstance(data, dict):
+            return
+        if kind in ("sheet/jury", "sheet/teams"):
+            self._sheet[f"{node}/{kind}"] = data
+            self._take_first_stage(node)
+        elif (kind == "events" and data.get("type") == "game_record") or kind == "record":
+            self._take_record(node, data)
+
+    def _take_record(self, node: str, record: dict[str, Any]) -> None:
+        try:
+            stage = self._stage_of(record)
+            result = result_from_record(record, stage, node)
+        except (KeyError, TypeError, ValueError) as exc:
+            log.warning("table %s: a game record that cannot be read (%s)", node, exc)
+            return
+        self._offer(result)
+
+    def _stage_of(self, record: dict[str, Any]) -> str:
+        if self.config.format == "chto":
+            stage = str(record["stage"])
+            if stage not in STAGES["chto"]:
+                raise ValueError(f"stage {stage!r}")
+            return stage
+        team = str(record["team"])
+        played = {r.team for r in self.db.results().values() if r.stage == "second_stage"}
+        return "series" if team in played else "second_stage"
+
+    def _offer(self, result: GameResult) -> None:
+        if result.team not in {t.id for t in self.db.teams()}:
+            self._event({"type": "result_foreign", "game": result.game, "source": result.source,
+                         "message": f"команды {result.team!r} нет в сезоне: результат не учтён"})
+            return
+        fate = self.db.offer_result(result, _now())
+        message = {"recorded": "учтён", "repeat": "уже учтён: повтор не меняет ничего",
+                   "conflict": "отличается от учтённого: конфликт, ничего не изменено"}[fate]
+        (log.info if fate != "conflict" else log.warning)("%s from %s: %s", result.game, result.source, fate)
+        self._event({"type": f"result_{fate}", "game": result.game, "source": result.source,
+                     "message": f"{result.game} ({result.shown}, {result.source}): {message}"})
+        self.publish_state()
+
+    def _take_first_stage(self, node: str) -> None:
+        jury, teams = self._sheet.get(f"{node}/sheet/jury"), self._sheet.get(f"{node}/sheet/teams")
+        if self.config.format != "belgorod" or jury is None or teams is None or not jury.get("closed"):
+            return
+        try:
+            first = belgorod.first_stage_from_sheet(jury, teams, self.db.teams())
+        except (ValueError, KeyError, TypeError) as exc:
+            self._event({"type": "first_stage_refused", "source": node, "message": str(exc)})
+            return
+        doc = {"places": dict(first.places), "winners": list(first.winners)}
+        if self.db.first_stage() != doc:
+            self.db.set_first_stage(doc, node, _now())
+            self._event({"type": "first_stage_recorded", "source": node,
+                         "message": "итоги первого этапа взяты из протокола жюри"})
+            self.publish_state()
+
+    # ------------------------------------------------------------------ the organiser's commands
+
+    def _command(self, payload: bytes) -> None:
+        try:
+            if len(payload) > MAX_COMMAND:
+                raise ValueError(f"команда длиннее {MAX_COMMAND} байт")
+            command = json.loads(payload)
+            if not isinstance(command, dict):
+                raise ValueError("команда — объект JSON")
+            action = command.get("action")
+            handler = {"result": self._hand_result, "ruling": self._ruling, "choose_slot": self._choose_slot,
+                       "first_stage": self._hand_first_stage, "add_team": self._add_team}.get(str(action))
+            if handler is None:
+                raise ValueError(f"неизвестное действие {str(action)[:40]!r} (result, ruling, choose_slot, "
+                                 "first_stage, add_team)")
+            handler(command)
+        except (UnicodeDecodeError, ValueError, KeyError, TypeError, belgorod.SlotRefused) as exc:
+            why = str(exc) if not isinstance(exc, KeyError) else f"нет поля {exc}"
+            log.warning("organiser's command refused: %s", why)
+            self._event({"type": "command_refused", "message": why})
+            return
+        self.publish_state()
+
+    def _hand_result(self, c: dict[str, Any]) -> None:
+        stage = str(c["stage"])
+        if stage not in STAGES[self.config.format]:
+            raise ValueError(f"этап {stage!r}: один из {', '.join(STAGES[self.config.format])}")
+        team_score, club_score = (int(x) for x in c["score"])
+        if not (0 <= team_score <= 20 and 0 <= club_score <= 20):
+            raise ValueError("счёт от 0 до 20")
+        points = c.get("consolation", {})
+        if not isinstance(points, dict):
+            raise ValueError("consolation: {команда: баллы}")
+        consolation = {str(t): {"hall": int(p), "table": 0, "wrong": 0, "points": int(p)}
+                       for t, p in points.items()}
+        indicators = {i: int(c.get("indicators", {}).get(i, 0)) for i in INDICATORS}
+        team = str(c["team"])
+        self._offer(GameResult(f"{stage}:{team}", stage, team, team_score, club_score, indicators,
+                               consolation, int(c.get("day", 0)), source="hand"))
+
+    def _ruling(self, c: dict[str, Any]) -> None:
+        teams = tuple(str(t) for t in c["teams"])
+        why = str(c.get("why", "")).strip()
+        if not why:
+            raise ValueError("решению оргкомитета нужна причина: она остаётся в протоколе сезона")
+        unknown = set(teams) - {t.id for t in self.db.teams()}
+        if unknown:
+            raise ValueError(f"нет команд {', '.join(sorted(unknown))}")
+        self.db.set_ruling(Ruling(str(c["step"]), teams, why), str(c.get("by", "organiser")), _now())
+
+    def _choose_slot(self, c: dict[str, Any]) -> None:
+        if self.config.format != "belgorod":
+            raise ValueError("выбор игр серии — в сезоне Белгородского чемпионата (003 6.5)")
+        season = self._belgorod()
+        team, slot = str(c["team"]), int(c["slot"])
+        names = {t.id: t.name for t in self.db.teams()}
+        belgorod.check_slot(season, self.db.slots(), team, slot, self.config.last_finalist, names)
+        self.db.add_slot(team, slot, _now())
+
+    def _hand_first_stage(self, c: dict[str, Any]) -> None:
+        places = {str(t): int(p) for t, p in c["places"].items()}
+        winners = [str(t) for t in c["winners"]]
+        if set(winners) - set(places):
+            raise ValueError("победители первого этапа — из команд с местами")
+        self.db.set_first_stage({"places": places, "winners": winners}, "hand", _now())
+
+    def _add_team(self, c: dict[str, Any]) -> None:
+        team = Team(str(c["id"]), str(c["name"]), bool(c.get("registered", True)), int(c.get("players", 6)))
+        if not team.id or not team.name.strip():
+            raise ValueError("команде нужны id и название")
+        if not self.db.add_team(team):
+            raise ValueError(f"команда {team.id!r} уже есть")
+
+    # ------------------------------------------------------------------ publishing
+
+    def publish_state(self) -> None:
+        text = json.dumps(self.view(), ensure_ascii=False)
+        if text != self._last_state:
+            self._last_state = text
+            self.client.publish(self.topic("state"), text, QOS, retain=True)
+
+    def _event(self, event: dict[str, Any]) -> None:
+        self.client.publish(self.topic("events"), json.dumps(event, ensure_ascii=False), QOS)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S")
