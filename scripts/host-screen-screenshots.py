@@ -246,10 +246,12 @@ def quartet(sim: SimulatedMcu) -> Callable[[Page, Page], None]:
     return play
 
 
-SHEET_TEAMS = ("Совы", "Ежи", "Лисы", "Бобры", "Еноты", "Волки", "Зубры", "Рыси", "Барсуки", "Кроты", "Сойки", "Дятлы")
+SHEET_TEAMS = ("Совы", "Ежи", "Лисы", "Бобры", "Еноты", "Волки", "Зубры", "Рыси", "Барсуки", "Кроты",
+               "Сойки", "Дятлы")
+TOWNS = ("Белгород", "Курск", "Старый Оскол")
 SHEET = ('[game]\nkind = "sports"\n[sports]\nhide_last_tour = false\n'
-         + "".join(f'[[sports.teams]]\nname = "{name}"\ntown = "{("Белгород", "Курск", "Старый Оскол")[i % 3]}"\n'
-                   f"rating_id = {4100 + i}\n" for i, name in enumerate(SHEET_TEAMS)))
+         + "".join(f'[[sports.teams]]\nname = "{name}"\ntown = "{TOWNS[i % 3]}"\nrating_id = {4100 + i}\n'
+                   for i, name in enumerate(SHEET_TEAMS)))
 
 
 def sheet(browser: Browser, broker: Lockdown) -> None:
@@ -280,7 +282,8 @@ def sheet(browser: Browser, broker: Lockdown) -> None:
             for team, answer in ((3, "Пётр Первый"), (5, "петр первый"), (8, "Пётр I"), (9, "Екатерина")):
                 jury({"action": "set_cell", "team": team, "question": 30, "verdict": "0", "answer": answer})
             jury({"action": "set_cell", "team": 6, "question": 34, "verdict": "?", "answer": "Менделеев"})
-            jury({"action": "remove_question", "question": 17, "why": "ошибка в тексте вопроса", "by": "Иванова"})
+            jury({"action": "remove_question", "question": 17, "why": "ошибка в тексте вопроса",
+                  "by": "Иванова"})
             jury({"action": "open_appeal", "team": 3, "question": 30})
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"{url}/jury")
