@@ -203,6 +203,10 @@ class SeasonDb:
         rows = self._db.execute("SELECT step, clause, text, at FROM decisions ORDER BY id").fetchall()
         return [{"step": s, "clause": c, "text": t, "at": a} for s, c, t, a in rows]
 
+    def integrity(self) -> str:
+        """SQLite's own check of the whole file: "ok", or what is wrong."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+
     def backup(self, path: str | Path) -> Path:
         """A consistent copy of the whole database at `path` (sqlite3's online backup)."""
         target = Path(path)

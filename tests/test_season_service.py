@@ -1,0 +1,254 @@
+"""The season's database and its service (`chgk-console season`, docs/tournament.md): a result
+counted once (a repeat ignored, a different one a conflict that changes nothing), kill -9 of a
+writer at any instant losing no committed result, migrations and a backup; the service fed as
+its broker would feed it; and the process on the organiser's broker with two tables bridged to
+it, one result arriving twice and one conflicting, the organiser's page in Chromium."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+from playwright.sync_api import expect
+
+from console.season.config import load_season_config
+from console.season.db import SCHEMA_VERSION, SeasonDb, SeasonDbError
+from console.season.model import GameResult, Ruling, Team
+from console.season.service import SeasonService
+from tests.conftest import free_port
+from tests.host_screen_pages import LINK_UP, chromium
+from tests.test_bridge import Hall, bridged_hall, workdir  # noqa: F401  (the fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
+TEAMS = ["a", "b", "c", "d"]
+SHOTS = os.environ.get("CHGK_SCREENSHOTS", "")  # a folder to save the page's picture in
+
+
+def record(team: str, score: tuple[int, int], stage: str = "qualifier",
+           hall: dict[str, int] | None = None, **indicators: int) -> dict[str, Any]:
+    """A table console's game_record (docs/mqtt-table.md), as it publishes it."""
+    return {"type": "game_record", "t_ns": 1, "stage": stage, "target": 6, "team": team,
+            "opponent": "Зрители", "score": {"team": score[0], "club": score[1]},
+            "winner": "team" if score[0] > score[1] else "club",
+            "decisive_round": False, "rounds": [],
+            "indicators": {"won_superblitz": False, "won_zeitnot": False, "won_duplet": False,
+                           "won_sector12": False, "unused_help": 0, **indicators},
+            "table_points": score[0], "wrong_answers": score[1], "saved_minutes": 0,
+            "consolation": [{"team": t, "name": t, "hall": p, "table": 0, "wrong": 0, "points": p}
+                            for t, p in (hall or {}).items()], "seq": 5}
+
+
+def config(folder: Path, port: int = 1, *, http_port: int = 0, ws_port: int = 9001, user: str = "",
+           password: str = "") -> Path:
+    path = folder / "season.toml"
+    path.write_text(
+        f'[season]\nname = "Чемпионат"\nformat = "chto"\ndatabase = "db/season.db"\n'
+        f'[mqtt]\nhost = "127.0.0.1"\nport = {port}\nusername = "{user}"\npassword = "{password}"\n'
+        f'[page]\nhttp_port = {http_port}\nbind = "127.0.0.1"\nws_port = {ws_port}\n'
+        + "".join(f'[[teams]]\nid = "{t}"\nname = "Команда {t}"\n' for t in TEAMS)
+        + '[[teams]]\nid = "x"\nname = "Гости"\nregistered = false\nplayers = 3\n', encoding="utf-8")
+    return path
+
+
+def result(team: str, score: tuple[int, int], source: str = "t1") -> GameResult:
+    return GameResult(f"qualifier:{team}", "qualifier", team, *score, source=source)
+
+
+def test_a_result_counts_once_a_repeat_is_ignored_and_a_conflict_changes_nothing(tmp_path: Path) -> None:
+    db = SeasonDb(tmp_path / "s.db")
+    assert db.offer_result(result("a", (6, 2)), "t0") == "recorded"
+    assert db.offer_result(result("a", (6, 2), source="t2"), "t1") == "repeat"  # another path, same result
+    assert db.offer_result(result("a", (6, 3), source="t2"), "t2") == "conflict"
+    assert {k: r.shown for k, r in db.results().items()} == {"qualifier:a": "6:2"}
+    assert [a[2] for a in db.arrivals()] == ["recorded", "repeat", "conflict"]
+    assert db.conflicts()[0]["result"]["score"] == [6, 3] and db.conflicts()[0]["source"] == "t2"
+
+
+def test_the_schema_is_migrated_kept_and_a_newer_one_refused(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    db = SeasonDb(path)
+    db.add_team(Team("a", "Совы"))
+    db.set_ruling(Ruling("third_place", ("a",), "жребий"), "оргкомитет", "t")
+    db.close()
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.close()
+    with pytest.raises(SeasonDbError, match="newer"):
+        SeasonDb(path)
+    (tmp_path / "junk.db").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(SeasonDbError, match="not a season database"):
+        SeasonDb(tmp_path / "junk.db")
+
+
+def test_a_backup_is_the_whole_season(tmp_path: Path) -> None:
+    path = config(tmp_path)
+    service = SeasonService(load_season_config(str(path)))
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 2))).encode())
+    done = subprocess.run([sys.executable, "-m", "console.cli", "season", "--config", str(path), "--backup",
+                           str(tmp_path / "copy.db")], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    copy = SeasonDb(tmp_path / "copy.db")
+    assert list(copy.results()) == ["qualifier:a"] and len(copy.teams()) == 5
+
+
+WRITER = """
+import sys
+from console.season.db import SeasonDb
+from console.season.model import GameResult
+db = SeasonDb(sys.argv[1])
+for n in range(100_000):
+    db.offer_result(GameResult(f"qualifier:t{n}", "qualifier", f"t{n}", 6, n % 6), "now")
+    print(n, flush=True)
+"""
+
+
+@pytest.mark.parametrize("after", [1, 7, 40, 150])
+def test_kill_9_of_a_writer_loses_no_committed_result(tmp_path: Path, after: int) -> None:
+    """A writer killed with SIGKILL after `after` results it saw committed: the database opens
+    whole (integrity_check), with each of them."""
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path / "s.db")], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    committed = [int(proc.stdout.readline()) for _ in range(after)]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    db = SeasonDb(tmp_path / "s.db")
+    assert db.integrity() == "ok"
+    kept = db.results()
+    assert all(f"qualifier:t{n}" in kept for n in committed)
+
+
+def test_the_service_counts_records_once_and_shows_a_conflict(tmp_path: Path) -> None:
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 1), hall={"x": 3})).encode())
+    # the same record again, retained; then another console's different one; then a stranger's
+    service.handle("chgk/t1/record", json.dumps(record("a", (6, 1), hall={"x": 3})).encode())
+    service.handle("chgk/t2/events", json.dumps(record("a", (6, 4))).encode())
+    service.handle("chgk/t2/events", json.dumps(record("zz", (6, 4))).encode())
+    view = service.view()
+    assert [g["game"] for g in view["games"]] == ["qualifier:a"] and view["games"][0]["score"] == [6, 1]
+    assert len(view["conflicts"]) == 1 and view["conflicts"][0]["source"] == "t2"
+    assert "отборочные игры" in view["waiting"][0]
+
+
+def test_the_organisers_commands_are_checked_and_kept(tmp_path: Path) -> None:
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+    for team, score in zip(TEAMS, [(6, 1), (6, 4), (2, 6), (4, 6)], strict=True):
+        service.handle("chgk/season/command", json.dumps(
+            {"action": "result", "stage": "qualifier", "team": team, "score": list(score),
+             "consolation": {"x": 2, "c": 2}}).encode())
+    view = service.view()
+    assert view["main_finalist"] == "a" and "решение оргкомитета" in view["waiting"][0]  # c and x level
+    no_reason = {"action": "ruling", "step": "consolation_final", "teams": ["x"]}
+    service.handle("chgk/season/command", json.dumps(no_reason).encode())
+    assert service.view()["consolation_finalist"] is None  # refused: a ruling needs its reason
+    service.handle("chgk/season/command", json.dumps({"action": "ruling", "step": "consolation_final",
+                                                      "teams": ["x"], "why": "жребий"}).encode())
+    view = service.view()
+    assert view["consolation_finalist"] == "x"
+    assert any(d["clause"] == "000 1.7" and "жребий" in d["text"] for d in view["decisions"])
+    assert any("жребий" in d["text"] for d in view["log"])  # kept in the database with when
+
+
+# ---------------------------------------------------------------------- the process
+
+
+@asynccontextmanager
+async def season_process(path: Path) -> AsyncIterator[None]:
+    log = path.with_name("season.log").open("ab")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "console.cli", "season", "--config",
+                                                str(path), cwd=ROOT, stderr=log)
+    try:
+        yield
+    finally:
+        proc.terminate()
+        async with asyncio.timeout(10):
+            await proc.wait()
+        log.close()
+    assert proc.returncode == 0, path.with_name("season.log").read_text(encoding="utf-8")
+
+
+async def publish(port: int, topic: str, payload: dict[str, Any], retain: bool = False) -> None:
+    async with aiomqtt.Client("127.0.0.1", port) as client:
+        await client.publish(topic, json.dumps(payload, ensure_ascii=False), qos=1, retain=retain)
+
+
+async def season_state(hall: Hall, done: Any, within: float = 15.0) -> dict[str, Any]:
+    async with aiomqtt.Client("127.0.0.1", hall.organiser.port, username="organiser",
+                              password=hall.accounts["organiser"]) as c:
+        await c.subscribe("chgk/season/state", qos=1)
+        async with asyncio.timeout(within):
+            async for message in c.messages:
+                assert isinstance(message.payload, bytes)
+                view: dict[str, Any] = json.loads(message.payload)
+                if done(view):
+                    return view
+    raise AssertionError("unreachable")
+
+
+@pytest.fixture
+def hall(workdir: Path) -> Iterator[Hall]:  # noqa: F811
+    with bridged_hall(workdir) as built:
+        yield built
+
+
+async def test_results_from_two_bridged_consoles_count_once_and_the_page_follows(hall: Hall) -> None:
+    """Two tables' brokers bridged to the organiser's (the shipped confs): table t1's record of
+    a's qualifier arrives as its event and again as its retained record; table t2 sends a
+    different result for the same game (a conflict, counted nowhere); the organiser's page shows
+    the season, the next step and each decision's clause, and takes a game typed by hand."""
+    http_port = free_port()
+    path = config(hall.workdir, hall.organiser.port, http_port=http_port,
+                  ws_port=hall.organiser.ws_port or 0, user="organiser", password=hall.accounts["organiser"])
+    async with season_process(path):
+        await season_state(hall, lambda v: v["teams"])
+        t1, t2 = hall.tables["t1"].port, hall.tables["t2"].port
+        await publish(t1, "chgk/t1/events", record("a", (6, 1), hall={"x": 4}))
+        await publish(t1, "chgk/t1/record", record("a", (6, 1), hall={"x": 4}), retain=True)
+        await publish(t2, "chgk/t2/events", record("a", (6, 5)))
+        await publish(t2, "chgk/t2/events", record("b", (6, 3), hall={"x": 1}, won_zeitnot=True))
+        await publish(t1, "chgk/t1/events", record("c", (2, 6)))
+        view = await season_state(hall, lambda v: len(v["games"]) == 3 and v["conflicts"])
+        assert {g["game"]: g["score"] for g in view["games"]} == {
+            "qualifier:a": [6, 1], "qualifier:b": [6, 3], "qualifier:c": [2, 6]}
+        assert [c["source"] for c in view["conflicts"]] == ["t2"]
+
+        def page_check() -> None:
+            with chromium() as browser:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(f"http://127.0.0.1:{http_port}/")
+                page.wait_for_selector("#login:not([hidden])", timeout=20_000)
+                page.fill("#login-password", hall.accounts["organiser"])
+                page.click("#login-ok")
+                page.wait_for_function(LINK_UP, timeout=20_000)
+                expect(page.locator("#next")).to_contain_text("Команда d", timeout=10_000)
+                expect(page.locator("#conflicts")).to_contain_text("6:5 от t2")
+                page.select_option("#r-stage", "qualifier")
+                page.select_option("#r-team", "d")
+                page.fill("#r-score", "5:6")
+                page.fill("#r-points", "x=2")
+                page.click("#result-form button")
+                expect(page.locator('#decisions li[data-step="main_final"]')).to_contain_text(
+                    "Команда a (6:1)", timeout=10_000)
+                clause = page.locator('#decisions li[data-step="main_final"] .clause')
+                expect(clause).to_have_text(" (000 1.6)")
+                expect(page.locator('#decisions li[data-step="consolation_final"]')).to_contain_text("Гости")
+                if SHOTS:  # the docs' picture (docs/screenshots), when asked for
+                    page.screenshot(path=str(Path(SHOTS) / "organiser-season.png"))
+
+        await asyncio.to_thread(page_check)
+        view = await season_state(hall, lambda v: v["consolation_finalist"])
+        assert view["consolation_finalist"] == "x" and view["consolation"]["x"] == 7  # 4 + 1 + 2
