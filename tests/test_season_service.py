@@ -252,3 +252,50 @@ async def test_results_from_two_bridged_consoles_count_once_and_the_page_follows
         await asyncio.to_thread(page_check)
         view = await season_state(hall, lambda v: v["consolation_finalist"])
         assert view["consolation_finalist"] == "x" and view["consolation"]["x"] == 7  # 4 + 1 + 2
+
+
+def test_a_belgorod_season_through_the_service(tmp_path: Path) -> None:
+    """Belgorod (003 §5-6) fed as the broker would feed it: the first stage from a table's
+    closed sheet (its retained parts), the TV games' records (the second stage, then the
+    series), the captains' choices checked, the final's candidate."""
+    from console.engine.sports.sheet import Sheet, SheetRules, TeamEntry
+    from console.engine.sports.stage import SportsStage
+    from console.engine.sports.timer import SportsRules
+    from console.games.sports.kind import edit
+
+    names = [f"Команда {n}" for n in range(1, 9)]
+    path = tmp_path / "season.toml"
+    path.write_text('[season]\nformat = "belgorod"\ndatabase = "s.db"\nlast_finalist = "t8"\n'
+                    '[page]\nhttp_port = 0\n'
+                    + "".join(f'[[teams]]\nid = "t{n}"\nname = "{names[n - 1]}"\n' for n in range(1, 9)),
+                    encoding="utf-8")
+    service = SeasonService(load_season_config(str(path)))
+    stage = SportsStage(SportsRules(), Sheet.with_teams(SheetRules(), [TeamEntry(n, names[n - 1])
+                                                                      for n in range(1, 9)]))
+    for n in range(1, 9):
+        mask = "1" * (12 - n) + "0" * n
+        stage.handle(edit({"action": "set_team", "team": n, "tour": 1, "mask": mask}, 1, "jury"), 1)
+    for suffix in ("jury", "teams"):  # not closed yet: preliminary, not taken
+        service.handle(f"chgk/t1/sheet/{suffix}", json.dumps(stage.parts()[suffix]).encode())
+    assert service.view()["first_stage"] is None
+    stage.handle(edit({"action": "close_sheet"}, 2, "jury"), 2)
+    service.handle("chgk/t1/sheet/jury", json.dumps(stage.parts()["jury"]).encode())
+    view = service.view()
+    assert view["first_stage"]["winners"] == ["t1", "t2", "t3", "t4", "t5"]
+    for n in range(1, 9):  # the second stage: t6 wins
+        service.handle("chgk/t2/events", json.dumps(record(f"t{n}", (6, 2) if n == 6 else (1, 6))).encode())
+    view = service.view()
+    assert view["entrants"] == ["t1", "t2", "t3", "t6", "t4", "t5", "t8"] and view["next_chooser"] == "t1"
+    # refused: not t2's turn; game 7 is the revanche's (6.7)
+    service.handle("chgk/season/command", b'{"action": "choose_slot", "team": "t2", "slot": 1}')
+    service.handle("chgk/season/command", b'{"action": "choose_slot", "team": "t1", "slot": 7}')
+    assert service.view()["order"] == {"7": "t8"}
+    for team, slot in (("t1", 6), ("t2", 1), ("t3", 2), ("t6", 3), ("t4", 4), ("t5", 5)):
+        service.handle("chgk/season/command", json.dumps({"action": "choose_slot", "team": team,
+                                                          "slot": slot}).encode())
+    for team in ("t1", "t2", "t3", "t6", "t4", "t5", "t8"):  # the series: t3 and t5 win 6:4
+        score = (6, 4) if team in ("t3", "t5") else (3, 6)
+        service.handle("chgk/t2/events", json.dumps(record(team, score)).encode())
+    view = service.view()
+    assert view["candidates"] == ["t5"] and not view["waiting"]  # 6:4 both: t5 played later (6.5.1)
+    assert [d["clause"] for d in view["decisions"]][-1] == "003 6.5.2"
