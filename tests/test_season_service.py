@@ -299,3 +299,19 @@ def test_a_belgorod_season_through_the_service(tmp_path: Path) -> None:
     view = service.view()
     assert view["candidates"] == ["t5"] and not view["waiting"]  # 6:4 both: t5 played later (6.5.1)
     assert [d["clause"] for d in view["decisions"]][-1] == "003 6.5.2"
+
+
+def test_check_config_reads_a_seasons_config(tmp_path: Path) -> None:
+    """`chgk-console check-config` on the shipped config/season.toml, and on a registered team of
+    8 players (000 1.3: 5 or 6), named by its key."""
+    import io
+
+    from console.tools.check_config import check_config
+
+    out, err = io.StringIO(), io.StringIO()
+    assert check_config(str(ROOT / "config" / "season.toml"), out, err) == 0, err.getvalue()
+    assert "OK — the season" in out.getvalue() and "5 teams (4 registered)" in out.getvalue()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[season]\nformat = "chto"\n[[teams]]\nid = "a"\nname = "A"\nplayers = 8\n', encoding="utf-8")
+    assert check_config(str(bad), out, err) == 1
+    assert "teams[1].players: a registered team has 5 or 6 players (000 1.3), got 8" in err.getvalue()

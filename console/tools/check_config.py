@@ -8,7 +8,7 @@ a pack's cells left out): status 1, the organiser fixes it before the evening. A
 that does not exist now is a warning (status 0: the box may be plugged in later), and so is a
 pack folder (game.pack_dir) with no pack to choose, or a pack in it that cannot be played. A
 tournament service's config (it has a ``[tournament]`` section, docs/tournament.md) is
-checked as one.
+checked as one, and so is a season's (a ``[season]`` section).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ def check_config(path: str, out: TextIO, err: TextIO) -> int:
         data = {}  # load_config says what is wrong with it
     if "tournament" in data:
         return _check_tournament(path, out, err)
+    if "season" in data:
+        return _check_season(path, out, err)
     try:
         config = load_config(path)
     except ConfigError as exc:
@@ -82,4 +84,19 @@ def _check_tournament(path: str, out: TextIO, err: TextIO) -> int:
         return 1
     print(f"{path}: OK — the tournament «{config.name}» (chgk-console tournament): "
           f"{len(config.teams)} teams; broker {config.mqtt.host}:{config.mqtt.port}", file=out)
+    return 0
+
+
+def _check_season(path: str, out: TextIO, err: TextIO) -> int:
+    from console.season.config import FORMATS, load_season_config
+
+    try:
+        config = load_season_config(path)
+    except ConfigError as exc:
+        print(f"chgk-console: {exc}", file=err)
+        return 1
+    registered = sum(t.registered for t in config.teams)
+    print(f"{path}: OK — the season «{config.name}», {FORMATS[config.format]} (chgk-console season): "
+          f"{len(config.teams)} teams ({registered} registered); database {config.database}; "
+          f"broker {config.mqtt_host}:{config.mqtt_port}", file=out)
     return 0
