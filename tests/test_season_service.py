@@ -312,6 +312,7 @@ def test_check_config_reads_a_seasons_config(tmp_path: Path) -> None:
     assert check_config(str(ROOT / "config" / "season.toml"), out, err) == 0, err.getvalue()
     assert "OK — the season" in out.getvalue() and "5 teams (4 registered)" in out.getvalue()
     bad = tmp_path / "bad.toml"
-    bad.write_text('[season]\nformat = "chto"\n[[teams]]\nid = "a"\nname = "A"\nplayers = 8\n', encoding="utf-8")
+    bad.write_text('[season]\nformat = "chto"\n[[teams]]\nid = "a"\nname = "A"\nplayers = 8\n',
+                   encoding="utf-8")
     assert check_config(str(bad), out, err) == 1
     assert "teams[1].players: a registered team has 5 or 6 players (000 1.3), got 8" in err.getvalue()
