@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut
+from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut, Team
 from console.engine.model import Cue, LampMode, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.schemas import validate
@@ -500,3 +500,80 @@ def test_a_correction_after_the_fight_moves_its_winner_and_a_shared_target_goes_
     shared.press("mcu:0")
     shared.host("correct")
     assert shared.last("fight_over")["winner"] == "t1"
+
+
+def test_regmik_2_3_extra_questions_are_played_by_the_tied_leaders_only() -> None:
+    """Three teams, 1:1:0 after the fight's questions: only the two leaders play the extra
+    questions; the third's press counts for nothing and it is not in play (issue 31)."""
+    ring = Ring(make_rules(three=True, target=0, questions=3))
+    for pad in ("mcu:0", "mcu:2"):
+        ring.question_read()
+        ring.press(pad)
+        ring.advance(20 * MS)
+        ring.host("correct")
+    ring.question_read()
+    ring.advance(61 * S)  # nobody takes the third
+    assert ring.last("extra_questions")["tied"] == ["t1", "t2"]
+    ring.question_read()
+    assert ring.last("count_started")["teams_in_play"] == ["t1", "t2"]
+    ring.press("gpio:17")  # the third team is not in the extra questions
+    ring.advance(20 * MS)
+    assert ring.last("press_ignored")["reason"] == "not_in_extra"
+    assert ring.events("signal_accepted")[-1]["team"] == "t2"  # the last accepted was before
+    assert {t["id"]: t["status"] for t in ring.state()["teams"]}["t3"] == "benched"
+    ring.press("mcu:1")
+    ring.advance(20 * MS)
+    ring.host("correct")
+    assert ring.last("fight_over")["winner"] == "t1"
+
+
+def test_club_one_button_a_team_a_player_sent_out_leaves_the_team_its_button() -> None:
+    """Club send-out with one button per team (the usual table): the wrong answer in the
+    first second sends the player out, not the button: the team signals on and the host names
+    who is out (`player_sent_out`); with a button per player the player's button goes out."""
+    teams = (Team("t1", "Совы", ("mcu:0",)), Team("t2", "Ежи", ("mcu:2",)))
+    one = make_rules(send_out=SendOut.FIGHT, teams=teams)
+    ring = Ring(one)
+    ring.question_read()
+    ring.advance(600 * MS)
+    ring.press("mcu:0")
+    ring.host("wrong")
+    judged = ring.last("answer_judged")
+    assert judged["player_sent_out"] is True and "sent_out" not in judged
+    validate("brainring_event", {**judged, "seq": 1})
+    ring.advance(61 * S)
+    ring.question_read()
+    assert ring.last("count_started")["teams_in_play"] == ["t1", "t2"]
+    ring.press("mcu:0")  # the team's button still signals: the rest of the team answers
+    assert ring.last("signal_accepted")["team"] == "t1"
+
+
+def test_a_team_whose_every_button_is_sent_out_is_not_listed_in_play() -> None:
+    ring = Ring(make_rules(send_out=SendOut.FIGHT))
+    for pad in ("mcu:0", "mcu:1"):  # both of t1's players sent out, one question each
+        ring.question_read()
+        ring.advance(500 * MS)
+        ring.press(pad)
+        ring.host("wrong")
+        ring.advance(21 * S)
+    ring.question_read()
+    assert ring.last("count_started")["teams_in_play"] == ["t2"]
+
+
+def test_a_correction_to_the_target_ends_the_fight_mid_question() -> None:
+    """At 2:2 in a fight to 3 the host corrects t1 to 3 while t2 answers: the fight is over at
+    once, the question in play withdrawn; t2's verdict cannot make 3:3 (issue 31,
+    docs/mqtt-brainring.md: a correction that brings a team to the target ends the fight)."""
+    ring = Ring()
+    for pad in ("mcu:0", "mcu:2", "mcu:0", "mcu:2"):
+        ring.question_read()
+        ring.press(pad)
+        ring.host("correct")
+    ring.question_read()
+    ring.press("mcu:2")  # t2 answers
+    ring.deliver(AdjustScore(player="t1", delta=1, reason="очко за прошлый вопрос", at=ring.now))
+    over = ring.last("fight_over")
+    assert over["winner"] == "t1" and over["scores"] == {"t1": 3, "t2": 2}
+    assert ring.last("question_ended")["reason"] == "cancelled"
+    ring.host("correct")  # refused: nobody answers any more
+    assert ring.scores == {"t1": 3, "t2": 2} and ring.ref.phase == "fight_over"

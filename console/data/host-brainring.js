@@ -40,7 +40,7 @@ const BRAINRING = [
     confirm: "Убрать команду из игры? Счёт остальных не изменится.",
     fields: [{ name: "team", label: "Команда", type: "player" }] },
 ];
-const BRAINRING_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыла",
+const BRAINRING_STATUS = { idle: "", in_play: "в игре", answering: "ОТВЕЧАЕТ", out: "выбыла", benched: "не играет",
                            false_start: "фальстарт" };
 
 function brainringPoints(n) {
@@ -82,9 +82,14 @@ function renderBrainring(s) {
 }
 
 const BRAINRING_STRAY = { between_questions: "нажатие между вопросами", late: "нажатие после конца времени",
-                         sent_out: "нажал удалённый игрок", paused: "нажатие во время паузы" };
+                         sent_out: "нажал удалённый игрок", paused: "нажатие во время паузы",
+                         not_in_extra: "не играет дополнительные вопросы" };
 function brainringStray(e) {
   if (e.type === "false_start") return `${nameOf(e.team)}: фальстарт (до «Время!»)`;
+  // A wrong answer in the first second, one button a team: the player is out, the button stays.
+  if (e.type === "answer_judged" && e.player_sent_out) {
+    return `${nameOf(e.team)}: ответивший игрок удалён — объявите его; команда играет кнопкой без него`;
+  }
   return e.type === "press_ignored" && BRAINRING_STRAY[e.reason]
     ? `${nameOf(e.team)}: ${BRAINRING_STRAY[e.reason]} (кнопка ${e.pad})` : null;
 }

@@ -34,6 +34,7 @@ class PressReason(StrEnum):
     LATE = "late"  # after the count ended
     DELIVERED_TOO_LATE = "delivered_too_late"  # made first, delivered after the decision
     PAUSED = "paused"  # while the host held the count (a dispute): no press takes the turn then
+    NOT_IN_EXTRA = "not_in_extra"  # extra questions are the tied leaders' only (regmik 2.3)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -227,8 +228,10 @@ class CountResumed(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AnswerJudged(Event):
-    """The host judged the answering team's answer; `sent_out` names a pad sent out for a
-    wrong answer in the first second (a club/TV setting)."""
+    """The host judged the answering team's answer. A wrong answer in the first second sends
+    the answering player out (a club/TV setting): `sent_out` names the player's own button
+    when the team has one per player; with one button for the team, `player_sent_out` is true:
+    the team keeps its button and answers without that player, whom the host names aloud."""
 
     TYPE: ClassVar[str] = "answer_judged"
 
@@ -238,6 +241,7 @@ class AnswerJudged(Event):
     delta: int
     score: int
     sent_out: str | None = omitted_if_none()
+    player_sent_out: bool | None = omitted_if_none()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

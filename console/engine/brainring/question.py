@@ -42,6 +42,9 @@ class Question:
     paused_at: int | None = None  # the count is held since (the host's pause)
     pauses: list[tuple[int, int]] = field(default_factory=list)  # the count's past holds: [from, to)
     out: set[str] = field(default_factory=set)  # teams out: a false start or a wrong answer
+    # Teams that do not play this question at all: not among the tied leaders of extra
+    # questions, or with every one of their buttons sent out.
+    benched: set[str] = field(default_factory=set)
     false_starts: set[str] = field(default_factory=set)
     pending: list[Press] = field(default_factory=list)  # presses in the count, not judged yet
     # Presses in the reading: false starts unless «Время!», stamped at or before them, is
@@ -58,8 +61,8 @@ class Question:
     reversed: bool = False
 
     def in_play(self, teams: tuple[Team, ...]) -> tuple[str, ...]:
-        """The teams not out of this question, in seating order."""
-        return tuple(t.id for t in teams if t.id not in self.out)
+        """The teams not out of this question (nor benched from it), in seating order."""
+        return tuple(t.id for t in teams if t.id not in self.out and t.id not in self.benched)
 
     def paused_when(self, at: int) -> bool:
         """Whether a press stamped `at` was made while the count was held."""
@@ -72,6 +75,8 @@ class Question:
             return "answering"
         if team.id in self.false_starts:
             return "false_start"
+        if team.id in self.benched:
+            return "benched"
         return "out" if team.id in self.out else "in_play"
 
     def view(self) -> dict[str, Json]:
@@ -90,6 +95,7 @@ class Question:
                                      else ns_to_ms(self.remaining_at_press)),
             "out": [*sorted(self.out)],
             "false_starts": [*sorted(self.false_starts)],
+            "benched": [*sorted(self.benched)],
         }
 
     def presses(self, pads: dict[str, Team]) -> list[Json]:

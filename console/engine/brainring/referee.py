@@ -113,6 +113,7 @@ class BrainringReferee:
         self._played = 0  # questions of this fight played (a withdrawn one is not)
         self._unanswered = 0  # questions in a row nobody took
         self._extra = False
+        self._extra_teams: tuple[str, ...] = ()  # the tied leaders who play the extra questions
         self._winner: str | None = None
         self._sent_out: dict[str, SendOut] = {}  # pad -> until when it is out
         self._last_decision: SignalAccepted | None = None
@@ -346,6 +347,8 @@ class BrainringReferee:
             else:
                 reason = PressReason.BETWEEN_QUESTIONS
             out.append(self._ignored(now, press, reason))
+        elif q.extra and team.id not in self._extra_teams:
+            out.append(self._ignored(now, press, PressReason.NOT_IN_EXTRA))
         elif press.pad in self._sent_out:
             out.append(self._ignored(now, press, PressReason.SENT_OUT))
         elif team.id in q.out:
@@ -563,7 +566,8 @@ class BrainringReferee:
             case BrainringAction.NEXT:
                 self._awaiting = None  # a button not pressed for a team by now is not awaited
                 self._q = Question(number=self._played + 1, stake=self.rules.stake(self._unanswered),
-                                   extra=self._extra, started_at=at, unanswered_before=self._unanswered)
+                                   extra=self._extra, started_at=at, unanswered_before=self._unanswered,
+                                   benched=self._benched())
                 self._phase = Phase.READING
                 self._last_decision = None
                 out.append(QuestionStarted(t_ns=now, question=self._q.number, stake=self._q.stake,
@@ -627,14 +631,20 @@ class BrainringReferee:
             q.winner = team.id
             self._end_question(q, now, at, QuestionEnd.CORRECT, out)
             return
-        sent_out = None
+        sent_out, player_sent_out = None, None
         early = (q.count_by == "time" and q.count_from is not None
                  and press.at - q.count_from < self.rules.send_out_within_ns)
         if self.rules.send_out is not SendOut.OFF and early:
-            sent_out = press.pad
-            self._sent_out[press.pad] = self.rules.send_out
+            # The rule sends a player out. A player's own button goes out with them; the one
+            # button of a team stays: the team signals on without that player.
+            if len(team.pads) > 1:
+                sent_out = press.pad
+                self._sent_out[press.pad] = self.rules.send_out
+            else:
+                player_sent_out = True
         out.append(AnswerJudged(t_ns=now, question=q.number, team=team.id, correct=False, delta=0,
-                                score=self._scores[team.id], sent_out=sent_out))
+                                score=self._scores[team.id], sent_out=sent_out,
+                                player_sent_out=player_sent_out))
         q.out.add(team.id)
         remaining = q.remaining_at_press or 0
         q.answerer = q.answer_press = None
@@ -668,8 +678,8 @@ class BrainringReferee:
 
     # ------------------------------------------------------------------ undo
 
-    _KEPT = ("_q", "_phase", "_scores", "_played", "_unanswered", "_extra", "_winner", "_sent_out",
-             "_last_end", "_standings", "_fight")
+    _KEPT = ("_q", "_phase", "_scores", "_played", "_unanswered", "_extra", "_extra_teams", "_winner",
+             "_sent_out", "_last_end", "_standings", "_fight")
 
     def _standing(self) -> dict[str, object]:
         """How the fight stands now, every part a judgement may change (a copy)."""
@@ -729,7 +739,7 @@ class BrainringReferee:
         elif winner is None and self._phase is Phase.FIGHT_OVER:  # a correction reopened it
             self._phase, self._winner = Phase.IDLE, None
         if winner is None and not self._extra and self._decided_but_tied():
-            self._extra = True
+            self._extra, self._extra_teams = True, self._leader()  # only they play on (regmik 2.3)
             out.append(ExtraQuestions(t_ns=now, tied=self._leader(), scores=dict(self._scores)))
 
     def _new_fight(self, now: int, out: list[Output], *, keep_standings: bool) -> None:
@@ -743,7 +753,7 @@ class BrainringReferee:
         self._scores = {t.id: 0 for t in self.rules.teams}
         self._phase, self._q, self._winner = Phase.IDLE, None, None
         self._played = self._unanswered = 0
-        self._extra = False
+        self._extra, self._extra_teams = False, ()
         self._last_decision = self._last_end = None
         out.append(FightStarted(t_ns=now, fight=self._fight, scores=dict(self._scores)))
 
@@ -770,8 +780,27 @@ class BrainringReferee:
         self._scores[cmd.player] += cmd.delta
         out.append(ScoreAdjusted(t_ns=now, team=cmd.player, delta=cmd.delta, score=self._scores[cmd.player],
                                  reason=cmd.reason.strip(), scores=dict(self._scores)))
-        self._check_fight_end(now, out)
+        q = self._q
+        if q is not None and q.ended_at is None and self._reaches_target():
+            # The fight is won by the correction, whenever it is made: the question in play is
+            # withdrawn (its end checks the fight's).
+            self._end_question(q, now, cmd.at, QuestionEnd.CANCELLED, out)
+        else:
+            self._check_fight_end(now, out)
         return None
+
+    def _reaches_target(self) -> bool:
+        """One team alone at the fight's target (a correction may bring it there mid-question)."""
+        leaders = self._leader()
+        return bool(self.rules.target) and len(leaders) == 1 and self._scores[leaders[0]] >= self.rules.target
+
+    def _benched(self) -> set[str]:
+        """The teams that do not play the next question: in extra questions all but the tied
+        leaders (regmik 2.3), and a team with every one of its buttons sent out."""
+        benched = {t.id for t in self.rules.teams if t.pads and all(p in self._sent_out for p in t.pads)}
+        if self._extra:
+            benched |= {t.id for t in self.rules.teams if t.id not in self._extra_teams}
+        return benched
 
     def _reverse_refusal(self) -> str | None:
         q = self._q

@@ -14,5 +14,6 @@ PRESS_REASONS = {
     "late": "после конца времени",
     "delivered_too_late": "нажатие дошло позже заявленной задержки; решение уже принято",
     "paused": "во время паузы",
+    "not_in_extra": "не играет дополнительные вопросы",
 }
 END_REASONS = {"correct": "взят", "unanswered": "не взят", "cancelled": "снят"}
