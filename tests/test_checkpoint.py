@@ -5,6 +5,7 @@ never used (the whole journal is replayed instead)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from pathlib import Path
@@ -18,6 +19,9 @@ from console.games import config_from_dict
 from console.playback import ClockStep, play, read_scenario
 from console.shell import checkpoint, resume
 from console.shell.runtime import Console
+from tests.conftest import Broker
+from tests.daemon_process import daemon_process
+from tests.test_console_mqtt import display
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each with a calm moment (no deadline pending) for a checkpoint; photo-finish.jsonl has none.
@@ -41,7 +45,11 @@ def played_live(example: str, journal: Path) -> tuple[Console, int]:
                              example, io.StringIO())
     assert scenario is not None
     clock = Clock(scenario.steps[0].arrive)
-    console = Console(scenario.config, clock=clock, journal=journal.open("w", encoding="utf-8"))
+    # The journal where the config says, as the daemon has it: its checkpoints are signed with
+    # the key beside it (console/shell/checkpoint.py).
+    config = dataclasses.replace(scenario.config, console=dataclasses.replace(
+        scenario.config.console, journal=str(journal)))
+    console = Console(config, clock=clock, journal=journal.open("w", encoding="utf-8"))
     for step in scenario.steps:
         while (due := console.referee.next_deadline()) is not None and due <= step.arrive:
             clock.now = max(clock.now, due)
@@ -114,10 +122,13 @@ def test_a_checkpoint_of_other_code_or_damaged_is_never_used(tmp_path: Path,
     lines = journal.read_text(encoding="utf-8").splitlines()
     last = max(i for i, line in enumerate(lines) if checkpoint.is_checkpoint(line))
     obj = json.loads(lines[last])
-    assert checkpoint.read_checkpoint(obj) is not None
-    assert checkpoint.read_checkpoint({**obj, "code": "another version"}) is None
-    assert checkpoint.read_checkpoint({**obj, "checkpoint": obj["checkpoint"][:-40]}) is None
-    assert checkpoint.read_checkpoint({**obj, "checkpoint": "!not base64!"}) is None
+    key = checkpoint.checkpoint_key(tmp_path / "journal.jsonl", create=True)
+    assert checkpoint.read_checkpoint(obj, key) is not None
+    assert checkpoint.read_checkpoint({**obj, "code": "another version"}, key) is None
+    assert checkpoint.read_checkpoint({**obj, "checkpoint": obj["checkpoint"][:-40]}, key) is None
+    assert checkpoint.read_checkpoint({**obj, "checkpoint": "!not base64!"}, key) is None
+    assert checkpoint.read_checkpoint(obj, b"another console's key" * 2) is None  # not signed by this one
+    assert checkpoint.read_checkpoint({k: v for k, v in obj.items() if k != "sig"}, key) is None
     whole = whole_replay(journal)
     for broken in ({**obj, "code": "another version"}, {**obj, "checkpoint": obj["checkpoint"][:100]}):
         journal.write_text("\n".join([*lines[:last], json.dumps(broken), *lines[last + 1:]]) + "\n",
@@ -131,3 +142,72 @@ def test_a_checkpoint_of_other_code_or_damaged_is_never_used(tmp_path: Path,
     found = resume.load(journal, config, 10**15)
     assert isinstance(found, resume.Resumption)
     assert found.engine.snapshot(found.known_until) == whole.referee.snapshot(found.known_until)
+
+
+class _Payload:
+    """What a crafted checkpoint would run when unpickled: it leaves a file behind."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def test_a_crafted_checkpoint_never_runs_code(tmp_path: Path) -> None:
+    """Issue 31: a journal from elsewhere (`run --resume FILE`) with a checkpoint made to run a
+    command when unpickled, its fingerprint computed from the public code: it is not
+    unpickled (no signature of this console), the journal is replayed from its lines."""
+    import base64
+    import pickle
+
+    config = config_from_dict(evening_config(str(tmp_path / "journal.jsonl")), "test")
+    journal = tmp_path / "elsewhere" / "journal-20261202-190000.jsonl"
+    journal.parent.mkdir()
+    record_evening(journal, config, 3)
+    lines = journal.read_text(encoding="utf-8").splitlines()
+    marker = tmp_path / "pwned"
+    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode("ascii")
+    forged = {"checkpoint": blob, "code": checkpoint.code_fingerprint(), "sig": "0" * 64, "at_ms": 1.0,
+              "inputs": 0, "own_settings": False}
+    unsigned = {k: v for k, v in forged.items() if k != "sig"}
+    whole = whole_replay(journal)
+    for crafted in (forged, unsigned):
+        journal.write_text("\n".join([*lines, json.dumps(crafted)]) + "\n", encoding="utf-8")
+        found = resume.load(journal, config, 10**15)
+        assert not marker.exists()
+        assert isinstance(found, resume.Resumption)
+        assert found.engine.snapshot(found.known_until) == whole.referee.snapshot(found.known_until)
+    assert oct((tmp_path / checkpoint.KEY_FILE).stat().st_mode & 0o777) == "0o600"
+
+
+async def test_run_resume_of_a_crafted_journal_runs_no_code(tmp_path: Path, mosquitto: Broker) -> None:
+    """Issue 31, as it was reproduced: `chgk-console run --resume FILE` of a journal from
+    elsewhere whose checkpoint would run a command when unpickled. The daemon resumes the
+    fight from the journal's lines and the command never runs."""
+    import base64
+    import pickle
+
+    journal_dir = tmp_path / "journal"
+    settings = evening_config(str(journal_dir / "journal.jsonl"))
+    config_path = tmp_path / "console.toml"
+    config_path.write_text(
+        f'[console]\nnode = "t1"\njournal = "{journal_dir / "journal.jsonl"}"\n[game]\nseed = 11\n'
+        + "".join(f'[[players]]\nid = "{p["id"]}"\nname = "{p["name"]}"\npad = "{p["pad"]}"\n'
+                  for p in settings["players"])
+        + f'[sources.mcu]\nkind = "simulated_mcu"\npads = 3\n[mqtt]\nhost = "{mosquitto.host}"\n'
+        f'port = {mosquitto.port}\n[display]\nhttp_port = 0\n[sound]\nenabled = false\n', encoding="utf-8")
+    crafted = tmp_path / "usb" / "journal-20261202-190000.jsonl"
+    crafted.parent.mkdir()
+    record_evening(crafted, config_from_dict(settings, "test"), 3)
+    marker = tmp_path / "pwned"
+    blob = base64.b64encode(pickle.dumps(_Payload(marker))).decode("ascii")
+    line = {"checkpoint": blob, "code": checkpoint.code_fingerprint(), "sig": "0" * 64, "at_ms": 1.0,
+            "inputs": 0, "own_settings": True}
+    with crafted.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    async with display(mosquitto, "chgk/t1/events", "chgk/t1/status") as d, \
+            daemon_process(config_path, "--resume", str(crafted)):
+        await d.wait_for(lambda: d.events("resumed"), within=20)
+        assert not marker.exists()
+    assert not marker.exists()

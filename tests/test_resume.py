@@ -252,7 +252,7 @@ def test_each_restart_goes_on_in_the_days_journal_and_the_next_resumes_it(tmp_pa
         console.journal.commit()
         assert scores(console.state()) == {"p0": 10, "p1": 0, "p2": 0}
         console.journal.close()
-    assert list(tmp_path.iterdir()) == [path]  # the day's one journal, appended to: no copies
+    assert list(tmp_path.glob("*.jsonl")) == [path]  # the day's one journal, appended to: no copies
 
 
 def test_after_a_reboot_the_resumed_referee_runs_ahead_of_the_new_clock(tmp_path: Path) -> None:

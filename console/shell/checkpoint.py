@@ -12,17 +12,25 @@ cheaply (replay skips them: they add nothing to what the lines say).
 
 Why pickle: the engines are plain Python objects (dataclasses, lists, a seeded Random), and a
 generic snapshot must hold every one of them exactly, or a resumed referee would differ from
-the one that ran. The journal is the console's own file in its own directory (written and
-read by the same service user), so unpickling it trusts nothing the console did not write.
+the one that ran. Unpickling runs code, so a checkpoint is unpickled only when it carries this
+console's own signature (`sig`: an HMAC-SHA256 of the code fingerprint and the blob under
+`checkpoint_key(journal)`, a secret made on first use beside the configured journal, readable by
+the console's user only). A journal written elsewhere, or crafted (`run --resume FILE` of a
+file from a USB stick, a journal edited by hand), is replayed from its JSON lines, which run
+nothing: its checkpoints are skipped, never unpickled.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import functools
 import hashlib
+import hmac
+import os
 import pickle
+import secrets
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +39,10 @@ from typing import Any
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS
 
-__all__ = ["Checkpoint", "checkpoint_line", "code_fingerprint", "is_checkpoint", "read_checkpoint"]
+__all__ = ["Checkpoint", "checkpoint_key", "checkpoint_line", "code_fingerprint", "is_checkpoint",
+           "read_checkpoint"]
+
+KEY_FILE = ".checkpoint.key"  # beside the configured journal: this console's signing secret
 
 _PREFIX = '{"checkpoint"'
 _SOURCES = ("engine", "games")  # the code a pickled engine is made of (console/<these>)
@@ -58,25 +69,78 @@ def code_fingerprint() -> str:
     return digest.hexdigest()[:32]
 
 
-def checkpoint_line(engine: Game[Any], at_ns: int, inputs: int, own_settings: bool) -> dict[str, Any]:
+_UNSAVED: dict[Path, bytes] = {}  # keys this process made but could not write yet (a full card)
+
+
+def checkpoint_key(journal: str | Path, *, create: bool = False) -> bytes | None:
+    """The console's secret for its checkpoints, in the folder of the configured journal
+    (`[console] journal`), mode 0600. A reader (a resume) gets None when there is none: no
+    checkpoint is then unpickled, the whole journal is replayed. The writer (`create`) makes
+    it on first use; on a card that takes nothing it keeps one in memory, so this start's
+    checkpoints wait with the journal's other lines, and writes it as soon as it can (until
+    then a resume replays the whole journal: slower, never wrong)."""
+    if not str(journal):
+        return None
+    path = Path(journal).parent / KEY_FILE
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            _UNSAVED.pop(path, None)
+            return key
+    except FileNotFoundError:
+        if not create:
+            return None
+    except OSError:
+        return _UNSAVED.get(path) if create else None
+    key = _UNSAVED.setdefault(path, secrets.token_bytes(32))
+    # Written beside, then linked into place: a full card or a crash leaves no half key, and of
+    # two starts racing the first link wins (and the other's checkpoints are replayed over).
+    draft = path.with_name(f"{KEY_FILE}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as file:
+            file.write(key)
+            file.flush()
+            os.fsync(file.fileno())
+        os.link(draft, path)
+        _UNSAVED.pop(path, None)
+    except OSError:
+        pass  # kept in memory; tried again at the next checkpoint
+    finally:
+        with contextlib.suppress(OSError):
+            draft.unlink()
+    return key
+
+
+def _signature(key: bytes, code: str, blob: str) -> str:
+    return hmac.new(key, f"{code}\n{blob}".encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def checkpoint_line(engine: Game[Any], at_ns: int, inputs: int, own_settings: bool,
+                    key: bytes) -> dict[str, Any]:
     blob = base64.b64encode(pickle.dumps(engine, protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
-    return {"checkpoint": blob, "code": code_fingerprint(), "at_ms": at_ns / NS_PER_MS,
-            "inputs": inputs, "own_settings": own_settings}
+    code = code_fingerprint()
+    return {"checkpoint": blob, "code": code, "sig": _signature(key, code, blob),
+            "at_ms": at_ns / NS_PER_MS, "inputs": inputs, "own_settings": own_settings}
 
 
 def is_checkpoint(text: str) -> bool:
     return text.lstrip().startswith(_PREFIX)
 
 
-def read_checkpoint(obj: object) -> Checkpoint | None:
-    """A checkpoint line's JSON object back as the engine it holds (see the module docstring)."""
-    if not isinstance(obj, dict) or obj.get("code") != code_fingerprint():
+def read_checkpoint(obj: object, key: bytes | None) -> Checkpoint | None:
+    """A checkpoint line's JSON object back as the engine it holds, when it carries this
+    console's signature under `key` (see the module docstring); None otherwise."""
+    if key is None or not isinstance(obj, dict) or obj.get("code") != code_fingerprint():
         return None
-    blob, at_ms, inputs = obj.get("checkpoint"), obj.get("at_ms"), obj.get("inputs")
+    blob, at_ms, inputs, sig = obj.get("checkpoint"), obj.get("at_ms"), obj.get("inputs"), obj.get("sig")
     if not isinstance(blob, str) or not isinstance(at_ms, int | float) or not isinstance(inputs, int):
         return None
+    if not isinstance(sig, str) or not hmac.compare_digest(sig, _signature(key, obj["code"], blob)):
+        return None  # not this console's: never unpickled
     try:
-        engine = pickle.loads(base64.b64decode(blob, validate=True))  # our own file: see above
+        engine = pickle.loads(base64.b64decode(blob, validate=True))  # signed by this console: see above
     except (binascii.Error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
             ValueError):
         return None

@@ -37,7 +37,7 @@ class JournalRead:
     own_settings: bool  # the last checkpoint says the fight was resumed with its own settings
 
 
-def read_journal(path: Path) -> JournalRead:
+def read_journal(path: Path, key: bytes | None = None) -> JournalRead:
     with path.open("rb") as file:
         size = os.fstat(file.fileno()).st_size
         header = file.readline()
@@ -52,7 +52,7 @@ def read_journal(path: Path) -> JournalRead:
             except (ValueError, RecursionError):
                 obj = None
             own = isinstance(obj, dict) and obj.get("own_settings") is True
-            checkpoint = read_checkpoint(obj)
+            checkpoint = read_checkpoint(obj, key)
             if checkpoint is not None:
                 start = found + len(line)
         file.seek(start)

@@ -48,6 +48,7 @@ from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
 from console.games.kind import GameInput
 from console.playback import ClockStep, play, read_scenario
+from console.shell.checkpoint import checkpoint_key
 from console.shell.journal_files import set_aside
 from console.shell.journal_read import read_journal
 from console.shell.notices import FightResumed
@@ -104,7 +105,7 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
     in it to resume (no input yet). From its last checkpoint when it has one of this code
     (console/shell/checkpoint.py), else from its start."""
     try:
-        read = read_journal(path)
+        read = read_journal(path, checkpoint_key(config.console.journal))
     except OSError as exc:
         return NotResumed(path, None, f"cannot read it ({exc.strerror})")
     if not read.header.lstrip().startswith('{"config"'):

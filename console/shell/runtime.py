@@ -57,7 +57,7 @@ from console.games.kind import BUTTONS, GameInput, GameKind, only_keys
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.button_check import ButtonCheck
-from console.shell.checkpoint import checkpoint_line, code_fingerprint
+from console.shell.checkpoint import checkpoint_key, checkpoint_line, code_fingerprint
 from console.shell.coalesce import PressCoalescer
 from console.shell.error_reports import ErrorReports, shortened
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA, HallMedia
@@ -605,8 +605,9 @@ class Console:
     def _checkpoint(self, at_ns: int) -> None:
         """The referee's whole state into the journal (console/shell/checkpoint.py): a resume
         replays only what comes after it. `at_ns`: the journal's time now (engine ns)."""
-        if self.journal.open:
-            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings)
+        key = checkpoint_key(self.config.console.journal, create=True) if self.journal.open else None
+        if key is not None:
+            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings, key)
             self.journal.write_checkpoint(line)
 
     def _journal_state(self, state: str, detail: str) -> None:
