@@ -16,7 +16,9 @@ and their MQTT client (MQTT.js, console/data/vendor/README.md); with a `protocol
 journal's, console/shell/protocol_export.py) `GET /protocol`, `/protocol.csv` and
 `/protocol.json` with the fight's protocol (a 503 saying why when it cannot be built), and the
 host's screen is told it has one; with `media` (the pack's, console/shell/hall_media.py)
-`GET /media/<name>` with a picture, sound or video of the pack, for the hall's boards;
+`GET /media/<name>` with the picture, sound or video the hall is shown now, for the hall's
+boards (no other file of the pack: a 404), streamed in chunks to at most MAX_MEDIA_STREAMS
+readers at once and sandboxed (MEDIA_HEADERS: a pack's SVG runs no script in this origin);
 anything else is a 404. One request per connection (`Connection: close`).
 
 Limits, all enforced before the bytes are read:
@@ -63,7 +65,7 @@ from dataclasses import dataclass
 from importlib import resources
 from urllib.parse import unquote
 
-from console.shell.hall_media import HallMedia
+from console.shell.hall_media import HallMedia, Media
 from console.shell.mdns import local_name
 from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
 
@@ -79,6 +81,14 @@ OVERLAY_PAGE = "overlay.html"  # a stream's transparent overlay (OBS): the score
 HOST_PAGE = "host.html"
 # The fight's protocol from the live journal (console/shell/protocol_export.py): the printable
 # page, and the files an organiser keeps.
+# A media file goes out in chunks of this size, and to this many readers at once: a hall has a
+# few boards, and 16 unread requests for a 60-MB video must not take a Pi's memory.
+MEDIA_CHUNK = 256 * 1024
+MAX_MEDIA_STREAMS = 8
+# No script, no plugin, no frame of the console's pages: a pack's SVG opened by the host runs
+# nothing in the console's origin; nosniff: the type is the one given.
+MEDIA_HEADERS = ("Content-Security-Policy: sandbox; default-src 'none'; img-src 'self' data:; "
+                 "media-src 'self'; style-src 'unsafe-inline'\r\nX-Content-Type-Options: nosniff\r\n")
 MEDIA_PATH = "/media/"  # + a media file's name in the pack, URL-escaped (console/shell/hall_media.py)
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 PROTOCOL_FILES = {"/protocol": ("html", "text/html"), "/protocol.csv": ("csv", "text/csv"),
@@ -131,6 +141,7 @@ class DisplayServer:
         self.scripts = {**SCRIPTS, **{f"/{name}": name for name in (*self.host_pages, *scripts)}}
         self.protocol = protocol  # the fight's protocol from the live journal (None: none here)
         self.media = media  # the pack's pictures, sounds and videos for the hall (None: no pack)
+        self._streams = 0  # media files being sent now
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -219,6 +230,28 @@ class DisplayServer:
             self._table.pop(connection, None)  # already gone if it was evicted
             writer.close()
 
+    async def _stream_media(self, writer: asyncio.StreamWriter, media: Media) -> None:
+        """The shown file in chunks (never whole in memory; read off the loop), each written
+        within REQUEST_TIMEOUT_S; sandboxed: an SVG or an HTML page in a pack runs no script in
+        the console's origin (whose pages keep the host's broker login)."""
+        self._streams += 1
+        try:
+            file = await asyncio.to_thread(media.open)
+            try:
+                writer.write(f"HTTP/1.1 200 OK\r\nContent-Type: {media.content_type}\r\n"
+                             f"Content-Length: {media.size}\r\n{MEDIA_HEADERS}"
+                             "Connection: close\r\n\r\n".encode())
+                while chunk := await asyncio.to_thread(file.read, MEDIA_CHUNK):
+                    writer.write(chunk)
+                    async with asyncio.timeout(REQUEST_TIMEOUT_S):  # a reader that stops reading is let go
+                        await writer.drain()
+            finally:
+                await asyncio.to_thread(file.close)
+        except OSError:
+            return  # the pack changed under it: the board shows nothing rather than a half file
+        finally:
+            self._streams -= 1
+
     async def _answer(self, reader: asyncio.StreamReader, connection: _Connection) -> None:
         try:
             async with asyncio.timeout(HEAD_TIMEOUT_S):  # not wait_for: it can swallow a cancellation
@@ -239,12 +272,15 @@ class DisplayServer:
             script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
         elif method == "GET" and path.startswith(MEDIA_PATH) and self.media is not None:
-            # Read off the loop: a video in a package is megabytes of zip to inflate.
-            found = await asyncio.to_thread(self.media.find, unquote(path.removeprefix(MEDIA_PATH)))
-            if found is None:
-                status, body, kind = "404 Not Found", "нет такого файла в пакете\n".encode(), "text/plain"
-            else:
-                status, body, kind = "200 OK", found.data, found.content_type
+            # Only the file the hall is shown now; looked up off the loop (a package's index).
+            found = await asyncio.to_thread(self.media.shown_media, unquote(path.removeprefix(MEDIA_PATH)))
+            if found is not None and self._streams < MAX_MEDIA_STREAMS:
+                await self._stream_media(connection.writer, found)
+                return
+            status, kind = ("404 Not Found", "text/plain") if found is None else ("503 Service Unavailable",
+                                                                                  "text/plain")
+            body = ("этот файл сейчас не показан залу\n" if found is None
+                    else "слишком много загрузок сразу: повторите\n").encode()
         elif method == "GET" and path in PROTOCOL_FILES and self.protocol is not None:
             suffix, kind = PROTOCOL_FILES[path]
             protocol = await self.protocol.get(suffix)

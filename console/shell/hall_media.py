@@ -16,12 +16,14 @@ over MAX_MEDIA_BYTES is not served (a board on the hall's Wi-Fi would take minut
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import mimetypes
 import zipfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol
 from urllib.parse import quote
 
 from console.games.kind import only_keys
@@ -34,11 +36,26 @@ FOLDERS = {"Images": "image", "Audio": "audio", "Video": "video"}  # SIGame's pa
 KINDS = ("image", "audio", "video")
 
 
+class Chunks(Protocol):
+    """A media file being served: read in chunks, then closed."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Media:
     kind: str  # image, audio or video
     content_type: str
-    data: bytes
+    size: int
+    open: Callable[[], Chunks]  # the file's bytes, to be read in chunks and closed
+
+    @property
+    def data(self) -> bytes:
+        """The whole file (tests; the display server streams it)."""
+        with contextlib.closing(self.open()) as file:
+            return file.read()
 
 
 class HallMedia:
@@ -77,6 +94,12 @@ class HallMedia:
         if self.shown is not None:
             self._show(None)
 
+    def shown_media(self, name: str) -> Media | None:
+        """`name`'s file, only while it is the one the hall is shown (the display server's)."""
+        if self.shown is None or self.shown.get("name") != name:
+            return None
+        return self.find(name)
+
     def find(self, name: str) -> Media | None:
         """The media file `name` of the pack, or None (not there, not media, too big; no pack)."""
         if not self._pack_path():
@@ -97,7 +120,9 @@ class HallMedia:
                     for spelled in dict.fromkeys((name, quote(name))):
                         info = entries.get(f"{folder}/{spelled}")
                         if info is not None and info.file_size <= MAX_MEDIA_BYTES:
-                            return Media(kind, _content_type(name, kind), package.read(info))
+                            pack = self.pack
+                            return Media(kind, _content_type(name, kind), info.file_size,
+                                         functools.partial(_zip_entry, pack, info.filename))
         except (OSError, zipfile.BadZipFile):
             return None
         return None
@@ -110,7 +135,38 @@ class HallMedia:
         kind = (mimetypes.guess_type(path.name)[0] or "").partition("/")[0]
         if kind not in KINDS or path.stat().st_size > MAX_MEDIA_BYTES:
             return None
-        return Media(kind, _content_type(name, kind), path.read_bytes())
+        return Media(kind, _content_type(name, kind), path.stat().st_size, functools.partial(_file, path))
+
+
+def _file(path: Path) -> Chunks:
+    return path.open("rb")
+
+
+def _zip_entry(pack: Path, entry: str) -> Chunks:
+    """One entry of the package, read as a stream (closing it closes the package)."""
+    package = zipfile.ZipFile(pack)
+    try:
+        stream = package.open(entry)
+    except BaseException:
+        package.close()
+        raise
+    return _ClosingBoth(stream, package)
+
+
+class _ClosingBoth:
+    """An entry's stream that closes its package with it."""
+
+    def __init__(self, stream: IO[bytes], package: zipfile.ZipFile) -> None:
+        self._stream, self._package = stream, package
+
+    def read(self, size: int = -1, /) -> bytes:
+        return self._stream.read(size)
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            self._package.close()
 
 
 def _content_type(name: str, kind: str) -> str:
