@@ -108,8 +108,15 @@ def plain_command(action: str, payload: bytes) -> bytes:
 
 
 def encode(payload: dict[str, Any]) -> bytes:
-    """The one JSON encoding of every payload (UTF-8, Russian text as is, compact)."""
-    return _JSON.encode(payload).encode()
+    """The one JSON encoding of every payload (UTF-8, Russian text as is, compact). Text that is
+    not valid Unicode (a file name's undecodable bytes, kept by Python as lone surrogates) is
+    written as its JSON escape: a payload is always encoded, the link never stuck on one."""
+    return _JSON.encode(payload).encode("utf-8", "backslashreplace")
+
+
+# config/mosquitto/chgk-console.conf's message_size_limit: a larger payload the broker takes and
+# forwards to no one.
+MAX_MESSAGE_BYTES = 65536
 
 
 class LinkLost(Exception):
@@ -148,6 +155,7 @@ class MqttLink:
         on_retained_command: Callable[[bytes], None] | None = None,
         on_jury_command: Callable[[bytes], None] | None = None,
         on_connected: Callable[[], None] | None = None,
+        on_oversize: Callable[[str, int], None] | None = None,
         username: str = "",
         password: str = "",
         reconnect_interval: float = 1.0,
@@ -161,6 +169,7 @@ class MqttLink:
         self._on_retained_command = on_retained_command
         self._on_jury_command = on_jury_command  # None: the game has no jury (not subscribed)
         self._on_connected = on_connected
+        self._on_oversize = on_oversize  # (topic, bytes) of a message the broker would drop
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
         self._broker_timeout = broker_timeout
@@ -314,7 +323,15 @@ class MqttLink:
 
     def _send(self, client: mqtt.Client, topic: str, payload: bytes, qos: int, retain: bool) -> None:
         """One message to paho; one paho refuses outright (over MQTT's size limit, a wildcard
-        in the topic) is logged and dropped: one bad message must never take the link down."""
+        in the topic) is logged and dropped: one bad message must never take the link down. One
+        over the shipped broker's limit (MAX_MESSAGE_BYTES: its message_size_limit, which drops
+        it without a word) is not sent either, and said (`on_oversize`)."""
+        if len(payload) > MAX_MESSAGE_BYTES:
+            log.error("mqtt: a message of %d bytes to %s is over the broker's limit (%d): not sent",
+                      len(payload), topic, MAX_MESSAGE_BYTES)
+            if self._on_oversize is not None:
+                self._on_oversize(topic, len(payload))
+            return
         try:
             info = client.publish(topic, payload, qos, retain)
         except ValueError as exc:

@@ -70,8 +70,11 @@ class PackShelf:
         self._run(lambda: self._read_list(self.folder), self._on_list)
 
     def _find(self, name: str) -> Path | None:
+        """The folder's file `name`; never one a link takes out of the folder."""
         try:
-            return next((p for p in self.folder.iterdir() if p.name == name and p.is_file()), None)
+            folder = self.folder.resolve()
+            return next((p for p in self.folder.iterdir() if p.name == name and p.is_file()
+                         and p.resolve().is_relative_to(folder)), None)
         except OSError:
             return None
 

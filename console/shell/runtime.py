@@ -688,6 +688,13 @@ class Console:
             self.mqtt.publish_state(self.state, self.host_state)
             self._parts.publish(self.game.retained_parts(self.referee))
 
+    def _oversize(self, topic: str, size: int) -> None:
+        """A message the broker would drop unsaid: said to the host (a short one) instead."""
+        if topic.endswith("/events"):
+            return  # an event this size is a bug: logged by the link, not said in another event
+        self.report_error("mqtt", f"a message to {topic} of {size} bytes is over the broker's limit: "
+                                  "not sent")
+
     def _publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
         if self.mqtt is not None:
             self.mqtt.publish_retained(topic, payload)
@@ -835,6 +842,7 @@ class Console:
             on_command=self.on_command,
             on_retained_command=self.on_retained_command,
             on_jury_command=None if self.game.parse_jury_command is None else self.on_jury_command,
+            on_oversize=self._oversize,
             on_connected=on_ready,
             username=self.config.mqtt.username,
             password=self.config.mqtt.password,

@@ -13,6 +13,7 @@ journal line (the pack whole), `choice_from_line(line, at)` reads one back.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -27,6 +28,9 @@ __all__ = ["PACK_SUFFIXES", "catalogue", "choice", "choice_from_line", "choice_l
 PACK_SUFFIXES = (".siq", ".toml")
 _CARD_LISTS = ("wrong", "media", "options")  # a card's fields that are tuples of text
 MAX_LISTED = 200  # a folder of more packs than a tablet's list can show is cut here
+# The list goes out in the retained status: it stays well under the broker's 64 KiB (150 packs
+# with long Cyrillic names made 87 KB); the packs past it are said, not listed.
+LIST_BUDGET_BYTES = 32 * 1024
 
 
 def fight_rounds(pack: Pack) -> tuple[tuple[str, tuple[PackTheme, ...]], ...]:
@@ -60,19 +64,38 @@ def catalogue(folder: Path) -> dict[str, Any]:
         return {"folder": str(folder), "packs": [],
                 "problem": f"папка пакетов {folder} не читается ({exc.strerror})"}
     packs: list[dict[str, Any]] = []
+    used, cut = 0, 0
+    folder_real = folder.resolve()
     for path in files[:MAX_LISTED]:
-        try:
-            pack = load_pack(path)
-        except PackError as exc:
-            packs.append({"file": path.name, "problem": exc.problem})
-            continue
-        rounds = fight_rounds(pack)
-        if not rounds:
-            packs.append({"file": path.name, "problem": "в пакете нет вопросов с положительной ценой"})
-            continue
-        packs.append({"file": path.name, "name": pack.name or path.stem,
-                      "rounds": [{"name": name, "themes": len(themes)} for name, themes in rounds]})
-    return {"folder": str(folder), "packs": packs, "problem": None}
+        entry = _entry(path, folder_real)
+        size = len(json.dumps(entry, ensure_ascii=False).encode("utf-8", "backslashreplace"))
+        if used + size > LIST_BUDGET_BYTES:
+            cut = len(files[:MAX_LISTED]) - len(packs)
+            break
+        used += size
+        packs.append(entry)
+    problem = (f"в папке {len(files)} пакетов: в список поместились первые {len(packs)}; "
+               "уберите лишние из папки") if cut or len(files) > MAX_LISTED else None
+    return {"folder": str(folder), "packs": packs, "problem": problem}
+
+
+def _entry(path: Path, folder: Path) -> dict[str, Any]:
+    """One file of the folder as the tablet lists it."""
+    name = path.name
+    shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if shown != name:  # a name from a Windows stick (cp1251): nothing can name it back to us
+        return {"file": shown, "problem": "имя файла не в UTF-8 (записан в Windows?): переименуйте его"}
+    if not path.resolve().is_relative_to(folder):
+        return {"file": name, "problem": "ссылка на файл вне папки пакетов: не читается"}
+    try:
+        pack = load_pack(path)
+    except PackError as exc:
+        return {"file": name, "problem": exc.problem}
+    rounds = fight_rounds(pack)
+    if not rounds:
+        return {"file": name, "problem": "в пакете нет вопросов с положительной ценой"}
+    return {"file": name, "name": pack.name or path.stem,
+            "rounds": [{"name": rname, "themes": len(themes)} for rname, themes in rounds]}
 
 
 def choice(path: Path, round_number: int, at: int) -> ChoosePack:
