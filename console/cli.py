@@ -177,7 +177,7 @@ def _export(journals: list[str], out: str) -> int:
     from console.tools.export import ExportError, export
 
     try:
-        for path in export([Path(j) for j in journals], Path(out)):
+        for path in export([Path(j) for j in journals], Path(out), warn=sys.stderr):
             print(path)
     except ExportError as exc:
         print(f"chgk-console export: {exc}", file=sys.stderr)

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from console.config import Config, ConfigError, finite_number
+from console.config import Config, ConfigError
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Output, Press, Watermark
 from console.games import config_from_dict, game, names
-from console.scenario import AnyInput, ScenarioError, Step, parse_step
+from console.scenario import AnyInput, ScenarioError, Step, parse_step, time_ms
 from console.sources import source_kind
 
 __all__ = ["ClockStep", "Scenario", "StuckTimer", "VirtualTable", "play", "read_scenario",
@@ -202,6 +202,6 @@ def _clock_step(text: str, where: str) -> ClockStep | None:
     if not isinstance(obj, dict) or not {"clock_ms"} <= set(obj) <= {"clock_ms", "held_ms"}:
         return None
     value = obj["clock_ms"]
-    if not finite_number(value):
+    if not time_ms(value):
         raise ScenarioError(f"{where}: clock_ms must be a (finite) number of milliseconds")
     return ClockStep(round(value * NS_PER_MS))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from console.config import finite_number
 from console.engine.model import NS_PER_MS, Host, Press, SourceLink, Watermark
@@ -142,13 +142,23 @@ def watermark_step(value: object, at: int, lost_from_ms: object = None) -> Water
         raise ValueError("watermark must be a string")
     if lost_from_ms is None:
         return Watermark(value, at)
-    if not finite_number(lost_from_ms):
+    if not time_ms(lost_from_ms):
         raise ValueError("lost_from_ms must be a (finite) number of milliseconds")
     return Watermark(value, at, round(lost_from_ms * NS_PER_MS))
 
 
+# A time of a line: 10^13 ms is over 300 years of a monotonic clock; more is not a time (and
+# 1e308 ms in nanoseconds is an infinity no integer holds).
+MAX_MS = 1e13
+
+
+def time_ms(value: object) -> TypeGuard[int | float]:
+    """Whether `value` is a line's time in milliseconds: a finite number within MAX_MS."""
+    return finite_number(value) and abs(value) <= MAX_MS
+
+
 def _ms(obj: dict[str, Any], key: str, where: str) -> int:
     value = obj.get(key)
-    if finite_number(value):
+    if time_ms(value):
         return round(value * NS_PER_MS)
-    raise ScenarioError(f"{where}: {key} must be a (finite) number of milliseconds")
+    raise ScenarioError(f"{where}: {key} must be a (finite) number of milliseconds, at most {MAX_MS:g}")

@@ -153,3 +153,27 @@ def test_the_tablets_protocol_covers_the_evenings_journals_of_the_day(tmp_path: 
                                                  "journal-20261203-190501.jsonl", now.name]
     part = tmp_path / "journal-20261203-220000.jsonl.4242.part"  # not committed yet: itself
     assert evening_of(part) == [part]
+
+
+def test_a_damaged_journal_keeps_every_good_line_and_says_which_were_not(tmp_path: Path) -> None:
+    """Issue 31: one invalid byte, a last line cut inside a Cyrillic letter (a power cut), a time
+    that is no time (1e308 ms: an infinity in ns): the export keeps every other line, names the
+    bad ones."""
+    import io as _io
+
+    from console.tools.export import export
+
+    header = json.dumps({"config": {"game": {"kind": "svoya"}, "players": [
+        {"id": "p1", "name": "=HYPERLINK(1)", "pad": "mcu:0"}, {"id": "p2", "name": "Боря", "pad": "mcu:1"}],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}}}}, ensure_ascii=False)
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(header.encode() + b'\n{"at_ms": 1000, "host": "next"}\n\xff\xfe broken\n'
+                        + b'{"at_ms": 1e308, "host": "cancel"}\n{"at_ms": 2000, "host": "reading_finished"}\n'
+                        + '{"at_ms": 3000, "host": "на'.encode()[:-1])
+    warn = _io.StringIO()
+    paths = export(journal, tmp_path / "out", warn=warn)
+    said = warn.getvalue()
+    assert "journal.jsonl:3: not UTF-8" in said and "journal.jsonl:6: not UTF-8" in said
+    assert "journal.jsonl:4: at_ms must be" in said
+    doc = json.loads(paths[1].read_text(encoding="utf-8"))
+    assert len(doc["skipped_lines"]) == 3 and doc["questions"]  # the good lines were played

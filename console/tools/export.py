@@ -24,7 +24,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from console import state_people
 from console.engine.sports.sheet import Sheet
@@ -65,13 +65,20 @@ class QuestionRow:
     scores: dict[str, int] = field(default_factory=dict)
 
 
-def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
+def export(journals: Path | Sequence[Path], out_dir: Path, warn: TextIO | None = None) -> list[Path]:
     """Write the protocol of a journal, or of an evening's journals in their order (its fights
-    numbered on across them), into `out_dir` (see the module docstring)."""
+    numbered on across them), into `out_dir` (see the module docstring). A line that cannot be
+    read (not UTF-8 text: a byte damaged, the last line cut inside a letter by a power cut; not
+    a step: a time that is not one) is left out and named on `warn` and in the JSON's
+    `skipped_lines`: every other line counts."""
     paths_in = [journals] if isinstance(journals, Path) else list(journals)
     if not paths_in:
         raise ExportError("no journal given")
-    sheet = _sports_sheet(paths_in[-1])
+    skipped: list[str] = []
+    scenarios = {path: _scenario(path, skipped) for path in paths_in}
+    for problem in skipped:
+        print(f"chgk-console export: {problem}", file=warn or io.StringIO())
+    sheet = _sports_sheet(scenarios[paths_in[-1]])
     if sheet is not None:  # the sports stage: its sheet as the last journal holds it
         out_dir.mkdir(parents=True, exist_ok=True)
         return write_results(sheet, out_dir / paths_in[-1].name.removesuffix(".jsonl"))
@@ -79,7 +86,7 @@ def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
     rows: list[QuestionRow] = []
     names: dict[str, str] = {}
     for journal in paths_in:
-        journal_kind, journal_rows, journal_names = _journal(journal)
+        journal_kind, journal_rows, journal_names = _journal(journal, scenarios[journal])
         if kind and journal_kind != kind:
             raise ExportError(f"{journal}: a {journal_kind!r} game, the journals before it are {kind!r}")
         kind = journal_kind
@@ -96,27 +103,36 @@ def export(journals: Path | Sequence[Path], out_dir: Path) -> list[Path]:
     paths[0].write_text(_csv(rows, names), encoding="utf-8")
     titles = ", ".join(j.name for j in paths_in)
     document = {"journal": titles, "journals": [j.name for j in paths_in], "game": kind, "names": names,
-                "standings": standings, "questions": [vars(r) for r in rows]}
+                "standings": standings, "questions": [vars(r) for r in rows], "skipped_lines": skipped}
     paths[1].write_text(json.dumps(document, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     paths[2].write_text(_html(titles, kind, rows, names, standings), encoding="utf-8")
     return paths
 
 
-def _scenario(journal: Path) -> Scenario:
+def _scenario(journal: Path, skipped: list[str]) -> Scenario:
+    """The journal's steps, each line that cannot be read named in `skipped` (and left out)."""
     try:
-        lines = journal.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ExportError(f"{journal}: cannot read it ({exc})") from None
+        data = journal.read_bytes()
+    except OSError as exc:
+        raise ExportError(f"{journal}: cannot read it ({exc.strerror})") from None
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append("")  # keeps the numbering of the lines after it
+            skipped.append(f"{journal.name}:{number}: not UTF-8 text (a damaged byte, or a line cut by "
+                           "a power cut); line skipped")
     problems = io.StringIO()
     scenario = read_scenario(lines, journal.name, problems)
     if scenario is None or scenario.header is None:
         raise ExportError(f"{journal}: not a journal ({problems.getvalue().strip() or 'no config line'})")
+    skipped += [line.removeprefix("replay: ") for line in problems.getvalue().splitlines() if line]
     return scenario
 
 
-def _sports_sheet(journal: Path) -> Sheet | None:
-    """The sports stage's sheet as `journal` leaves it (None: another game's journal)."""
-    scenario = _scenario(journal)
+def _sports_sheet(scenario: Scenario) -> Sheet | None:
+    """The sports stage's sheet as its journal leaves it (None: another game's journal)."""
     if scenario.config.game.kind != "sports":
         return None
     engine = play(scenario).referee
@@ -124,9 +140,8 @@ def _sports_sheet(journal: Path) -> Sheet | None:
     return engine.sheet
 
 
-def _journal(journal: Path) -> tuple[str, list[QuestionRow], dict[str, str]]:
+def _journal(journal: Path, scenario: Scenario) -> tuple[str, list[QuestionRow], dict[str, str]]:
     """One journal replayed: its game, its questions' rows and the names of whom they name."""
-    scenario = _scenario(journal)
     kind = scenario.config.game.kind
     if kind not in _OWNER:
         raise ExportError(f"{journal}: a {kind!r} game: its results are its game record or the "
@@ -229,10 +244,16 @@ def _csv(rows: list[QuestionRow], names: dict[str, str]) -> str:
     writer.writerow(["бой", "вопрос", "стоимость", "нажатия (время на источнике, задержка за первым)",
                      "решения", "итог", "кто взял", "счёт после"])
     for row in rows:
-        writer.writerow([row.fight, row.question, row.value, _presses_text(row, names),
-                         _verdicts_text(row, names), _END_TEXTS.get(row.end, row.end),
-                         names.get(row.winner or "", row.winner or ""), _scores_text(row.scores, names)])
+        writer.writerow([row.fight, _safe(row.question), row.value, _safe(_presses_text(row, names)),
+                         _safe(_verdicts_text(row, names)), _END_TEXTS.get(row.end, row.end),
+                         _safe(names.get(row.winner or "", row.winner or "")),
+                         _safe(_scores_text(row.scores, names))])
     return out.getvalue()
+
+
+def _safe(text: str) -> str:
+    """A cell no spreadsheet reads as a formula (a name typed as «=HYPERLINK(...)»)."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _html(journal: str, kind: str, rows: list[QuestionRow], names: dict[str, str],
