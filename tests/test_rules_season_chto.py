@@ -171,3 +171,22 @@ def test_a_season_played_through() -> None:
     assert s.third_place == "y" and steps["third_place"].clause == "000 1.8, 7.1"
     assert steps["champion"].clause == "000 7.3" and steps["silver"].clause == "000 7.2.1"
     assert not s.waiting
+
+
+def test_1_1_1_a_tie_on_score_for_a_semi_final_place_waits_for_a_ruling() -> None:
+    """Found in review: 1.1.1 takes the semi-finalists by the score alone (1.6.1's indicators
+    are the final's): a tie across the cut is the organiser's to rule."""
+    teams = [team(t) for t in "abcdefg"]
+    quals = [game("qualifier", t, sc, None, won_superblitz=int(t == "c")) for t, sc in
+             {"a": "6:1", "b": "6:3", "c": "6:3", "d": "2:6", "e": "1:6", "f": "0:6", "g": "3:6"}.items()]
+    s = season(teams, quals)
+    assert s.semifinalists == () and "решение оргкомитета" in s.waiting[0]
+    s = season(teams, quals, [Ruling("semifinal", ("b",), "жребий")])
+    assert s.semifinalists == ("a", "b")
+
+
+def test_1_6_1_e_only_a_win_in_the_game_vprisyadku_goes_to_the_final() -> None:
+    games = [game("qualifier", "a", "6:2"), game("qualifier", "b", "6:2"), game("qualifier", "c", "1:6"),
+             game("qualifier", "d", "6:5")]
+    s = season(FOUR, [*games, game("vprisyadku", "a", "4:6")])  # typed for the loser: no finalist
+    assert s.main_finalist is None

@@ -316,3 +316,41 @@ def test_check_config_reads_a_seasons_config(tmp_path: Path) -> None:
                    encoding="utf-8")
     assert check_config(str(bad), out, err) == 1
     assert "teams[1].players: a registered team has 5 or 6 players (000 1.3), got 8" in err.getvalue()
+
+
+def test_a_record_twice_is_one_game_and_its_consoles_new_version_replaces_it(tmp_path: Path) -> None:
+    """Found in review: a Belgorod table's record comes as its event and again retained (and at
+    every restart): it is the same second-stage game, never a series game too. A table's record
+    republished after a late hall answer (the same console) replaces the counted one."""
+    path = tmp_path / "season.toml"
+    path.write_text('[season]\nformat = "belgorod"\ndatabase = "s.db"\nlast_finalist = "t3"\n'
+                    '[page]\nhttp_port = 0\n'
+                    + "".join(f'[[teams]]\nid = "t{n}"\nname = "Команда {n}"\n' for n in range(1, 4)),
+                    encoding="utf-8")
+    service = SeasonService(load_season_config(str(path)))
+    game = json.dumps(record("t1", (6, 2))).encode()
+    service.handle("chgk/tab/events", game)
+    service.handle("chgk/tab/record", game)
+    assert [g["game"] for g in service.view()["games"]] == ["second_stage:t1"]
+    (tmp_path / "c").mkdir()
+    chto_path = config(tmp_path / "c")
+    chto = SeasonService(load_season_config(str(chto_path)))
+    chto.handle("chgk/t1/events", json.dumps(record("a", (6, 1), hall={"x": 3})).encode())
+    later = record("a", (6, 1), hall={"x": 5})  # republished after a late hall answer
+    chto.handle("chgk/t1/record", json.dumps(later).encode())
+    view = chto.view()
+    assert view["consolation"]["x"] == 5 and not view["conflicts"]
+
+
+def test_the_last_finalist_needs_no_second_stage_game(tmp_path: Path) -> None:
+    """Found in review: 003 5.8 takes the last series' finalist by right; the season does not
+    wait for a second-stage game of it."""
+    from console.season.belgorod import FirstStage
+    from console.season.belgorod import decide as decide_belgorod
+
+    teams = [Team(f"t{n}", f"К{n}") for n in range(1, 5)]
+    first = FirstStage({"t1": 1, "t2": 2, "t3": 3}, ("t1",))
+    second = {f"second_stage:t{n}": GameResult(f"second_stage:t{n}", "second_stage", f"t{n}", 2, 6)
+              for n in range(1, 4)}
+    s = decide_belgorod(teams, first, second, [], last_finalist="t4")
+    assert set(s.entrants) == {"t1", "t4"} and "выбор капитанов" in s.waiting[0]

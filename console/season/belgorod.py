@@ -83,11 +83,12 @@ def decide(teams: Sequence[Team], first: FirstStage | None, results: Mapping[str
     season.say("first_stage", "Победители первого этапа: " + ", ".join(names[t] for t in first.winners),
                "003 5.5", first.winners)
     second = {r.team: r for r in results.values() if r.stage == "second_stage"}
-    missing = [t.id for t in teams if t.id not in second]
+    # The last finalist enters the series by right (5.8): its second-stage game is not awaited.
+    missing = [t.id for t in teams if t.id not in second and t.id != last_finalist]
     if missing:
         season.waiting.append("игры второго этапа: " + ", ".join(names[t] for t in missing) + " (003 5.6)")
         return season
-    won = tuple(t.id for t in teams if second[t.id].won)
+    won = tuple(t.id for t in teams if t.id in second and second[t.id].won)
     season.say("second_stage", "Победили во втором этапе: " + (", ".join(names[t] for t in won) or "никто"),
                "003 5.6", won)
     _rating(season, teams, first, second, bingo, names)
@@ -136,7 +137,7 @@ def _rating(season: BelgorodSeason, teams: Sequence[Team], first: FirstStage,
     for t in teams:
         place = first.places.get(t.id, 0)
         by_place = bingo.for_place[place - 1] if 0 < place <= len(bingo.for_place) else 0
-        season.bingo[t.id] = by_place + (bingo.for_win if second[t.id].won else 0)
+        season.bingo[t.id] = by_place + (bingo.for_win if t.id in second and second[t.id].won else 0)
     season.rating = sorted((t.id for t in teams),
                            key=lambda t: (-season.bingo[t], first.places.get(t, 10**6), t))
     season.say("rating", "Итоговый рейтинг по БИНГО: " + ", ".join(

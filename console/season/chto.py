@@ -115,10 +115,12 @@ def _key(r: GameResult) -> tuple[int, ...]:
 
 def _semifinalists(season: ChtoSeason, games: list[GameResult], names: Mapping[str, str],
                    rulings: Mapping[str, Ruling]) -> tuple[str, ...] | None:
-    ranked = sorted(games, key=_key, reverse=True)
-    cut = _key(ranked[SEMIFINALISTS - 1])
-    sure = [r.team for r in ranked if _key(r) > cut]
-    level = [r.team for r in ranked if _key(r) == cut]
+    # 1.1.1 enters the semi-finals by the score alone (1.6.1's indicators are the final's): a
+    # tie across the cut waits for the organiser's ruling.
+    ranked = sorted(games, key=lambda r: r.margin, reverse=True)
+    cut = ranked[SEMIFINALISTS - 1].margin
+    sure = [r.team for r in ranked if r.margin > cut]
+    level = [r.team for r in ranked if r.margin == cut]
     if len(sure) + len(level) == SEMIFINALISTS:
         chosen = tuple(sure + level)
         shown = ", ".join(f"{names[t]} ({_score(games, t)})" for t in chosen)
@@ -163,7 +165,11 @@ def _main_final(season: ChtoSeason, games: list[GameResult], vprisyadku: Mapping
         return True
     tied = tuple(r.team for r in group)
     season.vprisyadku = tied
-    winners = [t for t in tied if t in vprisyadku]
+    # Its winner is the team that took the 6th point: one winning result, typed for it.
+    winners = [t for t in tied if t in vprisyadku and vprisyadku[t].won and vprisyadku[t].team_score >= 6]
+    if len(winners) > 1:
+        season.waiting.append("игра вприсядку: победитель один — исправьте результат (000 1.6.1 е)")
+        return False
     if not winners:
         season.say("vprisyadku", "Равны по счёту и всем показателям: " + ", ".join(names[t] for t in tied)
                    + " — все проходят в финал и играют одну игру вприсядку до 6 очков", "000 1.6.1 е", tied)

@@ -7,8 +7,10 @@ its schema to `SCHEMA_VERSION` by running the migrations it lacks, each in its o
 transaction (a file of a newer version is refused: `SeasonDbError`). Every change is one
 transaction, committed before the call returns: after `kill -9` at any instant the file holds
 every change whose call returned, and none half. `offer_result` counts a game once: the same
-result again is a repeat (kept in `arrivals`, nothing changes), a different result for the
-same game is a conflict (kept, shown, nothing changes). `backup(path)` copies the whole
+result again is a repeat (kept in `arrivals`, nothing changes); a newer version from the same
+source (a table's record republished after a late hall answer or a correction: the latest
+wins; the organiser retyping a game) updates it; a different result from another source is a
+conflict (kept, shown, nothing changes). `backup(path)` copies the whole
 database with sqlite3's online backup (consistent while the service runs).
 """
 
@@ -137,7 +139,11 @@ class SeasonDb:
                         (result.game, result.stage, result.team, doc, result.source, at))
                 else:
                     counted = GameResult.from_document(json.loads(row[0]))
-                    fate = "repeat" if counted.same_result(result) else "conflict"
+                    fate = "repeat" if counted.same_result(result) else (
+                        "updated" if counted.source == result.source else "conflict")
+                    if fate == "updated":  # its own console's (or the organiser's) newer version
+                        self._db.execute("UPDATE results SET doc = ?, received_at = ? WHERE game = ?",
+                                         (doc, at, result.game))
                 self._db.execute("INSERT INTO arrivals (game, doc, source, at, fate) VALUES (?, ?, ?, ?, ?)",
                                  (result.game, doc, result.source, at, fate))
             except BaseException:

@@ -224,9 +224,13 @@ class SeasonService:
             if stage not in STAGES["chto"]:
                 raise ValueError(f"stage {stage!r}")
             return stage
+        # The same game comes twice (the live event, then the retained record, and again at every
+        # restart): a record equal to the team's counted second-stage game is that game again.
         team = str(record["team"])
-        played = {r.team for r in self.db.results().values() if r.stage == "second_stage"}
-        return "series" if team in played else "second_stage"
+        counted = self.db.results().get(f"second_stage:{team}")
+        if counted is None or counted.same_result(result_from_record(record, "second_stage", "")):
+            return "second_stage"
+        return "series"
 
     def _offer(self, result: GameResult) -> None:
         if result.team not in {t.id for t in self.db.teams()}:
@@ -235,7 +239,9 @@ class SeasonService:
             return
         fate = self.db.offer_result(result, _now())
         message = {"recorded": "учтён", "repeat": "уже учтён: повтор не меняет ничего",
-                   "conflict": "отличается от учтённого: конфликт, ничего не изменено"}[fate]
+                   "updated": "новая версия от того же источника: учтена вместо прежней",
+                   "conflict": "отличается от учтённого и пришёл из другого источника: конфликт, "
+                               "ничего не изменено"}[fate]
         (log.info if fate != "conflict" else log.warning)("%s from %s: %s", result.game, result.source, fate)
         self._event({"type": f"result_{fate}", "game": result.game, "source": result.source,
                      "message": f"{result.game} ({result.shown}, {result.source}): {message}"})
@@ -327,6 +333,8 @@ class SeasonService:
         team = Team(str(c["id"]), str(c["name"]), bool(c.get("registered", True)), int(c.get("players", 6)))
         if not team.id or not team.name.strip():
             raise ValueError("команде нужны id и название")
+        if self.config.format == "chto" and not (5 if team.registered else 1) <= team.players <= 6:
+            raise ValueError("в заявленной команде 5 или 6 игроков (000 1.3), в незаявленной до 6 (1.4)")
         if not self.db.add_team(team):
             raise ValueError(f"команда {team.id!r} уже есть")
 
