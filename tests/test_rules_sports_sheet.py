@@ -251,12 +251,43 @@ def test_the_halls_board_leaves_the_last_tour_out_until_the_sheet_is_closed() ->
 
 
 def test_the_files_keep_every_formula_out_of_a_spreadsheet(tmp_path: Path) -> None:
-    """A team named «=HYPERLINK(...)» is text in the .xlsx and the CSV, not a formula."""
+    """A team named «=HYPERLINK(...)» is text in the .xlsx (as typed) and the CSV (with a
+    leading '), never a formula."""
     s = Stage(teams=1)
     s.ok("add_team", name="=HYPERLINK(\"x\")", town="@Курск")
     s.ok("set_question", question=2, teams=[2])
     paths = write_results(s.sheet, tmp_path / "stage")
     assert [p.suffix for p in paths] == [".xlsx", ".txt", ".csv", ".json", ".html"]
-    rows = list(load_workbook(paths[0]).active.iter_rows(values_only=True))
-    assert rows[2][:3] == (None, "'=HYPERLINK(\"x\")", "'@Курск") and rows[2][4] == 1
+    page = load_workbook(paths[0]).active
+    assert page is not None
+    rows = list(page.iter_rows(values_only=True))
+    assert rows[2][:3] == (None, '=HYPERLINK("x")', "@Курск") and rows[2][4] == 1  # as typed,
+    assert page.cell(3, 2).data_type == "s"  # and a text cell, not a formula
     assert "'=HYPERLINK" in paths[2].read_text(encoding="utf-8")
+
+
+def test_5_4_2_a_dispute_is_decided_only_by_a_decision_with_its_reason() -> None:
+    """Found in review: a disputed answer could be overwritten by a verdict, a tour's mask or a
+    question's entry, mid-tour and with no reason; only «Решение по спорному» decides it."""
+    s = Stage()
+    s.ok("set_cell", team=2, question=3, verdict="?", answer="Кутузов")
+    assert "Решением по спорному" in s.refused("set_cell", team=2, question=3, verdict="1")
+    assert "в маске оставьте «?»" in s.refused("set_team", team=2, tour=1, mask="111111111111")
+    s.ok("set_team", team=2, tour=1, mask="11?111111111")
+    s.ok("set_question", question=3, teams=[1, 2])
+    assert s.sheet.mark(2, 3) == "?" and s.sheet.mark(1, 3) == "1"
+
+
+def test_5_5_no_winners_nor_shootout_are_called_before_the_stage_is_over() -> None:
+    """Found in review: one team's tour-3 mask made the stage «over» (a shoot-out announced
+    mid-tour) and the hall's board called the current top five winners from the first question."""
+    s = Stage(teams=7)
+    s.ok("set_question", question=1, teams=[1, 2, 3, 4, 5, 6])
+    s.ok("set_team", team=7, tour=3, mask="0" * 12)
+    parts: Any = s.engine.parts()
+    assert parts["standings"]["stage_over"] is False
+    assert not any(r["winner"] or r["shootout"] for r in parts["standings"]["rows"])
+    s.ok("set_question", question=36, teams=[])  # every team's last question entered
+    parts = s.engine.parts()
+    assert parts["standings"]["stage_over"] is True
+    assert sum(r["shootout"] for r in parts["standings"]["rows"]) == 6  # six tied across 5th

@@ -592,8 +592,9 @@ def test_each_event_type_has_exactly_one_branch_and_its_own_definition() -> None
 
 
 def test_host_only_events_are_marked() -> None:
-    """The fortochka's place and the 12th sector's question never go to the public topic."""
-    assert {"fortochka_placed", "fortochka_moved", "question_drawn"} == HOST_ONLY
+    """The fortochka's place, the 12th sector's question and the jury's verdicts and answers
+    (the sports sheet's changes) never go to the public topic."""
+    assert {"fortochka_placed", "fortochka_moved", "question_drawn", "sheet_changed"} == HOST_ONLY
     for name in HOST_ONLY:
         assert "Host topic only" in EVENT_DEFS[name]["description"]
         assert props(name)["audience"] == {"$ref": "#/$defs/host_only"}

@@ -49,7 +49,7 @@ class Watcher:
             if topic.startswith(("flat/", "jury/")):  # plain values for show control; our own commands
                 continue
             payload = json.loads(message.payload)
-            if topic == "events":
+            if topic in ("events", "host/events"):  # the sheet's changes are the host's
                 self.events.append(payload)
             else:
                 self.parts[topic] = payload

@@ -11,7 +11,7 @@ const SHEET_ACTIONS = new Set(["add_team", "edit_team", "set_question", "set_tea
   "decide", "open_appeal", "uphold_appeal", "reject_appeal", "remove_question", "restore_question",
   "close_sheet", "reopen_sheet"]);
 
-const sheet = { jury: null, teams: [], appeal: { open: false }, log: [], questions: {} };
+const sheet = { jury: null, teams: [], appeal: { open: false }, log: [], logRevision: 0, questions: {} };
 let client = null;
 
 // ---- sending ----
@@ -188,14 +188,15 @@ function onMessage(kind, payload) {
   if (kind === "sheet/jury") sheet.jury = payload;
   else if (kind === "sheet/teams") sheet.teams = payload.teams;
   else if (kind === "sheet/appeal") sheet.appeal = payload;
-  else if (kind === "sheet/log") sheet.log = payload.log;
+  else if (kind === "sheet/log") {
+    if (sheet.log.length && payload.revision !== sheet.logRevision) showError("");  // an edit was taken
+    sheet.log = payload.log;
+    sheet.logRevision = payload.revision;
+  }
   else if (kind.startsWith("sheet/q/")) sheet.questions[payload.question] = payload;
   else if (kind === "events" && payload.type === "error") {
     const action = payload.details && payload.details.action;
     if (SHEET_ACTIONS.has(action) || payload.source === "jury") showError(payload.message);
-    return;
-  } else if (kind === "events" && payload.type === "sheet_changed") {
-    showError("");
     return;
   } else return;
   render();

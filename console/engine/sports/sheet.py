@@ -110,9 +110,12 @@ class SheetEdit:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SheetChanged(Event):
-    """A change the sheet took: `action`, who made it and why, `text` saying it in Russian."""
+    """A change the sheet took: `action`, who made it and why, `text` saying it in Russian. Its
+    text names verdicts and answers: the host's (host/events), never the hall's (the jury reads
+    the sheet's log part)."""
 
     TYPE: ClassVar[str] = "sheet_changed"
+    AUDIENCE: ClassVar[str | None] = "host"
 
     action: str
     by: str
@@ -300,8 +303,8 @@ class Sheet:
                               f"не {_numbers(stray)}")
         for team in self.teams:
             cell = self.cells.get((team, q), Cell())
-            if cell.verdict is Verdict.DISPUTED and team not in right:
-                continue  # a dispute stands until the jury decides it
+            if cell.verdict is Verdict.DISPUTED:
+                continue  # a dispute stands until the jury decides it, with its reason (5.4.2)
             verdict = Verdict.RIGHT if team in right else Verdict.WRONG
             self.cells[(team, q)] = replace(cell, verdict=verdict, was=verdict)
         if q > self.rules.questions:
@@ -318,6 +321,10 @@ class Sheet:
             raise Refused(f"ответы за тур — {per} знаков из 1, 0 и ?, получено «{e.mask[:40]}»")
         first = (e.tour - 1) * per + 1
         for i, mark in enumerate(mask):
+            if mark != "?" and self.cells.get((team, first + i), Cell()).verdict is Verdict.DISPUTED:
+                raise Refused(f"ответ на вопрос {first + i} спорный: его решают «Решением по спорному» "
+                              "с причиной (003 5.4.2); в маске оставьте «?»")
+        for i, mark in enumerate(mask):
             cell = self.cells.get((team, first + i), Cell())
             self.cells[(team, first + i)] = _with_verdict(cell, Verdict(mark))
         return f"команда {team}, тур {e.tour}: {mask}"
@@ -329,6 +336,8 @@ class Sheet:
         if q > self.rules.questions and team not in self.shootout_teams(q):
             raise Refused(f"команда {team} не играет в перестрелке на вопросе {q}")
         cell = self.cells.get((team, q), Cell())
+        if cell.verdict is Verdict.DISPUTED and e.verdict is not Verdict.DISPUTED:
+            raise Refused("ответ спорный: его решают «Решением по спорному» с причиной (003 5.4.2)")
         if e.answer is not None:
             cell = replace(cell, answer=_answer(e.answer))
         self.cells[(team, q)] = _with_verdict(cell, e.verdict)

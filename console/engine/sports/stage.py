@@ -85,13 +85,17 @@ class SportsStage:
     def stage_over(self) -> bool:
         """The stage's questions are all asked (the count passed the last, or the jury entered
         it): a tie across the cut now goes to the shoot-out (003 5.5)."""
-        last = self.sheet.rules.questions
-        return (self.timer.questions_started >= last and self.timer.running_timer() is None) or any(
-            q >= last for _, q in self.sheet.cells)
+        last, sheet = self.sheet.rules.questions, self.sheet
+        counted = self.timer.questions_started >= last and self.timer.running_timer() is None
+        # Or the jury has the last question of every team (a tour's mask for one team is not it).
+        entered = bool(sheet.teams) and (last in sheet.removed
+                                         or all((t, last) in sheet.cells for t in sheet.teams))
+        return counted or entered
 
 
-def standings_rows(sheet: Sheet, table: Standings, tours: int) -> list[Json]:
-    """The standings as rows: place, team, tours' points, total, winner or in the shoot-out."""
+def standings_rows(sheet: Sheet, table: Standings, tours: int, over: bool = True) -> list[Json]:
+    """The standings as rows: place, team, tours' points, total, and, once the stage is over
+    (`over`), winner or in the shoot-out (before: nobody is called a winner of a stage in play)."""
     tour_points = sheet.all_tour_points()
     rows: list[Json] = []
     for place in table.places:
@@ -99,7 +103,8 @@ def standings_rows(sheet: Sheet, table: Standings, tours: int) -> list[Json]:
         rows.append({"team": team.number, "name": team.name, "town": team.town,
                      "tours": list[Json](tour_points[team.number][:tours]), "total": place.points,
                      "place": place.shown, "position": place.position,
-                     "winner": place.team in table.winners, "shootout": place.team in table.shootout})
+                     "winner": over and place.team in table.winners,
+                     "shootout": over and place.team in table.shootout})
     return rows
 
 
@@ -111,7 +116,7 @@ def _public(sheet: Sheet, over: bool) -> dict[str, Json]:
     return {"tours": tours, "of_tours": rules.tours, "last_tour_hidden": hidden,
             "preliminary": sheet.preliminary, "closed": sheet.closed, "winners": rules.winners,
             "decided": table.decided and not hidden, "revision": sheet.revision, "stage_over": over,
-            "rows": standings_rows(sheet, table, tours)}
+            "rows": standings_rows(sheet, table, tours, over and not hidden)}
 
 
 def _build_parts(sheet: Sheet, over: bool) -> dict[str, Json]:

@@ -8,8 +8,9 @@ decided, ``X`` for a removed question; openpyxl), ``.txt`` each team's mask (num
 mask, tab-separated), ``.csv`` the standings (place, team, tours, total, mask), ``.json`` all
 of it with every change of the sheet (who, when, why), and ``.html`` a printable protocol: the
 standings with the winners and the shoot-out, the removed questions and the jury's decisions.
-Returns the paths written, in that order. Every text a spreadsheet would read as a formula
-(a name beginning with ``=``, ``+``, ``-``, ``@``) is written as text.
+Returns the paths written, in that order. No text becomes a formula: in the .xlsx a name
+beginning with ``=`` is a text cell as it is; in the CSV (which a spreadsheet reads by its first
+character) a cell beginning with ``=``, ``+``, ``-``, ``@`` gets a leading ``'``.
 """
 
 from __future__ import annotations
@@ -59,8 +60,11 @@ def _xlsx(sheet: Sheet, path: Path) -> None:
     page.title = "Результаты"
     page.append([*HEADER, *range(1, sheet.rules.questions + 1)])
     for team in sheet.teams.values():
-        page.append([team.rating_id if team.rating_id else "", _safe(team.name), _safe(team.town),
+        page.append([team.rating_id if team.rating_id else "", team.name, team.town,
                      *(_mark_cell(m) for m in sheet.mask(team.number))])
+        for cell in page[page.max_row][1:3]:  # a name that starts like a formula is text as it is
+            if isinstance(cell.value, str) and cell.value.startswith("="):
+                cell.data_type = "s"
     book.save(path)
 
 
