@@ -469,3 +469,28 @@ def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_show
     console.on_command('{"action": "show_media", "name": "карта реки.png"}'.encode())
     assert console.hall_media.shown == {"name": "карта реки.png", "kind": "image"}
     assert [e for e in events if e["type"] == "error"] == []
+
+
+def test_an_empty_journal_beside_a_fight_does_not_hide_it(tmp_path: Path) -> None:
+    """Issue 31: an empty journal file that appears beside a fight (named as a later start's)
+    still lets the fight resume."""
+    base = tmp_path / "journal.jsonl"
+    config = config_from_dict({"console": {"journal": str(base)},
+                               "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"}
+                                           for i in range(3)],
+                               "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
+    clock = Clock(1_000 * S)
+    first = Console(config, clock=clock, journal=open_journal(str(base)))
+    first.journal.commit()
+    first.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    press(first, 0, clock.now)
+    clock.now += S
+    first.host(HostAction.CORRECT, at=clock.now)
+    first.journal.close()
+    [fight] = tmp_path.glob("*.jsonl")
+    import time as _time
+
+    (tmp_path / f"journal-{_time.strftime('%Y%m%d')}-235959.jsonl").touch()  # today's, and newer
+    found = resume.prepare(config, clock.now + 10 * S)
+    assert isinstance(found, resume.Resumption) and found.path == fight

@@ -73,7 +73,7 @@ _ADDRESSES = ("port", "pins")
 def find_journal(journal: str, now_s: float | None = None) -> Path | None:
     """Today's journal: the newest of `journal`'s dated files (daemon.py names them
     journal-YYYYMMDD-HHMMSS[-N].jsonl) of today, or of yesterday if written in the last
-    PAST_MIDNIGHT_S (a fight that went past midnight)."""
+    PAST_MIDNIGHT_S (a fight that went past midnight); an empty file is never it."""
     if not journal:
         return None
     base = Path(journal)
@@ -92,9 +92,12 @@ def find_journal(journal: str, now_s: float | None = None) -> Path | None:
             continue
         date, clock, n = match.group(1), match.group(2), int(match.group(3) or 1)
         try:
-            mtime = path.stat().st_mtime
+            stat = path.stat()
         except OSError:
             continue
+        if stat.st_size == 0:
+            continue  # an empty file (a start that wrote nothing, one made by hand) hides no fight
+        mtime = stat.st_mtime
         if date == today or (date == yesterday and now_s - mtime < PAST_MIDNIGHT_S):
             found.append((mtime, date + clock, n, path))
     return max(found)[3] if found else None
