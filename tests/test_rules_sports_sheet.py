@@ -291,3 +291,15 @@ def test_5_5_no_winners_nor_shootout_are_called_before_the_stage_is_over() -> No
     parts = s.engine.parts()
     assert parts["standings"]["stage_over"] is True
     assert sum(r["shootout"] for r in parts["standings"]["rows"]) == 6  # six tied across 5th
+
+
+@pytest.mark.parametrize("name", ["Совы\x00", "\x1b[31mСовы", "\u202eывоС", "\u200b", "\u200b \u200b"])
+def test_a_name_with_control_direction_or_no_visible_character_is_refused(name: str) -> None:
+    """Issue 31: names took NUL, escape sequences, BiDi overrides and a zero-width space alone;
+    the same rule for a player's, a team's and a stage team's name (console/engine/names.py)."""
+    from console.engine.names import name_refusal
+
+    s = Stage(teams=1)
+    assert "наберите" in s.refused("add_team", name=name) or "невидимых" in s.refused("add_team", name=name)
+    assert name_refusal(name, [], word="имя", who="игрок") is not None
+    assert name_refusal("Ёж Ёжиков", [], word="имя", who="игрок") is None

@@ -28,7 +28,7 @@ from typing import ClassVar
 
 from console.engine.events import CommandRefused, Event, refusal
 from console.engine.model import Json, Output
-from console.engine.names import MAX_NAME
+from console.engine.names import MAX_NAME, unusable_text
 from console.engine.sports.similar import similar
 from console.engine.sports.standings import Standings, standings
 
@@ -507,6 +507,8 @@ def _name(name: str | None, others: list[str]) -> str:
     text = (name or "").strip()
     if not text:
         raise Refused("нужно название команды")
+    if (problem := unusable_text(text, "название")) is not None:
+        raise Refused(problem)
     if len(text) > MAX_NAME * 2:
         raise Refused(f"название длиннее {MAX_NAME * 2} знаков")
     if text in others:
@@ -516,6 +518,8 @@ def _name(name: str | None, others: list[str]) -> str:
 
 def _town(town: str | None) -> str:
     text = (town or "").strip()
+    if (problem := unusable_text(text, "город")) is not None:
+        raise Refused(problem)
     if len(text) > MAX_NAME:
         raise Refused(f"город длиннее {MAX_NAME} знаков")
     return text
@@ -523,6 +527,8 @@ def _town(town: str | None) -> str:
 
 def _answer(answer: str | None) -> str:
     text = " ".join((answer or "").split())
+    if (problem := unusable_text(text, "ответ")) is not None:
+        raise Refused(problem)
     if len(text) > MAX_ANSWER:
         raise Refused(f"ответ длиннее {MAX_ANSWER} знаков")
     return text
