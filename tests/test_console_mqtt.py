@@ -387,3 +387,16 @@ async def test_a_player_who_left_has_no_flat_topics_left(mosquitto: Broker) -> N
         after = await flat_topics(mosquitto)
         assert "chgk/t1/flat/score/p1" in after
         assert not [t for t in after if "/p3" in t], after
+
+
+async def test_a_retained_show_control_command_names_its_own_topic_to_clear(mosquitto: Broker) -> None:
+    """Issue 31: a retained plain command on host/do/<action> (a show controller's button) was
+    reported with how to clear host/command; the operator must clear host/do/<action>."""
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
+        await client.publish("chgk/t1/host/do/next", b"1", qos=1, retain=True)  # a button's press, kept
+    async with display(mosquitto, "chgk/t1/events") as d, running_console(mosquitto) as (console, _sim):
+        errors = await d.wait_for(lambda: [e for e in d.events("error") if "retained" in e["message"]])
+        assert "mosquitto_pub -r -n -t chgk/t1/host/do/next" in errors[0]["message"]
+        assert svoya_of(console).phase == "idle"
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
+        await client.publish("chgk/t1/host/do/next", b"", qos=1, retain=True)

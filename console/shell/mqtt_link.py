@@ -152,7 +152,7 @@ class MqttLink:
         topics: Topics,
         *,
         on_command: Callable[[bytes], None],
-        on_retained_command: Callable[[bytes], None] | None = None,
+        on_retained_command: Callable[[bytes, str], None] | None = None,
         on_jury_command: Callable[[bytes], None] | None = None,
         on_connected: Callable[[], None] | None = None,
         on_oversize: Callable[[str, int], None] | None = None,
@@ -197,8 +197,8 @@ class MqttLink:
         self._lost: str | None = None  # why this connection is lost, once it is
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
-        # (payload, retained, from the jury), handled once paho's read returns
-        self._commands: list[tuple[bytes, bool, bool]] = []
+        # (payload, retained, its topic), handled once paho's read returns
+        self._commands: list[tuple[bytes, bool, str]] = []
         self._flat: dict[str, str] = {}  # the flat topics' values as last published
         self._retries = 0  # tries since the broker was last reached (`_say_unreachable`)
         self._retry_said: float | None = None  # when that was last said (loop time)
@@ -388,12 +388,12 @@ class MqttLink:
         if client is self._client and message.topic == self.topics.command:
             # A retained command is one the broker stored and replays at every (re)subscription:
             # executing it would, say, wipe the scores with a stale new_game at each reconnect.
-            self._commands.append((bytes(message.payload), bool(message.retain), False))
+            self._commands.append((bytes(message.payload), bool(message.retain), message.topic))
         elif client is self._client and message.topic.startswith(self.topics.do + "/"):
-            self._commands.append((plain_command(message.topic.removeprefix(self.topics.do + "/"),
-                                                 bytes(message.payload)), bool(message.retain), False))
+            command = plain_command(message.topic.removeprefix(self.topics.do + "/"), bytes(message.payload))
+            self._commands.append((command, bool(message.retain), message.topic))
         elif client is self._client and message.topic == self.topics.jury:
-            self._commands.append((bytes(message.payload), bool(message.retain), True))
+            self._commands.append((bytes(message.payload), bool(message.retain), message.topic))
 
     def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
         if client is self._client:
@@ -452,14 +452,14 @@ class MqttLink:
             self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
         if self._commands:
             commands, self._commands = self._commands, []
-            for payload, retained, jury in commands:
+            for payload, retained, topic in commands:
                 try:
-                    if jury and not retained and self._on_jury_command is not None:
+                    if topic == self.topics.jury and not retained and self._on_jury_command is not None:
                         self._on_jury_command(payload)
                     elif not retained:
                         self._on_command(payload)
                     elif self._on_retained_command is not None:
-                        self._on_retained_command(payload)
+                        self._on_retained_command(payload, topic)
                 except Exception:  # a bad command must never take the link down
                     log.exception("mqtt: handling a host command failed")
         self._pump()  # room freed by the acks just read; paho's own answers (PUBACK, PINGRESP)

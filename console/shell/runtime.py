@@ -463,13 +463,14 @@ class Console:
             return self._alive_at, self._alive_at  # read right after the tick that saw a hold
         return received, None
 
-    def on_retained_command(self, payload: bytes) -> None:
+    def on_retained_command(self, payload: bytes, topic: str = "") -> None:
         """A command the broker kept (published with the retain flag) is never executed: it
-        would run again at every reconnect. It is reported, with how to clear it."""
-        shown = payload[:200].decode("utf-8", errors="replace")
-        self.report_error("mqtt", f"retained host command {shown!r} not executed (a command must not "
-                                  f"be retained: it would replay at every reconnect); clear it with "
-                                  f"mosquitto_pub -r -n -t {self.topics.command}")
+        would run again at every reconnect. It is reported, with how to clear it: on the topic
+        it was kept on (host/command, a show controller's host/do/<action>, jury/command)."""
+        shown, where = payload[:200].decode("utf-8", errors="replace"), topic or self.topics.command
+        self.report_error("mqtt", f"retained command {shown!r} on {where} not executed (a command must "
+                                  "not be retained: it would replay at every reconnect); clear it with "
+                                  f"mosquitto_pub -r -n -t {where}")
 
     # ------------------------------------------------------------------ the sources' host
 
