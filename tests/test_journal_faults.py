@@ -227,3 +227,14 @@ async def test_a_start_killed_at_any_instant_never_loses_the_evening(mosquitto: 
         state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"])
         assert scores(state) == expected
     assert [p.name for p in journal.parent.glob("journal-*")] == [journal.name]  # one file, no copies
+
+
+
+def test_the_status_names_the_journal_as_it_stays_and_never_the_servers_path() -> None:
+    """Issue 31: the retained status kept the `.part` name after the rename, with the server's
+    absolute path, on a public topic."""
+    from console.shell.runtime import shown_journal
+
+    part = "/var/lib/chgk/journal-20261205-190000.jsonl.9139.part"
+    final = "journal-20261205-190000.jsonl"
+    assert shown_journal(part) == shown_journal(part.removesuffix(".9139.part")) == final

@@ -30,6 +30,7 @@ import functools
 import json
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -147,7 +148,7 @@ class Console:
         self.journal = Journal(journal, self.report_error, shift_ns=resume.shift_ns if resume else 0,
                                on_state=self._journal_state)
         if self.journal.open and self.journal.failing is None:
-            self.journal_status = {"state": "writing", "detail": self.journal.name}
+            self.journal_status = {"state": "writing", "detail": shown_journal(self.journal.name)}
         self.records = GameRecords(self.game.record_dir(config), self.report_error)
         self._lamps = LampMasks(self.game.pads(config))
         self._thinning = AngleThinning(self.game.angle_rate_hz(config))
@@ -896,6 +897,12 @@ class Console:
         """Free the pins of the local inputs (run does this when it stops)."""
         for local in self.local_inputs:
             local.close()
+
+
+def shown_journal(name: str) -> str:
+    """The journal as the public status names it: its file's name as it will stay (not the
+    `.part` name it has until its beginning is committed), never the server's path."""
+    return re.sub(r"\.\d+\.part$", "", Path(name).name)
 
 
 def _command_object(payload: bytes) -> dict[str, Any]:
