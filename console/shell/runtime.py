@@ -66,7 +66,7 @@ from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lamps import LampMasks
-from console.shell.mqtt_link import MqttLink, Topics, encode
+from console.shell.mqtt_link import MqttLink, Topics
 from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.shell.osc_cues import OscCues
 from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS, PackShelf
@@ -912,8 +912,8 @@ def _command_object(payload: bytes) -> dict[str, Any]:
     command = json.loads(payload)
     if not isinstance(command, dict):
         raise ValueError("expected a JSON object")
-    try:  # JSON may escape half a surrogate pair: text nothing downstream can encode
-        encode(command)
+    try:  # JSON may escape half a surrogate pair: text that is no text (refused, strictly)
+        json.dumps(command, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
     return command
