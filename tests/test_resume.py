@@ -226,7 +226,10 @@ def test_a_journal_of_another_config_is_offered_and_kept_aside_when_the_host_sta
     console.journal.close()
 
 
-def test_each_restart_goes_on_in_the_days_journal_and_the_next_resumes_it(tmp_path: Path) -> None:
+
+def daily_fight(tmp_path: Path) -> tuple[Any, Clock]:
+    """A question played and won in the day's journal (daemon.py's dated file in `tmp_path`), the
+    console then gone: its config and clock."""
     base = tmp_path / "journal.jsonl"
     config = config_from_dict({"console": {"journal": str(base)},
                                "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"}
@@ -241,6 +244,11 @@ def test_each_restart_goes_on_in_the_days_journal_and_the_next_resumes_it(tmp_pa
     clock.now += S
     first.host(HostAction.CORRECT, at=clock.now)
     first.journal.close()
+    return config, clock
+
+
+def test_each_restart_goes_on_in_the_days_journal_and_the_next_resumes_it(tmp_path: Path) -> None:
+    config, clock = daily_fight(tmp_path)
     [path] = tmp_path.iterdir()
     for restart in range(2):  # two crashes in a row
         clock.now += 10 * S
@@ -474,20 +482,7 @@ def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_show
 def test_an_empty_journal_beside_a_fight_does_not_hide_it(tmp_path: Path) -> None:
     """Issue 31: an empty journal file that appears beside a fight (named as a later start's)
     still lets the fight resume."""
-    base = tmp_path / "journal.jsonl"
-    config = config_from_dict({"console": {"journal": str(base)},
-                               "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"}
-                                           for i in range(3)],
-                               "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}}}, "test")
-    clock = Clock(1_000 * S)
-    first = Console(config, clock=clock, journal=open_journal(str(base)))
-    first.journal.commit()
-    first.host(HostAction.NEXT, at=clock.now)
-    clock.now += S
-    press(first, 0, clock.now)
-    clock.now += S
-    first.host(HostAction.CORRECT, at=clock.now)
-    first.journal.close()
+    config, clock = daily_fight(tmp_path)
     [fight] = tmp_path.glob("*.jsonl")
     import time as _time
 

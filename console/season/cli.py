@@ -9,16 +9,13 @@ cannot be used).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import sys
 
 from console.config import ConfigError
 from console.season.config import load_season_config
 from console.season.db import SeasonDb, SeasonDbError
 from console.season.service import SeasonService
-from console.shell.event_loop import run_loop
+from console.shell.event_loop import run_until_stopped
 
 
 def main_season(config_path: str, backup: str | None) -> int:
@@ -35,14 +32,5 @@ def main_season(config_path: str, backup: str | None) -> int:
     except (ConfigError, SeasonDbError, OSError) as exc:
         print(f"chgk-console: {exc}", file=sys.stderr)
         return 1
-    return run_loop(_serve(service))
+    return run_until_stopped(service.run)
 
-
-async def _serve(service: SeasonService) -> int:
-    task = asyncio.ensure_future(service.run())
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):  # the way it is stopped
-        await task
-    return 0

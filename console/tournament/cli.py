@@ -9,13 +9,10 @@ that cannot be read).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import sys
 
 from console.config import ConfigError
-from console.shell.event_loop import run_loop
+from console.shell.event_loop import run_until_stopped
 from console.tournament.config import load_tournament_config
 from console.tournament.service import TournamentService, export
 from console.tournament.store import StoreError
@@ -32,14 +29,5 @@ def main_tournament(config_path: str, export_dir: str | None) -> int:
     except (ConfigError, StoreError, ValueError, KeyError, OSError) as exc:
         print(f"chgk-console: {exc}", file=sys.stderr)
         return 1
-    return run_loop(_serve(service))
+    return run_until_stopped(service.run)
 
-
-async def _serve(service: TournamentService) -> int:
-    task = asyncio.ensure_future(service.run())
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
-    with contextlib.suppress(asyncio.CancelledError):  # the way it is stopped
-        await task
-    return 0
