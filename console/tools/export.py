@@ -30,7 +30,7 @@ from console import state_people
 from console.engine.sports.sheet import Sheet
 from console.engine.sports.stage import SportsStage
 from console.games.brainring import texts as brainring_texts
-from console.games.sports.results import write_results
+from console.games.sports.results import spreadsheet_safe, write_results
 from console.games.svoya import texts as svoya_texts
 from console.playback import Scenario, play, read_scenario
 from console.wire import events_json
@@ -244,16 +244,13 @@ def _csv(rows: list[QuestionRow], names: dict[str, str]) -> str:
     writer.writerow(["бой", "вопрос", "стоимость", "нажатия (время на источнике, задержка за первым)",
                      "решения", "итог", "кто взял", "счёт после"])
     for row in rows:
-        writer.writerow([row.fight, _safe(row.question), row.value, _safe(_presses_text(row, names)),
-                         _safe(_verdicts_text(row, names)), _END_TEXTS.get(row.end, row.end),
-                         _safe(names.get(row.winner or "", row.winner or "")),
-                         _safe(_scores_text(row.scores, names))])
+        writer.writerow([row.fight, spreadsheet_safe(row.question), row.value,
+                         spreadsheet_safe(_presses_text(row, names)),
+                         spreadsheet_safe(_verdicts_text(row, names)), _END_TEXTS.get(row.end, row.end),
+                         spreadsheet_safe(names.get(row.winner or "", row.winner or "")),
+                         spreadsheet_safe(_scores_text(row.scores, names))])
     return out.getvalue()
 
-
-def _safe(text: str) -> str:
-    """A cell no spreadsheet reads as a formula (a name typed as «=HYPERLINK(...)»)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
 def _html(journal: str, kind: str, rows: list[QuestionRow], names: dict[str, str],

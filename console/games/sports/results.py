@@ -26,7 +26,7 @@ from openpyxl import Workbook
 
 from console.engine.sports.sheet import Sheet
 
-__all__ = ["HEADER", "write_results"]
+__all__ = ["HEADER", "spreadsheet_safe", "write_results"]
 
 HEADER = ["Team ID", "Название", "Город"]  # then the questions 1..N (the rating site's file)
 _DECISIONS = ("decide", "uphold_appeal", "reject_appeal", "remove_question", "restore_question",
@@ -44,8 +44,8 @@ def write_results(sheet: Sheet, stem: Path) -> list[Path]:
     return paths
 
 
-def _safe(text: str) -> str:
-    """A cell's text that no spreadsheet takes for a formula."""
+def spreadsheet_safe(text: str) -> str:
+    """A CSV cell's text that no spreadsheet takes for a formula (a leading ' where it would)."""
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
@@ -88,7 +88,8 @@ def _csv(sheet: Sheet) -> str:
     writer.writerow(["место", "номер", "команда", "город", "ID рейтинга", *tours, "сумма", "маска",
                      "победитель"])
     for r in _rows(sheet):
-        writer.writerow([r["place"], r["team"], _safe(r["name"]), _safe(r["town"]), r["rating_id"] or "",
+        writer.writerow([r["place"], r["team"], spreadsheet_safe(r["name"]), spreadsheet_safe(r["town"]),
+                         r["rating_id"] or "",
                          *r["tours"], r["total"], r["mask"], "да" if r["winner"] else ""])
     return out.getvalue()
 
