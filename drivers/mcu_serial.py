@@ -408,8 +408,6 @@ class McuLink:
         """Read what the port holds (one chunk) and hand it on; False when nothing was read.
         `readable`: the loop said the port is readable, so no bytes at all is a hang-up (a
         tty with VMIN = 0 also reads 0 bytes when it merely has none, as in a drain)."""
-        # Stamp before anything else: this is the receive end of PING/HELLO round trips.
-        now = self._clock()
         fd = self._fd
         if fd is None:
             return False
@@ -424,5 +422,11 @@ class McuLink:
             if readable:
                 self._port_lost("the port reported end of file")
             return False
+        # The arrival is stamped right after the read, never before it: every byte read was
+        # there by then, so this is the receive end of PING/HELLO round trips and each frame's
+        # arrival. Stamped before the read, a hold-up of the console between the two (a
+        # preemption on a busy machine, another thread holding the GIL) made the frames that
+        # came meanwhile look stamped after they arrived, and an exact box was distrusted.
+        now = self._clock()
         self._apply(self._session.receive(data, now))
         return True

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import fcntl
 import termios
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -423,6 +424,41 @@ async def test_a_line_full_of_noise_is_reported_as_a_count_not_frame_by_frame(
         assert len(rec.errors) == 5
         await until(lambda: any("195 more problem(s)" in e for e in rec.errors), "the count")
         assert len(rec.errors) == 6
+
+
+async def test_the_console_held_up_between_its_clock_and_the_port_is_not_the_box_s_fault(
+    make_sim: Callable[..., SimulatedMcu],
+) -> None:
+    """Issue 31: the console's own thread held up (preempted on a busy machine, another thread
+    holding the GIL) right after it reads its clock, before it reads the port. The frames the
+    box stamped meanwhile arrive "before" that clock reading; taken as the arrival time, it made
+    them look stamped in the future, and an exact box was declared untrusted and re-seeded. The
+    arrival is read after the port, so a hold-up only ever makes a frame look late (which a
+    PING settles), never early."""
+    held_up = threading.Event()
+
+    def clock() -> int:
+        now = time.monotonic_ns()
+        if held_up.is_set():
+            time.sleep(0.03)  # the console held up 30 ms right after reading its clock
+        return now
+
+    sim = make_sim(pads=4)
+    rec = Recorder()
+    async with running(rec.link(sim.port, clock=clock)) as link:
+        await connected(rec, link)
+        await until(lambda: link.stats.frames >= 4 and link.clock.sample_count >= 2, "a final seed")
+        held_up.set()
+        await asyncio.sleep(1.0)  # heartbeats every 50 ms land inside the hold-ups
+        host_ns = sim.press(1)
+        await until(lambda: rec.edges, "the press")
+        await asyncio.sleep(0.2)
+        held_up.clear()
+        assert [e for e in rec.errors if "cannot be trusted" in e] == []
+        assert "resyncing" not in rec.states()
+        (edge,) = rec.edges
+        assert edge.pads == (1,)
+        assert_close(link, edge.at_ns, host_ns, slack_ns=5_000_000)
 
 
 async def test_callback_exception_does_not_break_the_link(
