@@ -91,6 +91,12 @@ _HELLO_REQUEST = encode(HelloRequest(PROTOCOL_VERSION))
 # How long the frames a RESEND asked for are waited for (PROTOCOL.md 5.9: "a few round
 # trips"; a USB serial round trip is ~1-2 ms).  Presses after the gap wait that long at most.
 _RESEND_TIMEOUT_NS = 50_000_000
+# A box back after its port was lost (a cable blip) kept its power if its timer ran on with the
+# host's clock meanwhile: the first stamp of the new round is this far (plus 1 % of the time
+# away, a crystal's worst) from where the last one of the old round says it must be.  A
+# restarted timer starts anywhere in 71 minutes: it lands in this window by chance about once
+# in 10 000 restarts, and then its sequence number (from 0) must also look like a small gap.
+_CONTINUITY_TOL_NS = 250_000_000
 # Clock trust (issue 10).  A frame can never be received before the device stamped it, so a
 # stamp that maps later than its arrival by more than the mapping's error (ClockModel.
 # error_bound_ns, plus this) shows a timer that jumped ahead: the mapping is broken.
@@ -120,6 +126,16 @@ def _lamps_frame(on: int, blink: int) -> bytes:
 
 def _pads_of(mask: int) -> tuple[int, ...]:
     return tuple(i for i in range(mask.bit_length()) if mask >> i & 1)
+
+
+@dataclass(frozen=True, slots=True)
+class _Carry:
+    """Where the previous round stopped: a box that kept its power still holds what it sent
+    since (PROTOCOL.md 5.9), and the next round asks for it."""
+
+    seq: int | None  # the last sequence number read (None: none was, nothing can be asked for)
+    stamp_us: int  # the latest device stamp read (raw, u32)
+    at_ns: int  # when the last bytes arrived
 
 
 @dataclass(slots=True)
@@ -165,7 +181,12 @@ class McuSession:
       at :meth:`next_deadline`, until the transport loses the port (:meth:`lost`) or an
       output says ``close`` (the device went silent).  :meth:`open_failed` reports a port
       that would not open.  Every round starts afresh (decoder, timestamp unwrapper, clock
-      model, sequence numbers): the device may have restarted, or be another one.
+      model, sequence numbers): the device may have restarted, or be another one.  But the
+      first sequenced frame of a round is compared with where the previous connected round
+      stopped: a device whose timer ran on (a cable blip; the box kept its power) is asked
+      for what it sent meanwhile, as for any gap (RESEND, below; the newest ``RESEND_DEPTH``
+      numbers, the older ones lost); one that restarted has nothing to send, and the next
+      Watermark carries ``lost_from_ns``.
     * Every call returns a fresh :class:`SessionOutput`: write its frames first, then hand
       on its inputs in order, then close the port if it says so.  Writing first matters: a
       consumer that sets the lamps on ``"connected"`` must not be overtaken by the lamp
@@ -271,6 +292,7 @@ class McuSession:
         # Inputs stamped after this (host ns) may be missing: said on the next Watermark.
         self._lost_from_ns: int | None = None
         self._round_start_ns = 0
+        self._carry: _Carry | None = None  # the previous round's end, until the next seq
         self._lamps: tuple[int, int] | None = None
 
     # -- state ---------------------------------------------------------------------------
@@ -405,8 +427,8 @@ class McuSession:
         return out
 
     def receive(self, data: bytes, now: int) -> SessionOutput:
-        """Bytes read from the port at ``now`` (read the clock before reading the port: this
-        is the receive end of the HELLO and PING round trips)."""
+        """Bytes read from the port by ``now`` (read the clock right after reading the port:
+        this is the receive end of the HELLO and PING round trips)."""
         out = self._out = SessionOutput()
         self._last_rx_ns = now
         for item in self._decoder.feed(data):
@@ -427,6 +449,10 @@ class McuSession:
 
     def _end(self, reason: str, now: int) -> None:
         self._give_up_repair(now)  # the presses held back are real: hand them on first
+        last_stamp = self._timeline.last_stamp
+        if self._state is _State.CONNECTED and last_stamp is not None:
+            # (A round that never connected keeps the carry of the last one that did.)
+            self._carry = _Carry(self._last_seq, last_stamp % STAMP_MODULUS, self._last_rx_ns)
         # The held count belongs to the round that is ending.
         self._report_held_back(now, early=True)
         self._state = _State.CLOSED
@@ -473,7 +499,7 @@ class McuSession:
         elif self._state is not _State.HANDSHAKE and self._state is not _State.CONNECTED:
             return  # INCOMPATIBLE: the frames of another protocol version mean nothing
         elif isinstance(msg, (Press, Release)):  # a tuple: `A | B` builds a new union per call
-            resent = self._check_seq(msg.seq, now)  # a resent edge is placed by its own stamp
+            resent = self._check_seq(msg.seq, msg.timestamp_us, now)  # placed by its own stamp
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             if self._timeline.ready and self._probe_due_ns is None:
                 self._edge(msg, mcu_us)
@@ -488,7 +514,7 @@ class McuSession:
                     now,
                 )
         elif isinstance(msg, Heartbeat):
-            resent = self._check_seq(msg.seq, now)
+            resent = self._check_seq(msg.seq, msg.timestamp_us, now)
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             if self._timeline.ready and self._probe_due_ns is None and not resent:
                 at_ns = self._timeline.map_edge(mcu_us)
@@ -502,7 +528,7 @@ class McuSession:
             elif verdict and self._probe_due_ns is not None:
                 self._trust_again()
         elif isinstance(msg, Angle):
-            resent = self._check_seq(msg.seq, now)
+            resent = self._check_seq(msg.seq, msg.timestamp_us, now)
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             # A resent reading is older than those already handed on: the spin detector
             # works on readings in time order and has moved on.
@@ -555,8 +581,7 @@ class McuSession:
         self._give_up_repair(now)  # the numbers still missing will not come back in time
         held = self._suspect + self._pending
         self._suspect, self._pending = [], []
-        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
-        self._lost_from_ns = floor if self._lost_from_ns is None else min(self._lost_from_ns, floor)
+        self._mark_lost()
         self._report(f"The clock of the MCU on {self._port} cannot be trusted ({why}); "
                      "re-seeding it; presses meanwhile are placed at their arrival if their "
                      "stamps cannot be placed, and the decisions say so.", now)
@@ -595,8 +620,8 @@ class McuSession:
         """A press whose stamp no mapping can place: never judged on a broken mapping, it is
         placed at its arrival (the latest it can have been), and the watermark after it says
         that presses since the last trusted one may be misplaced (the decision is flagged)."""
+        self._mark_lost()
         floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
-        self._lost_from_ns = floor if self._lost_from_ns is None else min(self._lost_from_ns, floor)
         at_ns = max(arrival, floor)
         edge = PadEdge(msg.pad_indices, isinstance(msg, Press), at_ns, mcu_us, msg.seq)
         if self._repair is not None:
@@ -624,7 +649,7 @@ class McuSession:
             return
         self._out.inputs.append(Watermark(watermark, lost_from))
 
-    def _check_seq(self, seq: int, now: int) -> bool:
+    def _check_seq(self, seq: int, stamp_us: int, now: int) -> bool:
         """Follow the sequence; True if ``seq`` is a missing number sent again (5.9)."""
         repair = self._repair
         if repair is not None:
@@ -635,6 +660,9 @@ class McuSession:
                     return True  # it does not move the sequence (5.3)
         last, self._last_seq = self._last_seq, seq
         if last is None:
+            carry, self._carry = self._carry, None
+            if carry is not None:
+                self._resume(carry, seq, stamp_us, now)
             return False
         gap = (seq - last - 1) % SEQ_MODULUS
         if gap == 0:
@@ -659,6 +687,39 @@ class McuSession:
             )
         return False
 
+    def _resume(self, carry: _Carry, seq: int, stamp_us: int, now: int) -> None:
+        """The first sequenced frame after the port was lost and opened again.  A box whose
+        timer ran on kept its power (a cable blip): what it sent while the port was away is
+        asked for again (the newest `RESEND_DEPTH` frames it still holds) and judged on its
+        stamps; what it no longer holds is lost.  A box that restarted meanwhile has nothing
+        to send: everything since the last watermark may be lost, and the next one says so."""
+        if carry.seq is None:  # lost before its first numbered frame: what was missed is unknown
+            self._mark_lost()
+            return
+        away_ns = now - carry.at_ns
+        ahead_ns = (stamp_us - carry.stamp_us) % STAMP_MODULUS * 1000
+        gap = (seq - carry.seq - 1) % SEQ_MODULUS
+        # (A simulator whose timer is not real time, `check_clock` off, is judged by its
+        # sequence number alone.)
+        ran_on = not self._check_clock or abs(ahead_ns - away_ns) <= _CONTINUITY_TOL_NS + away_ns // 100
+        if gap >= SEQ_MODULUS // 2 or not ran_on:
+            self._mark_lost()
+            return
+        if gap == 0:
+            return
+        asked = min(gap, RESEND_DEPTH)
+        if asked < gap:  # older than the box keeps: gone (the host was told of the unplug)
+            self.stats.lost_frames += gap - asked
+            self._mark_lost()
+        self._ask_again((seq - asked - 1) % SEQ_MODULUS, seq, asked, now)
+
+    def _mark_lost(self) -> None:
+        """Inputs stamped after everything handed on so far may be missing: the next
+        watermark says so (`Watermark.lost_from_ns`)."""
+        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
+        if self._lost_from_ns is None or floor < self._lost_from_ns:
+            self._lost_from_ns = floor
+
     def _ask_again(self, last: int, seq: int, gap: int, now: int) -> None:
         first = (last + 1) % SEQ_MODULUS
         self._out.writes.append(encode(Resend(first, gap)))
@@ -671,9 +732,7 @@ class McuSession:
         self.stats.lost_frames += lost
         # What was lost was stamped after everything handed on so far (5.2): the decisions
         # over that span are not guaranteed, and the next watermark says so.
-        floor = self._watermark_ns if self._watermark_ns is not None else self._round_start_ns
-        if self._lost_from_ns is None or floor < self._lost_from_ns:
-            self._lost_from_ns = floor
+        self._mark_lost()
         self._report(
             f"Lost {lost} frame(s) from the MCU on {self._port}: sequence number jumped "
             f"from {last} to {seq}; a press or release may be missing.",
@@ -763,6 +822,7 @@ class McuSession:
         # mapped on the old timeline, so they go before it is forgotten.
         self._give_up_repair(now)
         if self._state is _State.CONNECTED:
+            self._mark_lost()  # pressed while it restarted: never sent
             self._report(
                 f"The MCU on {self._port} restarted (it sent a power-up HELLO); "
                 "resynchronising its clock.",

@@ -132,7 +132,7 @@ class SimulatedMcu:
             raise RuntimeError("SimulatedMcu already started")
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
-        self._plug(power_cycle=False)
+        self._plug(power_cycle=False, hello=True)  # powered up now
         self._running = True
         self._thread = threading.Thread(target=self._serve, name="sim-mcu", daemon=True)
         self._thread.start()
@@ -164,8 +164,11 @@ class SimulatedMcu:
         self._in_thread(self._unplug)
 
     def replug(self) -> None:
-        """Plug back in: a new pty pair, the symlink repointed, and a power-up HELLO."""
-        self._in_thread(lambda: self._plug(power_cycle=self._reset_timer_on_replug))
+        """Plug back in: a new pty pair and the symlink repointed.  A power cycle
+        (``reset_timer_on_replug``) says a power-up HELLO; a box that kept its power (a cable
+        blip) says nothing until asked, and still holds what it sent while unplugged."""
+        power_cycle = self._reset_timer_on_replug
+        self._in_thread(lambda: self._plug(power_cycle=power_cycle, hello=power_cycle))
 
     @property
     def port(self) -> str:
@@ -435,11 +438,12 @@ class SimulatedMcu:
                         self._handle(item, received_ns)
             if time.monotonic() >= next_heartbeat:
                 next_heartbeat = time.monotonic() + self._heartbeat_interval
-                if fd is not None:
-                    with self._write_lock:
-                        self._flush_angles_locked()
-                        hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
-                        self._write_locked(self._wire_locked(hb))
+                # Unplugged too: the box keeps its power, numbers and keeps its frames; they
+                # go nowhere until asked for again (RESEND).
+                with self._write_lock:
+                    self._flush_angles_locked()
+                    hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
+                    self._write_locked(self._wire_locked(hb))
 
     def _in_thread(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the service thread and wait for it (directly if no thread runs)."""
@@ -480,7 +484,7 @@ class SimulatedMcu:
 
     # -- plugging (service thread only once it runs) ------------------------------------------------
 
-    def _plug(self, *, power_cycle: bool) -> None:
+    def _plug(self, *, power_cycle: bool, hello: bool) -> None:
         self._unplug()
         master, slave = os.openpty()
         # Raw mode on both ends: no echo, no line editing, no CR/LF translation, so frame
@@ -511,7 +515,8 @@ class SimulatedMcu:
                 os.unlink(tmp)
             os.symlink(path, tmp)
             os.replace(tmp, self._link_path)
-        self._send(self._hello())  # power-up HELLO, as the firmware does
+        if hello:
+            self._send(self._hello())  # power-up HELLO, as the firmware does
 
     def _unplug(self) -> None:
         with self._write_lock:

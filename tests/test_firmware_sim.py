@@ -57,11 +57,24 @@ class Chip:
     port: str
     pins: queue.Queue[tuple[int, int, int]] = field(default_factory=queue.Queue)  # pad, level, cycle
     lamps: list[int] = field(default_factory=list)
+    ptys: queue.Queue[str] = field(default_factory=queue.Queue)  # each new pty after a plug
 
     def drive(self, *changes: tuple[int, int, int]) -> None:
         """(pad, after_us, level) changes, timed from one simulated instant."""
+        self._say("pins " + " ".join(f"{p}:{us}:{lv}" for p, us, lv in changes))
+
+    def unplug(self) -> None:
+        """The cable out: the host's port ends; the chip keeps its power and runs on."""
+        self._say("unplug")
+
+    def plug(self) -> str:
+        """The cable back: the new pty's path."""
+        self._say("plug")
+        return self.ptys.get(timeout=2)
+
+    def _say(self, line: str) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write("pins " + " ".join(f"{p}:{us}:{lv}" for p, us, lv in changes) + "\n")
+        self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
 
     def edge_cycles(self, count: int) -> list[tuple[int, int, int]]:
@@ -90,6 +103,8 @@ def chip(built: tuple[Path, Path]) -> Iterator[Chip]:
                 sim.pins.put((int(words[1]), int(words[2]), int(words[3])))
             elif words[:1] == ["LAMPS"]:
                 sim.lamps.append(int(words[1]))
+            elif words[:1] == ["PTY"]:
+                sim.ptys.put(words[1])
 
     threading.Thread(target=reader, daemon=True).start()
     try:
@@ -128,10 +143,10 @@ async def until(condition: Callable[[], object], what: str, seconds: float = 3.0
 
 
 @contextlib.asynccontextmanager
-async def linked(chip: Chip, host: Host) -> AsyncIterator[McuLink]:
+async def linked(chip: Chip, host: Host, port: str | None = None) -> AsyncIterator[McuLink]:
     # simavr's timer runs tens of % off real time, beyond any crystal: the clock checks of
     # issue 10 would (rightly) distrust it; these tests check the firmware's stamps instead.
-    link = McuLink(chip.port, on_edge=host.edges.append,
+    link = McuLink(port or chip.port, on_edge=host.edges.append,
                    on_watermark=lambda mark: host.watermarks.append(mark.ns),
                    on_status=host.status, on_error=host.errors.append, ping_interval=0.2,
                    check_clock=False)
@@ -212,3 +227,37 @@ async def test_press_stamps_are_within_the_stated_resolution(chip: Chip) -> None
     presses = [e for e in host.edges if e.pressed]
     lags = [e.mcu_us - c * 1_000_000 / CPU_HZ for e, c in zip(presses, cycles, strict=True)]
     assert max(lags) - min(lags) <= RESOLUTION_US
+
+
+def repoint(link: Path, target: str) -> None:
+    """Point the stable port name at `target` at once (the host never sees it missing)."""
+    tmp = link.with_name(link.name + ".tmp")
+    tmp.unlink(missing_ok=True)
+    tmp.symlink_to(target)
+    tmp.replace(link)
+
+
+async def test_a_press_during_a_cable_blip_is_asked_for_again(chip: Chip, tmp_path: Path) -> None:
+    """Issue 31: the cable out for 0.3 s, the box powered on its own. Pad 1 is pressed 100 ms
+    into the blip, pad 3 1.5 s later. The firmware keeps its last 16 frames (PROTOCOL.md 5.9);
+    after the reconnect the link asks for what it missed since the last sequence number it
+    read, and the press made in the blip comes first, with nothing lost."""
+    box = tmp_path / "box"
+    repoint(box, chip.port)
+    host = Host()
+    async with linked(chip, host, str(box)) as link:
+        await until(lambda: host.watermarks, "a numbered frame read")
+        chip.unplug()
+        await until(lambda: host.statuses[-1][0] == "disconnected", "the port lost")
+        await asyncio.sleep(0.1)
+        chip.drive((1, 0, 0), (1, 30_000, 1))  # pressed 100 ms into the blip, held 30 ms
+        await asyncio.sleep(0.2)
+        repoint(box, chip.plug())
+        await until(lambda: link.connected, "connected again")
+        await asyncio.sleep(1.2)
+        chip.drive((3, 0, 0))
+        await until(lambda: len([e for e in host.edges if e.pressed]) >= 2, "both presses")
+        pressed = [e for e in host.edges if e.pressed]
+        assert [e.pads for e in pressed] == [(1,), (3,)]
+        assert pressed[0].at_ns < pressed[1].at_ns
+        assert link.stats.repaired_frames >= 1 and link.stats.lost_frames == 0

@@ -143,3 +143,86 @@ async def test_a_press_lost_on_the_line_still_wins() -> None:
             accepted = [e for e in events if e["type"] == "signal_accepted"]
             assert [e["player"] for e in accepted] == ["p1"]
             assert link.stats.lost_frames == 0 and link.stats.repaired_frames == 1
+
+
+# -- a cable blip: the port lost and opened again, the box kept its power (issue 31) ----------------
+
+
+def blip(h: Harness, away_ns: int) -> None:
+    """The port is lost (what the box sends meanwhile never arrives: it kept its power);
+    `away_ns` later the port opens again and the box answers the handshake."""
+    h.take(h.session.lost("read failed: Input/output error", h.now))
+    h.now += away_ns
+    h.handshake()
+
+
+def test_after_a_cable_blip_what_the_box_sent_meanwhile_is_asked_for_and_judged_on_its_stamps() -> None:
+    """p1 presses 100 ms into a 0.3-s blip of the cable, p2 1.5 s later.  The box kept its
+    power and its last 16 frames (5.9): the first frame of the new round shows the gap, the
+    console asks for it, and p1's press is handed on at its own stamp, first, with nothing
+    flagged as lost."""
+    h = connected_harness()
+    start = h.now
+    meanwhile = [h.device.heartbeat(start + 50 * MS), h.device.press(start + 100 * MS, 0b01),
+                 h.device.heartbeat(start + 150 * MS), h.device.heartbeat(start + 250 * MS)]
+    blip(h, 500 * MS)
+    h.inputs.clear()
+    out = h.recv(h.device.press(start + 1600 * MS, 0b10), 1100 * MS)  # p2, seq 5
+    assert sent(out) == [Resend(1, 4)]  # since the last number read (0), at once
+    assert out.inputs == []  # p2 waits for the frames asked for
+    for frame in meanwhile:  # the box sends them again, unchanged
+        h.recv(frame, RTT // 4)
+    edges = h.edges()
+    assert [(e.pads, e.seq) for e in edges] == [((0,), 2), ((1,), 5)]  # device order
+    assert abs(edges[0].at_ns - (start + 100 * MS)) < 1 * MS  # on its stamp, not its arrival
+    assert [i.lost_from_ns for i in h.inputs if isinstance(i, Watermark)] == [None]
+    assert h.session.stats.lost_frames == 0 and h.session.stats.repaired_frames == 4
+    assert h.problems() == []
+
+
+def test_a_box_away_longer_than_it_remembers_is_asked_for_the_newest_and_the_rest_is_lost() -> None:
+    h = connected_harness()
+    before = h.now
+    h.device.seq += 20  # 20 frames sent while the port was away: the box keeps 16
+    blip(h, 2000 * MS)
+    h.inputs.clear()
+    out = h.recv(h.device.heartbeat(h.now), 1 * MS)  # seq 21
+    assert sent(out) == [Resend(5, RESEND_DEPTH)]
+    h.timer(h.now + TIMEOUT)  # nothing comes back
+    (mark,) = [i for i in h.inputs if isinstance(i, Watermark)]
+    assert mark.lost_from_ns is not None and mark.lost_from_ns <= before
+    assert h.session.stats.lost_frames == 20
+
+
+def test_a_box_that_restarted_while_away_says_the_span_may_be_lost() -> None:
+    """A power cycle: its timer and sequence numbers start again, it has nothing to send.
+    Nothing is asked for, and the first watermark says everything since the last one may be
+    missing (the decision over that span names the box)."""
+    h = connected_harness()
+    h.recv(h.device.heartbeat(h.now), 1 * MS)
+    (floor,) = h.watermarks()
+    h.take(h.session.lost("read failed: Input/output error", h.now))
+    h.device = Device(offset_us=7)  # power cycled
+    h.now += 500 * MS
+    h.handshake()
+    h.inputs.clear()
+    writes = len(h.writes)
+    h.recv(h.device.heartbeat(h.now), 1 * MS)
+    assert not [w for w in h.writes[writes:] if isinstance(w, Resend)]
+    (mark,) = [i for i in h.inputs if isinstance(i, Watermark)]
+    assert mark.lost_from_ns == floor
+
+
+def test_a_box_lost_before_its_first_numbered_frame_says_the_span_may_be_lost() -> None:
+    """Connected, then the port lost before any numbered frame was read: nothing tells what the
+    box sent meanwhile, so the first watermark of the next round says presses may be missing."""
+    h = Harness()
+    h.handshake()
+    h.take(h.session.lost("read failed: Input/output error", h.now))
+    h.device.seq += 3  # sent into the void
+    h.now += 500 * MS
+    h.handshake()
+    h.inputs.clear()
+    h.recv(h.device.heartbeat(h.now), 1 * MS)
+    (mark,) = [i for i in h.inputs if isinstance(i, Watermark)]
+    assert mark.lost_from_ns is not None

@@ -313,6 +313,35 @@ async def test_unplug_replug(
         assert rec.errors == []
 
 
+async def test_a_press_during_a_cable_blip_is_asked_for_again_and_placed_on_its_stamp(
+    make_sim: Callable[..., SimulatedMcu], tmp_path: Path
+) -> None:
+    """Issue 31: a 0.3-s blip of the cable of a box that kept its power.  p1 presses 100 ms
+    into it; the box keeps the frame (its last 16, PROTOCOL.md 5.9).  After the reconnect the
+    link asks for what it missed since the last sequence number it read, and p1's press comes
+    first, on its own stamp, with nothing reported lost; p2's, 1.5 s later, comes after it."""
+    path = str(tmp_path / "ttyMCU")
+    sim = make_sim(link_path=path, pads=4)
+    rec = Recorder()
+    async with running(rec.link(path)) as link:  # the shipped reconnect interval, 0.5 s
+        await connected(rec, link)
+        await until(lambda: link.clock.sample_count >= 1 and link.stats.frames >= 3, "a final seed")
+        sim.unplug()
+        await asyncio.sleep(0.1)
+        p1_ns = sim.press(0)  # into the void: the port is away
+        await asyncio.sleep(0.2)
+        sim.replug()
+        await connected(rec, link, count=2)
+        await asyncio.sleep(1.2)
+        p2_ns = sim.press(1)
+        await until(lambda: len(rec.edges) >= 2, "both presses")
+        first, second = rec.edges
+        assert (first.pads, second.pads) == ((0,), (1,))
+        assert_close(link, first.at_ns, p1_ns, slack_ns=5_000_000)
+        assert_close(link, second.at_ns, p2_ns, slack_ns=5_000_000)
+        assert link.stats.repaired_frames >= 1 and link.stats.lost_frames == 0
+        assert rec.errors == []
+
 async def test_nonexistent_port_keeps_retrying_until_it_appears(
     make_sim: Callable[..., SimulatedMcu], tmp_path: Path
 ) -> None:

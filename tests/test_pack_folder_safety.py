@@ -85,6 +85,12 @@ def test_a_link_out_of_the_folder_is_neither_listed_nor_read(tmp_path: Path) -> 
     assert chosen == [folder / "Клуб.toml"]
 
 
+def test_a_missing_folder_is_named_without_the_servers_path(tmp_path: Path) -> None:
+    listed = catalogue(tmp_path / "secret" / "packs")
+    assert listed["folder"] == "packs" and "«packs»" in listed["problem"]
+    assert str(tmp_path) not in json.dumps(listed, ensure_ascii=False)
+
+
 async def test_run_comes_online_with_a_cp1251_pack_name_and_publishes_its_list(
         tmp_path: Path, mosquitto: Broker) -> None:
     """As reproduced: the status could not be encoded, the link retried forever, nothing was
@@ -107,4 +113,7 @@ async def test_run_comes_online_with_a_cp1251_pack_name_and_publishes_its_list(
                 packs = (status.get("packs") or {}).get("packs")
                 if status.get("state") == "online" and packs:
                     assert "не в UTF-8" in packs[0]["problem"]
+                    # The retained status is public: the folder by its name, not the server's path.
+                    assert status["packs"]["folder"] == "packs"
+                    assert str(tmp_path) not in message.payload.decode("utf-8")
                     break

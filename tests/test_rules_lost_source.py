@@ -23,6 +23,13 @@ def read(t: Table) -> int:
     return t.now
 
 
+def base_lost(t: Table) -> int:
+    """What a restarted box says on its first watermark: everything since its last one before
+    it went (here, when it went) may be lost (drivers/mcu_session.py)."""
+    (held,) = t.events("signals_held")
+    return int(held["since_ns"])
+
+
 def test_the_window_waits_for_a_lost_box_and_judges_what_it_stamped_meanwhile_004_app4() -> None:
     t = table()
     base = read(t)
@@ -35,12 +42,29 @@ def test_the_window_waits_for_a_lost_box_and_judges_what_it_stamped_meanwhile_00
     t.deliver(SourceLink("mcu", True, t.now))  # back 10 s in
     (resumed,) = t.events("signals_resumed")
     assert (resumed["held_ms"], resumed["given_up"]) == (8000.0, False)
-    # It kept its power: the press it stamped at 5 s (in time) comes now, then its watermark.
+    # It kept its power: the press it stamped at 5 s (in time) comes now, then its watermark,
+    # which says nothing was lost (it sent all it stamped meanwhile again: issue 31).
     t.deliver(Press("mcu", "mcu:1", base + 5 * S))
     t.deliver(Watermark("mcu", t.now))
     accepted = t.last("signal_accepted")
-    assert accepted["player"] == "p2" and accepted["inputs_lost"] == ["mcu"]  # put to the host
+    assert accepted["player"] == "p2" and "inputs_lost" not in accepted  # nothing to put to the host
     assert t.answerer() == "p2"
+
+
+def test_a_box_back_that_could_not_send_all_again_is_named_in_the_decision_004_app4() -> None:
+    """Away longer than the box keeps its frames (16, PROTOCOL.md 5.9): what it still held is
+    judged on its stamps, and its watermark says a press may be missing since before it went:
+    the decision is put to the host (004 IV 4.4)."""
+    t = table()
+    base = read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))
+    t.advance(8 * S)
+    t.deliver(SourceLink("mcu", True, t.now))
+    t.deliver(Press("mcu", "mcu:1", base + 5 * S))
+    t.deliver(Watermark("mcu", t.now, lost_from=base + 2 * S))
+    accepted = t.last("signal_accepted")
+    assert accepted["player"] == "p2" and accepted["inputs_lost"] == ["mcu"]
 
 
 def test_a_box_back_with_nothing_in_time_ends_the_question_naming_it_004_app4() -> None:
@@ -50,7 +74,7 @@ def test_a_box_back_with_nothing_in_time_ends_the_question_naming_it_004_app4() 
     t.deliver(SourceLink("mcu", False, t.now))
     t.advance(8 * S)
     t.deliver(SourceLink("mcu", True, t.now))  # it lost its power: it has nothing to send
-    t.deliver(Watermark("mcu", t.now))
+    t.deliver(Watermark("mcu", t.now, lost_from=base_lost(t)))
     ended = t.last("question_ended")
     assert ended["reason"] == "no_signal" and ended["inputs_lost"] == ["mcu"]
 
@@ -111,7 +135,7 @@ def test_a_question_ended_while_the_box_was_away_may_be_withdrawn_after_its_end_
     t.deliver(SourceLink("mcu", False, t.now))
     t.advance(8 * S)
     t.deliver(SourceLink("mcu", True, t.now))
-    t.deliver(Watermark("mcu", t.now))
+    t.deliver(Watermark("mcu", t.now, lost_from=base_lost(t)))
     assert t.last("question_ended")["inputs_lost"] == ["mcu"]
     assert "cancel" in t.ref.host_actions(t.now)
     t.advance(1 * S)

@@ -185,7 +185,7 @@ async def test_the_box_unplugged_in_the_window_holds_it_and_the_host_is_told(
     waits for it instead of running out (it used to end no_signal with nothing said), the host
     is told (signals_held, signals_resumed), and the question's end names the box as a span
     where presses may have been lost (inputs_lost), for the host to judge (004 IV 4.4)."""
-    sim = SimulatedMcu(pads=2, link_path=str(tmp_path / "box"))
+    sim = SimulatedMcu(pads=2, link_path=str(tmp_path / "box"), reset_timer_on_replug=True)
     sim.start()
     try:
         async with window_open(mosquitto, tmp_path, sim.port) as (d, _proc, state):
@@ -208,6 +208,56 @@ async def test_the_box_unplugged_in_the_window_holds_it_and_the_host_is_told(
     finally:
         sim.stop()
 
+
+@pytest.mark.parametrize("game", ["svoya", "brainring"])
+async def test_a_press_during_a_cable_blip_is_asked_for_again_and_takes_the_turn(
+        mosquitto: Broker, tmp_path: Path, game: str) -> None:
+    """Issue 31: a 0.3-s blip of the cable of a box that kept its power, in an open window
+    («Своя игра», 004 App.5; «Брейн-ринг», ../shared/RULES.md §5: the first signal answers).
+    The first player presses 100 ms into the blip, the second 1.5 s later. After the reconnect
+    the console asks the box for what it missed since the last sequence number it read
+    (RESEND, PROTOCOL.md 5.9), and the first press takes the turn on its own stamp, with no
+    span of lost presses to put to the host."""
+    sim = SimulatedMcu(pads=2, link_path=str(tmp_path / "box"))
+    sim.start()
+    try:
+        if game == "svoya":
+            config = write_config(tmp_path, mosquitto, SVOYA.format(port=sim.port))
+            schemas = None
+        else:
+            config = write_config(tmp_path, mosquitto, BRAINRING.format(port=sim.port))
+            schemas = BRAINRING_SCHEMAS
+        topics = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
+        async with display(mosquitto, *topics, schemas=schemas) as d, daemon(config, 1):
+            await online(d, 0)
+            await d.wait_for(lambda: [e for e in d.events("source_status") if e["state"] == "connected"])
+            await play(d, mosquitto, b'{"action": "next"}', lambda p: p["phase"] == "reading")
+            if game == "svoya":
+                await play(d, mosquitto, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
+            else:
+                await play(d, mosquitto, b'{"action": "time"}', lambda p: p["phase"] == "counting")
+            await asyncio.sleep(0.2)  # the console has read the box's numbered frames
+            mark = len(d.seen)
+            sim.unplug()
+            await asyncio.sleep(0.1)
+            sim.press(0)  # Аня / Совы, into the blip
+            sim.release(0)
+            await asyncio.sleep(0.2)
+            sim.replug()
+            await asyncio.sleep(1.2)
+            sim.press(1)  # Боря / Ежи, 1.5 s after
+            sim.release(1)
+            decided = await state_where(d, lambda p: p["phase"] == "answering", after=mark)
+            events = [p for t, p in d.seen[mark:] if t.endswith("/events")]
+            (accepted,) = [e for e in events if e["type"] == "signal_accepted"]
+            if game == "svoya":
+                assert accepted["player"] == "p1" and decided["question"]["answerer"] == "p1"
+            else:
+                assert accepted["team"] == "t1" and decided["question"]["answering"] == "t1"
+            assert "inputs_lost" not in accepted
+            assert d.invalid == [], d.invalid
+    finally:
+        sim.stop()
 
 SPORTS = '[game]\nkind = "sports"\n[sports]\ncount_s = 2.0\nwarning_at_s = 1.0\ncollection_s = 5.0\n'
 

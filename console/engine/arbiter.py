@@ -28,7 +28,9 @@ meanwhile (`resends`: an MCU), once it is back until its watermark has passed th
 came back (unordered, by its declared delay after it); one that cannot (a Buzz! receiver,
 GPIO) has nothing to send, so its return settles what it may, unless
 the console gives up waiting for it (`give_up`). Decisions over the span it was away name it
-in `lost_between`.
+in `lost_between`; for a source that resends, only if its own watermark says it could not
+send everything again (``lost_from``: it restarted, or kept too little), or if the console
+gave up waiting for it.
 """
 
 from __future__ import annotations
@@ -97,12 +99,14 @@ class Arbiter:
             self._down[source] = at
 
     def restore(self, source: str, at: int) -> None:
-        """`source` is back at `at`: its span away is kept for the decisions over it."""
+        """`source` is back at `at`: its span away is kept for the decisions over it, unless
+        it resends (what it stamped meanwhile is still to come, and its own watermark says
+        what it could not send again: `note`'s ``lost_from``)."""
         since = self._down.pop(source, None)
-        if since is not None:
-            if self._sources[source].resends:  # what it stamped meanwhile is still to come
-                self._back[source] = (since, at)
-        else:
+        if since is not None and self._sources[source].resends:
+            self._back[source] = (since, at)
+            return
+        if since is None:
             since = self._given_up.pop(source, None)
         if since is not None:
             self._lost.append((source, since, at))

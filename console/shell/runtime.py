@@ -347,6 +347,8 @@ class Console:
                 self.mqtt.set_status(problems=problems)
 
         def listed(shelf: dict[str, Any]) -> None:
+            if shelf.get("problem"):
+                log.warning("packs in %s: %s", packs.folder(config), shelf["problem"])
             if self.mqtt is not None:
                 self.mqtt.set_status(packs=shelf)
 

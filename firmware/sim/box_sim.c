@@ -8,6 +8,11 @@
  * stdin, one line each:   pins <pad>:<after_us>:<level> ...
  *     drive pad pins at exact simulated times, after_us counted from the same cycle for the
  *     whole line (so "pins 0:0:0 1:3:0" presses pad 1 three microseconds after pad 0).
+ *                         unplug
+ *     the cable is out: the pty is closed (the host reads end of file) and what the chip
+ *     sends is lost; the chip keeps its power and runs on.
+ *                         plug
+ *     the cable is back: a new pty, said again as PTY <path> (the test repoints its link).
  *
  * Real time: the simulation never runs ahead of the wall clock (it waits in poll() for the
  * host instead), so the chip's timer and the host's monotonic clock advance together.
@@ -37,7 +42,8 @@
 #define PAD_PIN0 2 /* pad i is PD(2 + i) */
 
 static avr_t *avr;
-static int master = -1;
+static int master = -1; /* -1 while unplugged */
+static int slave = -1;  /* kept open: without it the master reads EIO whenever the host closes */
 static uint8_t rx_pending[4096]; /* host -> chip bytes not yet on the line */
 static size_t rx_len;
 static int rx_timer_armed;
@@ -54,6 +60,8 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     (void)param;
     uint8_t b = (uint8_t)value;
+    if (master < 0)
+        return; /* unplugged: the byte goes nowhere */
     /* The host may not have the port open: then the byte is lost, as on a real line. */
     if (write(master, &b, 1) < 0 && errno != EAGAIN && errno != EIO)
         perror("write pty");
@@ -100,10 +108,46 @@ static void lamps_changed(struct avr_irq_t *irq, uint32_t value, void *param)
     }
 }
 
+static int plug(void)
+{
+    char name[256];
+    if (openpty(&master, &slave, name, NULL, NULL) != 0) {
+        perror("openpty");
+        return -1;
+    }
+    struct termios tio;
+    tcgetattr(slave, &tio);
+    cfmakeraw(&tio);
+    tcsetattr(slave, TCSANOW, &tio);
+    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+    printf("PTY %s\n", name);
+    fflush(stdout);
+    return 0;
+}
+
+static void unplug(void)
+{
+    if (master < 0)
+        return;
+    close(master);
+    close(slave);
+    master = slave = -1;
+    rx_len = 0; /* bytes the host sent that had not reached the chip are lost with the cable */
+}
+
 static void command(char *line)
 {
     char *save = NULL;
     char *tok = strtok_r(line, " \t\r\n", &save);
+    if (tok && strcmp(tok, "unplug") == 0) {
+        unplug();
+        return;
+    }
+    if (tok && strcmp(tok, "plug") == 0) {
+        if (master < 0 && plug() != 0)
+            exit(1);
+        return;
+    }
     if (!tok || strcmp(tok, "pins") != 0) {
         fprintf(stderr, "box_sim: unknown command %s\n", tok ? tok : "(empty)");
         return;
@@ -127,7 +171,7 @@ static void poll_io(int timeout_ms)
 {
     static char cmd[4096];
     static size_t cmd_len;
-    struct pollfd fds[2] = {{master, POLLIN, 0}, {0, POLLIN, 0}};
+    struct pollfd fds[2] = {{master, POLLIN, 0}, {0, POLLIN, 0}}; /* fd -1: not polled */
     if (poll(fds, 2, timeout_ms) <= 0)
         return;
     if (fds[0].revents & POLLIN) {
@@ -177,19 +221,6 @@ int main(int argc, char **argv)
     avr_load_firmware(avr, &fw);
     avr->frequency = FREQ;
 
-    int slave;
-    char name[256];
-    if (openpty(&master, &slave, name, NULL, NULL) != 0) {
-        perror("openpty");
-        return 1;
-    }
-    struct termios tio;
-    tcgetattr(slave, &tio);
-    cfmakeraw(&tio);
-    tcsetattr(slave, TCSANOW, &tio);
-    fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-    /* slave stays open here: without it the master reads EIO whenever the host closes. */
-
     uint32_t flags = 0;
     avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &flags);
     flags &= ~(uint32_t)(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
@@ -200,8 +231,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < PAD_COUNT; i++) /* released: the switches are open, pulled up */
         avr_raise_irq(avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ('D'), PAD_PIN0 + i), 1);
 
-    printf("PTY %s\n", name);
-    fflush(stdout);
+    if (plug() != 0)
+        return 1;
 
     uint64_t start = now_ns();
     for (;;) {

@@ -55,14 +55,17 @@ def fight_rounds(pack: Pack) -> tuple[tuple[str, tuple[PackTheme, ...]], ...]:
 def catalogue(folder: Path) -> dict[str, Any]:
     """The packs of `folder` as the tablet lists them (see the module docstring), and
     `problem` when the folder itself cannot be read."""
+    # The retained status is public: it names the folder, never the server's path to it (the
+    # log and `check-config` say that).
+    named = folder.name
     try:
         files = sorted(p for p in folder.iterdir() if p.suffix.lower() in PACK_SUFFIXES and p.is_file())
     except FileNotFoundError:
-        return {"folder": str(folder), "packs": [],
-                "problem": f"папки пакетов {folder} нет: создайте её и положите в неё пакеты (.siq, .toml)"}
+        return {"folder": named, "packs": [],
+                "problem": f"папки пакетов «{named}» нет: создайте её и положите в неё пакеты (.siq, .toml)"}
     except OSError as exc:
-        return {"folder": str(folder), "packs": [],
-                "problem": f"папка пакетов {folder} не читается ({exc.strerror})"}
+        return {"folder": named, "packs": [],
+                "problem": f"папка пакетов «{named}» не читается ({exc.strerror})"}
     packs: list[dict[str, Any]] = []
     used, cut = 0, 0
     folder_real = folder.resolve()
@@ -76,7 +79,7 @@ def catalogue(folder: Path) -> dict[str, Any]:
         packs.append(entry)
     problem = (f"в папке {len(files)} пакетов: в список поместились первые {len(packs)}; "
                "уберите лишние из папки") if cut or len(files) > MAX_LISTED else None
-    return {"folder": str(folder), "packs": packs, "problem": problem}
+    return {"folder": named, "packs": packs, "problem": problem}
 
 
 def _entry(path: Path, folder: Path) -> dict[str, Any]:
