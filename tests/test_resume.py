@@ -20,8 +20,10 @@ from console.games import config_from_dict, game, names
 from console.games.kind import GameInput
 from console.playback import play, read_scenario
 from console.shell import resume
+from console.shell.checkpoint import checkpoint_key
 from console.shell.daemon import open_journal
 from console.shell.journal_files import Resumed
+from console.shell.journal_read import read_journal
 from console.shell.runtime import Console
 from tests.quartet_harness import Fight
 
@@ -489,3 +491,58 @@ def test_an_empty_journal_beside_a_fight_does_not_hide_it(tmp_path: Path) -> Non
     (tmp_path / f"journal-{_time.strftime('%Y%m%d')}-235959.jsonl").touch()  # today's, and newer
     found = resume.prepare(config, clock.now + 10 * S)
     assert isinstance(found, resume.Resumption) and found.path == fight
+
+
+def big_pack(folder: Path, themes: int = 24, text_chars: int = 3900) -> Path:
+    """A pack of about `themes` × 5 × `text_chars` letters (megabytes in UTF-8)."""
+    lines = ['name = "Большой пакет"']
+    for t in range(themes):
+        lines += ["[[themes]]", f'name = "Тема {t + 1}"', 'round = "Первый раунд"']
+        for q in range(5):
+            body = f"Вопрос {t + 1}.{q + 1} " + "ж" * text_chars
+            lines += ["[[themes.questions]]", f"value = {10 * (q + 1)}", f'text = "{body}"',
+                      'answer = "ответ"']
+    path = folder / "большой.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_chosen_pack_is_not_copied_into_every_checkpoint(tmp_path: Path) -> None:
+    """Issue 31: a pack chosen on the tablet was pickled into every checkpoint, one at each
+    restart among them (+40 MB a restart with a 30-MB pack). Its journal line holds it whole,
+    once; the checkpoints refer to it, and a restart resumes from the last checkpoint with the
+    pack in play."""
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    pack = big_pack(packs)
+    config = config_from_dict({
+        "console": {"journal": str(tmp_path / "journal.jsonl")},
+        "game": {"seed": 3, "pack_dir": str(packs), "themes": 0},
+        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(2)],
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}},
+    }, "test")
+    path = tmp_path / "journal-20261205-190000.jsonl"
+    clock = Clock(5_000 * S)
+    first = Console(config, clock=clock, journal=path.open("w", encoding="utf-8"))
+    first.on_command(json.dumps({"action": "choose_pack", "file": pack.name}).encode())
+    first.host(HostAction.NEXT, at=clock.now)
+    clock.now += S
+    first.host(HostAction.CANCEL, at=clock.now)
+    first.journal.close()
+    chosen = path.stat().st_size
+    assert chosen > 400_000  # the choice's line holds the pack
+    for restart in range(3):
+        clock.now += 10 * S
+        console, events = restarted(path, config, clock)
+        console.journal.close()
+        grown = path.stat().st_size - chosen
+        assert grown < 20_000 * (restart + 1), f"restart {restart + 1} added {grown} bytes"
+        state = console.host_state()
+        assert state["pack"]["file"] == pack.name and [e for e in events if e["type"] == "error"] == []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert sum(line.startswith('{"checkpoint"') for line in lines) == 3
+    found = resume.load(path, config, clock.now)
+    assert isinstance(found, resume.Resumption)
+    assert found.engine.rules.pack[0].cards[0].text.startswith("Вопрос 1.1 ")  # type: ignore[attr-defined]
+    assert read_journal(path, checkpoint_key(config.console.journal), lambda _: found.references
+                        ).checkpoint is not None  # resumed from the checkpoint, not a whole replay

@@ -46,6 +46,10 @@ def no_start_problems(engine: Game[Any]) -> tuple[tuple[str, str], ...]:
     return ()
 
 
+def no_references(inp: object) -> tuple[str, object] | None:
+    return None
+
+
 def no_own_inputs(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     return None
 
@@ -126,6 +130,11 @@ class GameKind:
     # Its own inputs (not a press, watermark or plain host action) as a scenario line and the
     # time it carries (console/scenario.py writes the rest); None for any other input.
     input_line: Callable[[GameInput], tuple[dict[str, Any], int] | None] = no_own_inputs
+    # A bulky part of one of its inputs (a chosen pack's themes) that the journal holds in that
+    # input's line: checkpoints refer to it by the key instead of copying it each time
+    # (console/shell/checkpoint.py). `referring_steps`: the steps whose lines may hold one.
+    referenced: Callable[[object], tuple[str, object] | None] = no_references
+    referring_steps: frozenset[str] = frozenset()
     angle_source: Callable[[Config], str] = any_angle_source  # the one source of the top ("": any)
     angle_rate_hz: Callable[[Config], float] = every_angle  # the top's samples thinned to (0: all)
     record_dir: Callable[[Config], str] = no_records  # where its games' records are kept ("": not)

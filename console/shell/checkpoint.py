@@ -18,6 +18,12 @@ console's own signature (`sig`: an HMAC-SHA256 of the code fingerprint and the b
 the console's user only). A journal written elsewhere, or crafted (`run --resume FILE` of a
 file from a USB stick, a journal edited by hand), is replayed from its JSON lines, which run
 nothing: its checkpoints are skipped, never unpickled.
+
+What a journal line already holds whole (a chosen pack's themes: `GameKind.referenced`) is not
+copied into every checkpoint: `checkpoint_line`'s `refs` (the object's id -> its key) makes the
+pickle refer to it by key, and `read_checkpoint`'s `resolve` gives the object back for a key
+(read again from the journal's own lines); a key it cannot give makes the checkpoint unusable,
+and the journal is replayed from its start, as without one.
 """
 
 from __future__ import annotations
@@ -28,10 +34,12 @@ import contextlib
 import functools
 import hashlib
 import hmac
+import io
 import os
 import pickle
 import secrets
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,9 +125,38 @@ def _signature(key: bytes, code: str, blob: str) -> str:
     return hmac.new(key, f"{code}\n{blob}".encode("ascii"), hashlib.sha256).hexdigest()
 
 
+class _Referring(pickle.Pickler):
+    """Pickles the objects of `refs` (by id) as their key (see the module docstring)."""
+
+    def __init__(self, file: io.BytesIO, refs: Mapping[int, str]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._refs = refs
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return self._refs.get(id(obj))
+
+
+class _Resolving(pickle.Unpickler):
+    """Unpickles a key as the object `resolve` gives for it (see the module docstring)."""
+
+    def __init__(self, file: io.BytesIO, resolve: Callable[[str], object]) -> None:
+        super().__init__(file)
+        self._resolve = resolve
+
+    def persistent_load(self, pid: Any) -> object:
+        try:
+            return self._resolve(str(pid))
+        except KeyError:
+            raise pickle.UnpicklingError(f"the journal holds no {pid!r}") from None
+
+
 def checkpoint_line(engine: Game[Any], at_ns: int, inputs: int, own_settings: bool,
-                    key: bytes) -> dict[str, Any]:
-    blob = base64.b64encode(pickle.dumps(engine, protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
+                    key: bytes, refs: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """The checkpoint's journal line (see the module docstring); `refs`: id -> key of the
+    objects the journal's lines hold (kept alive by the caller while this runs)."""
+    buffer = io.BytesIO()
+    _Referring(buffer, refs or {}).dump(engine)
+    blob = base64.b64encode(buffer.getvalue()).decode("ascii")
     code = code_fingerprint()
     return {"checkpoint": blob, "code": code, "sig": _signature(key, code, blob),
             "at_ms": at_ns / NS_PER_MS, "inputs": inputs, "own_settings": own_settings}
@@ -129,9 +166,15 @@ def is_checkpoint(text: str) -> bool:
     return text.lstrip().startswith(_PREFIX)
 
 
-def read_checkpoint(obj: object, key: bytes | None) -> Checkpoint | None:
+def _nothing_referenced(ref: str) -> object:
+    raise KeyError(ref)
+
+
+def read_checkpoint(obj: object, key: bytes | None,
+                    resolve: Callable[[str], object] = _nothing_referenced) -> Checkpoint | None:
     """A checkpoint line's JSON object back as the engine it holds, when it carries this
-    console's signature under `key` (see the module docstring); None otherwise."""
+    console's signature under `key` (see the module docstring); None otherwise. `resolve`
+    gives an object it refers to by key (KeyError: the journal holds none)."""
     if key is None or not isinstance(obj, dict) or obj.get("code") != code_fingerprint():
         return None
     blob, at_ms, inputs, sig = obj.get("checkpoint"), obj.get("at_ms"), obj.get("inputs"), obj.get("sig")
@@ -140,7 +183,8 @@ def read_checkpoint(obj: object, key: bytes | None) -> Checkpoint | None:
     if not isinstance(sig, str) or not hmac.compare_digest(sig, _signature(key, obj["code"], blob)):
         return None  # not this console's: never unpickled
     try:
-        engine = pickle.loads(base64.b64decode(blob, validate=True))  # signed by this console: see above
+        # Signed by this console: see above.
+        engine = _Resolving(io.BytesIO(base64.b64decode(blob, validate=True)), resolve).load()
     except (binascii.Error, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError,
             ValueError):
         return None

@@ -7,13 +7,16 @@ journal has none, or only of other code), the lines after it (`lines`: every lin
 config line when there is no usable checkpoint), a torn last line (a power cut mid-write:
 not JSON; left out and reported), and `keep_bytes`/`needs_newline`: how much of the file a
 resumed start keeps before it appends (a torn line is cut off; a whole last line that lacks
-only its newline gets one). OSError as reading raises.
+only its newline gets one). OSError as reading raises. `referenced(lines)`: what the lines
+before the checkpoint hold that it refers to by key (console/shell/checkpoint.py), read only
+when the checkpoint refers to something.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -37,7 +40,8 @@ class JournalRead:
     own_settings: bool  # the last checkpoint says the fight was resumed with its own settings
 
 
-def read_journal(path: Path, key: bytes | None = None) -> JournalRead:
+def read_journal(path: Path, key: bytes | None = None,
+                 referenced: Callable[[Iterable[str]], Mapping[str, object]] | None = None) -> JournalRead:
     with path.open("rb") as file:
         size = os.fstat(file.fileno()).st_size
         header = file.readline()
@@ -52,7 +56,8 @@ def read_journal(path: Path, key: bytes | None = None) -> JournalRead:
             except (ValueError, RecursionError):
                 obj = None
             own = isinstance(obj, dict) and obj.get("own_settings") is True
-            checkpoint = read_checkpoint(obj, key)
+            resolve = _resolver(file, len(header), found, referenced)
+            checkpoint = read_checkpoint(obj, key, resolve)
             if checkpoint is not None:
                 start = found + len(line)
         file.seek(start)
@@ -74,6 +79,24 @@ def read_journal(path: Path, key: bytes | None = None) -> JournalRead:
     return JournalRead(header=header.decode("utf-8", errors="replace").rstrip("\n"), checkpoint=checkpoint,
                        lines=[c.decode("utf-8", errors="replace") for c in chunks], torn=torn,
                        keep_bytes=keep, needs_newline=needs_newline, own_settings=own)
+
+
+def _resolver(file: BinaryIO, start: int, end: int,
+              referenced: Callable[[Iterable[str]], Mapping[str, object]] | None) -> Callable[[str], object]:
+    """The checkpoint's `resolve`: reads the lines from `start` to `end` (before it) once, at
+    the first key asked for."""
+    found: list[Mapping[str, object]] = []
+
+    def resolve(ref: str) -> object:
+        if referenced is None:
+            raise KeyError(ref)
+        if not found:
+            file.seek(start)
+            text = file.read(end - start).decode("utf-8", errors="replace")
+            found.append(referenced(text.splitlines()))
+        return found[0][ref]
+
+    return resolve
 
 
 def _last_checkpoint(file: BinaryIO, start: int, size: int) -> int | None:

@@ -38,7 +38,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +46,9 @@ from console.config import Config
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
-from console.games.kind import GameInput
+from console.games.kind import GameInput, GameKind
 from console.playback import ClockStep, play, read_scenario
+from console.scenario import ScenarioError, parse_step
 from console.shell.checkpoint import checkpoint_key
 from console.shell.journal_files import set_aside
 from console.shell.journal_read import read_journal
@@ -107,8 +108,15 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
     """Replay the journal at `path` for `config`; `now` is the host clock (ns). None: nothing
     in it to resume (no input yet). From its last checkpoint when it has one of this code
     (console/shell/checkpoint.py), else from its start."""
+    current = game(config.game.kind)
+    references: dict[str, object] = {}
+
+    def referenced(lines: Iterable[str]) -> Mapping[str, object]:
+        references.update(_references(lines, current, path.name))
+        return references
+
     try:
-        read = read_journal(path, checkpoint_key(config.console.journal))
+        read = read_journal(path, checkpoint_key(config.console.journal), referenced)
     except OSError as exc:
         return NotResumed(path, None, f"cannot read it ({exc.strerror})")
     if not read.header.lstrip().startswith('{"config"'):
@@ -119,7 +127,6 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
         return NotResumed(path, None, f"its config line is unusable ({problems.getvalue().strip()})")
     journal_kind = game(scenario.config.game.kind)
     journal_seed = journal_kind.seed(scenario.config)
-    current = game(config.game.kind)
     seed = current.seed(config) or journal_seed
     expected = json.loads(json.dumps(current.journal_header(config, seed)))
     differs = _differences(expected, scenario.header["config"])
@@ -131,6 +138,10 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
     if checkpoint is None and inputs == 0:
         return None
     table = play(scenario) if checkpoint is None else play(scenario, checkpoint.engine, checkpoint.at_ns)
+    for step in scenario.steps:  # the engine holds these very objects: later checkpoints refer to them
+        ref = None if isinstance(step, ClockStep) else current.referenced(step.input)
+        if ref is not None:
+            references[ref[0]] = ref[1]
     known_until = table.now
     shift = max(0, known_until + SHIFT_MARGIN_NS - now)
     engine = table.referee
@@ -139,7 +150,24 @@ def load(path: Path, config: Config, now: int) -> Resumption | NotResumed | None
                       engine=engine, known_until=known_until, shift_ns=shift,
                       inputs=inputs + (checkpoint.inputs if checkpoint else 0), torn=read.torn,
                       skipped=skipped, keep_bytes=read.keep_bytes, needs_newline=read.needs_newline,
-                      own_settings=read.own_settings)
+                      own_settings=read.own_settings, references=references)
+
+
+def _references(lines: Iterable[str], kind: GameKind, name: str) -> dict[str, object]:
+    """What the lines hold that a checkpoint may refer to (`GameKind.referenced`): only the
+    lines of its referring steps are parsed (a cheap text test first)."""
+    marks = tuple(f'"{step}"' for step in kind.referring_steps)
+    found: dict[str, object] = {}
+    for n, text in enumerate(lines, 2):
+        if marks and any(mark in text for mark in marks):
+            try:
+                step = parse_step(text, f"{name}:{n}", kind)
+            except ScenarioError:
+                continue
+            ref = kind.referenced(step.input)
+            if ref is not None:
+                found[ref[0]] = ref[1]
+    return found
 
 
 def prepare(config: Config, now: int) -> Resumption | NotResumed | None:

@@ -8,7 +8,8 @@ itself on, needs no import of it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,9 @@ class Resumption:
     keep_bytes: int  # how much of the file this start keeps before it appends (a torn line cut)
     needs_newline: bool  # its last line is whole but lacks its newline
     own_settings: bool  # resumed with its own settings before (`run --resume`): a restart keeps that
+    # What the engine holds that the journal's lines hold whole (key -> object): later
+    # checkpoints refer to it again (console/shell/checkpoint.py).
+    references: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

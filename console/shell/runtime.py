@@ -204,6 +204,10 @@ class Console:
         self._shift_ns = resume.shift_ns if resume else 0
         self._own_settings = own_settings or (resume is not None and resume.own_settings)
         self._inputs = resume.inputs if resume else 0
+        # What the engine holds that a journal line holds whole (a chosen pack): id -> (key, the
+        # object, kept alive), so that checkpoints refer to it instead of copying it.
+        self._references: dict[int, tuple[str, object]] = {
+            id(obj): (ref, obj) for ref, obj in (resume.references.items() if resume else ())}
         if self.journal.open:
             code_fingerprint()  # read once now, not on the loop at the first checkpoint
         if resume is None:
@@ -250,6 +254,11 @@ class Console:
         if self.journal.open:
             self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
             self._inputs += len(inputs)
+            for inp in inputs:
+                if type(inp) is not Press and type(inp) is not Watermark:  # (the press path)
+                    ref = self.game.referenced(inp)
+                    if ref is not None:
+                        self._references[id(ref[1])] = ref
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def _catch_up(self, inputs: Sequence[GameInput], due: int, now: int) -> int:
@@ -611,7 +620,8 @@ class Console:
         replays only what comes after it. `at_ns`: the journal's time now (engine ns)."""
         key = checkpoint_key(self.config.console.journal, create=True) if self.journal.open else None
         if key is not None:
-            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings, key)
+            refs = {i: ref for i, (ref, _) in self._references.items()}
+            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings, key, refs)
             self.journal.write_checkpoint(line)
 
     def _journal_state(self, state: str, detail: str) -> None:

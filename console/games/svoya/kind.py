@@ -9,6 +9,8 @@ Host commands are `HostAction`s and the corrections (`adjust_score`, `reverse`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from pathlib import Path
 from typing import Any
@@ -215,6 +217,15 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     return None
 
 
+def referenced(inp: object) -> tuple[str, object] | None:
+    """A chosen pack's themes, which its journal line holds whole: a checkpoint refers to them
+    by a digest of that line instead of copying a pack of megabytes into every checkpoint."""
+    if not isinstance(inp, ChoosePack):
+        return None
+    line = json.dumps(choice_line(inp), sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return f"{CHOOSE_PACK}:{hashlib.sha256(line).hexdigest()[:32]}", inp.themes
+
+
 def media_pack(config: Config, engine: Any) -> str:
     """The pack the fight plays now: one chosen on the tablet, else the configured one."""
     return str(engine.pack_file or pack_path(config) or "")
@@ -276,6 +287,8 @@ GAME = GameKind(
     interrupted=interrupted,
     start_problems=start_problems,
     input_line=input_line,
+    referenced=referenced,
+    referring_steps=frozenset({CHOOSE_PACK}),
     media_pack=media_pack,
     pack_choice=PackChoice(folder=lambda config: Path(config.source).parent / config.game.pack_dir,
                            catalogue=catalogue, choice=choice),
