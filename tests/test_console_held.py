@@ -16,13 +16,14 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
+import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from console.engine.model import NS_PER_MS as MS
 from console.engine.model import NS_PER_S as S
 from console.engine.model import HostAction
 from console.games import load_config
-from console.shell.runtime import HOLD_NS, Console
+from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_serial import PadEdge, Watermark
@@ -86,15 +87,18 @@ def test_a_press_made_after_the_window_ends_does_not_count_though_read_in_the_sa
     assert [e for e in events if e["type"] == "signal_accepted"] == []
 
 
-def test_a_timer_only_a_little_late_is_no_hold() -> None:
-    """A decision taken a few ms late (the loop's ordinary jitter) is not said as a hold."""
+@pytest.mark.parametrize(("late_ms", "held"), [(10, False), (20, False), (21, True)])
+def test_a_timer_only_a_little_late_is_no_hold(late_ms: int, held: bool) -> None:
+    """A decision taken a few ms late (the loop's ordinary jitter) is not said as a hold; one
+    more than 20 ms late is (docs/mqtt.md `console_held`: the figure is written here, not read
+    from the code it checks)."""
     console, clock, events, _journal = held_console()
     due = console.referee.next_deadline()
     assert due is not None
-    clock.now = due + HOLD_NS // 2
+    clock.now = due + late_ms * MS
     console.feed([])
     assert [e["reason"] for e in events if e["type"] == "question_ended"] == ["no_signal"]
-    assert [e for e in events if e["type"] == "console_held"] == []
+    assert len([e for e in events if e["type"] == "console_held"]) == int(held)
 
 
 def test_a_commands_own_time_is_bounded_by_the_consoles_reading() -> None:

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut, Team
 from console.engine.model import Cue, LampMode, SourceLink
 from console.engine.svoya.corrections import AdjustScore, Reverse
@@ -147,6 +149,23 @@ def test_windflower_2_4_a_press_while_the_other_team_answers_does_not_count() ->
     ring.press("mcu:2")
     ignored = ring.last("press_ignored")
     assert ignored["reason"] == "answering" and ignored["behind_ms"] == 500.0
+
+
+@pytest.mark.parametrize(("behind_ns", "tie"), [(2 * MS - 1, True), (2 * MS, False)])
+def test_a_tie_is_a_press_less_than_the_tie_window_behind_the_first(behind_ns: int, tie: bool) -> None:
+    """§5 (signals within the tie window are simultaneous): the window is the first press's
+    time plus `tie_window`, its end not included. A press exactly a window behind is later."""
+    ring = Ring(make_rules(seed=7, tie_window_ns=2 * MS))
+    ring.question_read()
+    ring.advance(1 * S)
+    first = ring.now
+    ring.press("mcu:0")  # on time: its scan's watermark cannot settle it before the window's end
+    ring.press("mcu:2", at=first + behind_ns, arrive=first + behind_ns)
+    ring.advance(10 * MS)
+    accepted = ring.last("signal_accepted")
+    assert accepted["tie"] is tie
+    if not tie:
+        assert accepted["team"] == "t1"
 
 
 def test_photo_finish_presses_on_one_tick_are_reported_as_a_tie_with_their_deltas() -> None:

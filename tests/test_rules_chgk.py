@@ -353,6 +353,18 @@ def test_000_4_2_d_fortochka_the_host_scores_when_the_previous_round_was_wrong()
     assert t.score == (0, 2)
 
 
+def test_000_4_2_d_fortochka_follows_the_last_round_not_an_earlier_one() -> None:
+    """«Предыдущий раунд» is the round just before: right in round 1, wrong in round 2, the
+    fortochka in round 3 goes to the club."""
+    t = Table(make_rules(fortochka_sector=7))
+    t.play(1, True)
+    t.play(2, False)
+    t.pick(7)
+    played = t.last("fortochka_played")
+    assert (played["to"], played["reason"]) == ("club", "previous_wrong")
+    assert t.score == (1, 2)
+
+
 def test_000_4_2_d_fortochka_in_the_first_round_scores_for_nobody() -> None:
     """Seed silent: with no previous answer nobody scores; the fortochka is spent."""
     t = Table(make_rules(fortochka_sector=7))
@@ -659,6 +671,19 @@ def test_000_6_1_help_when_not_behind_is_an_error_and_changes_nothing() -> None:
     t.host(A.START_TIMER)
     error = refused(t, A.EXTRA_TIME)
     assert "отставании в счёте" in error["message"] and error["details"]["score"] == {"team": 1, "club": 0}
+    refused(t, A.CLUB_HELP)
+
+
+def test_000_6_1_help_on_a_tied_score_is_refused() -> None:
+    """000 6.1: help only to a team that «отстаёт»; at 1:1 it is not behind."""
+    t = Table()
+    t.play(1, True)
+    t.play(2, False)
+    assert t.score == (1, 1)
+    t.pick(3)
+    t.host(A.START_TIMER)
+    error = refused(t, A.EXTRA_TIME)
+    assert "отставании в счёте" in error["message"] and error["details"]["score"] == {"team": 1, "club": 1}
     refused(t, A.CLUB_HELP)
 
 

@@ -278,6 +278,25 @@ def test_a_void_takes_away_points_earned_and_never_a_minus() -> None:
     assert tallies["t1"].total == -10 and tallies["t2"].total == 0 and tallies["t2"].taken == {}
 
 
+def test_a_second_minus_in_a_theme_adds_to_the_first() -> None:
+    """3.5: each violation punished by a minus takes the current question's value off; two in
+    one theme take off both, the second never replacing the first."""
+    f = Fight()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    f.assign_all(None)
+    f.cmd("start_theme")
+    f.host(HostAction.NEXT)
+    f.cmd("penalty", team="t2", penalty="minus", gross=True)  # question 1: −10
+    assert f.events("penalty_given")[-1]["totals"]["t2"] == -10
+    f.question(None)
+    f.host(HostAction.NEXT)
+    f.cmd("penalty", team="t2", penalty="minus", gross=True)  # question 2: −20 more
+    assert f.events("penalty_given")[-1]["totals"]["t2"] == -30
+    for _ in range(3):
+        f.question(None)
+    assert f.fight.tallies()["t2"].total == -30
+
+
 def test_talking_to_the_team_a_warning_then_a_void_or_a_minus() -> None:
     """3.5: the first violation gets a warning; a repeated or gross one voids the answer to the
     current question or takes its value off."""

@@ -445,6 +445,22 @@ def test_app7_no_answer_within_3_s_of_being_named_counts_as_wrong() -> None:
     assert t.question()["last_wrong"] == {"player": "p2", "by": "host"}  # type: ignore[index]
 
 
+def test_app7_the_3_s_count_from_when_the_host_named_not_when_the_key_was_read() -> None:
+    """App.7: 3 s from the naming. The host's key reached the console 400 ms after it was
+    pressed (a busy loop, a slow tablet): the clock runs from the key's own time."""
+    t = mcu_only()
+    t.host(A.NEXT)
+    t.host(A.READING_FINISHED)
+    t.press("p1")
+    named = t.now + 1 * S
+    t.advance(1400 * MS)
+    t.host(A.NAME, at=named)  # read 400 ms after it was pressed
+    clock = t.last("answer_clock_started")
+    assert (clock["started_at_ns"], clock["deadline_ns"]) == (named, named + 3 * S)
+    t.advance_to(named + 3 * S + 20 * MS)
+    assert t.last("answer_judged")["by"] == "timeout"
+
+
 def test_app7_answer_begun_in_time_stops_the_clock() -> None:
     t = mcu_only()
     t.host(A.NEXT)
@@ -510,6 +526,28 @@ def test_app8_wrong_answerer_is_out_of_the_question() -> None:
     assert t.last("press_ignored")["reason"] == "out_of_question"
     t.press("p2")
     assert t.answerer() == "p2"
+
+
+def test_app8_every_wrong_answerer_stays_out_not_only_the_last() -> None:
+    """App.8: each player who answered wrongly is out of the question; a second wrong answer
+    does not let the first back in."""
+    t = mcu_only()
+    t.host(A.NEXT)
+    t.host(A.READING_FINISHED)
+    for player in ("p1", "p2"):
+        t.advance(100 * MS)
+        t.press(player)
+        t.host(A.WRONG)
+        t.host(A.RESET)
+    t.advance(100 * MS)
+    t.press("p1")
+    assert t.answerer() is None and t.last("press_ignored")["reason"] == "out_of_question"
+    t.advance(100 * MS)
+    t.press("p2")
+    assert t.answerer() is None and t.last("press_ignored")["reason"] == "out_of_question"
+    t.advance(100 * MS)
+    t.press("p3")
+    assert t.answerer() == "p3"
 
 
 def test_app8_signals_count_only_after_the_reset() -> None:
