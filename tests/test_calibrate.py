@@ -14,7 +14,7 @@ import os
 import re
 import time
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,12 +149,14 @@ def config_file(tmp_path: Path) -> Path:
     return path
 
 
-async def ritual(path: Path, table: Table, host: Host, *, turn_deg: float | None) -> int:
+async def ritual(path: Path, table: Table, host: Host, *, turn_deg: float | None,
+                 before_turn: Callable[[], None] = lambda: None) -> int:
     """Run the calibration as a host does: (arrow on the boundary) Enter, turn, Enter."""
     run = asyncio.create_task(run_calibration(str(path), host.stdin, host.stdout, port=table.mcu.port))
     await host.wait_for(PROMPT_ZERO, run)
     host.enter()
     await host.wait_for(PROMPT_TURN, run)
+    before_turn()
     if turn_deg is not None:
         rests_at = table.turn(turn_deg)
         await asyncio.sleep(max(0.0, rests_at - time.monotonic()) + 0.05)
@@ -231,6 +233,21 @@ async def test_a_config_without_table_section_gets_one_appended(tmp_path: Path, 
     section = config.section(TableSection)
     assert section.zero_offset_deg == float(match[1]) and section.clockwise_increases
     assert config.players[0].name == "Игрок 1"  # the rest still reads as before
+
+
+async def test_a_clock_resync_of_the_mcu_is_not_a_dropped_link(config_file: Path, host: Host) -> None:
+    """The flake of issue 30, at its cause: beside a busy second console the link re-seeded the
+    box's clock (status «resyncing»; its own lateness taken for the box's, fixed in the link)
+    and calibration took any status after «connected» for a dropped cable, refusing with
+    «Связь с МК прерывалась». A re-seed loses no reading: the calibration goes on. (Here the
+    box's timer really jumps ahead, which the link must re-seed for.)"""
+    with simulated_table(42.0, True) as table:
+        status = await ritual(config_file, table, host, turn_deg=6.0,
+                              before_turn=lambda: table.mcu.step_timer(10_000_000))
+    assert status == 0, host.said
+    assert "прерывалась" not in host.said
+    section = load_config(config_file).section(TableSection)
+    assert circular_gap(section.zero_offset_deg, 42.0) < 0.3
 
 
 # -- refusals -----------------------------------------------------------------------------------------

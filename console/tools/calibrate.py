@@ -214,7 +214,8 @@ class _LinkWatch:
         elif state == "incompatible":
             self.incompatible = True
             self.settled.set()
-        elif self.connected:
+        elif state == "disconnected" and self.connected:
+            # Only a lost port drops readings; «resyncing» (the clock re-seeded) loses none.
             self.dropped = True
 
 
