@@ -29,6 +29,59 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="also run tests/hardware on the real devices of this Pi (docs/hardware-tests.md)")
     parser.addoption("--hardware-interactive", action="store_true",
                      help="with --hardware: also the tests that ask someone at the table to press a button")
+    parser.addoption("--fast", action="store_true",
+                     help="the fast tier: in-process tests only (no broker, process or browser)")
+
+
+# The fast tier (`pytest --fast`, README): every test but those that start a broker, a process or
+# a browser, or wait in real time for seconds. A test is left out by its `process` mark, a fixture
+# below, or its module here; the tier refuses any process a test of it starts, so a test that
+# belongs here says so at once.
+PROCESS_FIXTURES = frozenset({"mosquitto", "mosquitto_ws", "workdir", "chip", "built"})
+PROCESS_MODULES = frozenset({
+    "test_bench_cpu_smoke", "test_bench_latency_smoke", "test_bench_noise_smoke",
+    "test_bench_press_path_smoke",
+    "test_bench_resume_smoke", "test_bench_sheet_smoke", "test_bench_storm_smoke", "test_bench_table_smoke",
+    "test_bridge", "test_broker_lockdown", "test_cli", "test_console_mqtt", "test_demo_ports",
+    "test_display_server", "test_firmware_c", "test_firmware_referee", "test_firmware_sim",
+    "test_hall_boards", "test_hall_media", "test_host_evening", "test_host_keys_daemon", "test_host_packs",
+    "test_host_protocol", "test_host_roster", "test_host_screen_bench", "test_host_screen_brainring",
+    "test_host_screen_problems", "test_host_screen_quartet", "test_host_screen_server",
+    "test_host_screen_svoya", "test_host_screen_table", "test_install_pi", "test_instance_lock",
+    "test_journal_faults", "test_mdns", "test_mqtt_link", "test_mqtt_tls", "test_pages_login",
+    "test_pages_sources", "test_power_cut", "test_resume_process", "test_run_games", "test_scoreboard",
+    "test_scoreboard_outcome", "test_sdnotify", "test_season_service", "test_sim_box", "test_sound",
+    "test_sound_device_gone", "test_sports_pause", "test_sports_sheet_pages", "test_sports_sheet_process",
+    "test_stall_process", "test_systemd_unit", "test_terminal_hangup", "test_tournament_service",
+})
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "process: starts a broker, a process or a browser (not in --fast)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if isinstance(item, pytest.Function) else ""
+        if module in PROCESS_MODULES or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.process)
+    if config.getoption("--fast"):
+        keep = [item for item in items if item.get_closest_marker("process") is None]
+        config.hook.pytest_deselected(items=[item for item in items if item not in keep])
+        items[:] = keep
+
+
+@pytest.fixture(autouse=True)
+def _fast_tier_starts_no_process(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the fast tier a test that starts a process fails, naming where to mark it."""
+    if not request.config.getoption("--fast"):
+        return
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the fast tier starts no process: mark this test `@pytest.mark.process` "
+                             "or list its module in tests/conftest.py PROCESS_MODULES")
+
+    monkeypatch.setattr(subprocess, "Popen", refused)
 
 
 @dataclass(frozen=True)

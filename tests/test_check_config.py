@@ -9,17 +9,20 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.cli_run import Done, cli
+
 ROOT = Path(__file__).resolve().parent.parent
 SVOYA = ('[game]\nkind = "svoya"\n{game}[sources.mcu]\nkind = "simulated_mcu"\npads = 4\n'
          '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
          '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n')
 
 
-def check(tmp_path: Path, text: str | bytes) -> subprocess.CompletedProcess[str]:
+def check(tmp_path: Path, text: str | bytes) -> Done:
     path = tmp_path / "console.toml"
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
-    return subprocess.run([sys.executable, "-m", "console.cli", "check-config", str(path)],
-                          capture_output=True, text=True, cwd=ROOT, check=False)
+    return cli("check-config", str(path))
 
 
 def test_a_good_config_is_ok_with_who_is_on_which_button(tmp_path: Path) -> None:
@@ -93,7 +96,9 @@ def test_a_serial_port_that_is_not_there_is_a_warning(tmp_path: Path) -> None:
     assert "warning: sources.mcu.port: /dev/ttyACM9 does not exist now" in done.stdout
 
 
+@pytest.mark.process
 def test_the_tournaments_config_is_checked_as_the_tournaments() -> None:
+    """As a user runs it: the installed command, a process of its own."""
     done = subprocess.run([sys.executable, "-m", "console.cli", "check-config", "config/tournament.toml"],
                           capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr

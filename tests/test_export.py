@@ -8,9 +8,9 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+import pytest
 
 from console.engine.model import NS_PER_MS as MS
 from console.engine.model import HostAction
@@ -18,15 +18,15 @@ from console.games import load_config
 from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from drivers.mcu_serial import PadEdge, Watermark
+from tests.cli_run import Done, cli
 from tests.host_screen_pages import chromium
 from tests.test_schemas import DEMO_TOML, Clock
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def export(journal: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "console.cli", "export", str(journal), "--out", str(out)],
-                          capture_output=True, text=True, cwd=ROOT, check=False)
+def export(journal: Path, out: Path) -> Done:
+    return cli("export", str(journal), "--out", str(out))
 
 
 def a_journal(tmp_path: Path) -> Path:
@@ -73,6 +73,7 @@ def a_journal(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.process  # the command as a process: what is tested
 def test_a_journal_exports_to_csv_json_and_a_protocol_that_prints(tmp_path: Path) -> None:
     journal = a_journal(tmp_path)
     done = export(journal, tmp_path / "out")
@@ -124,9 +125,7 @@ def test_an_evenings_journals_export_to_one_protocol_its_fights_numbered_on(tmp_
     first = a_journal(tmp_path)
     second = first.with_name("2026-12-03-2.jsonl")
     second.write_text(first.read_text(encoding="utf-8"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "console.cli", "export", str(first), str(second),
-                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
-                          check=False)
+    done = cli("export", str(first), str(second), "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     paths = [Path(p) for p in done.stdout.split()]
     assert [p.name for p in paths] == ["evening-2026-12-03.csv", "evening-2026-12-03.json",
@@ -135,9 +134,7 @@ def test_an_evenings_journals_export_to_one_protocol_its_fights_numbered_on(tmp_
     assert [q["fight"] for q in document["questions"]] == [1, 1, 2, 2]
     assert [s["fight"] for s in document["standings"]] == [1, 2]
     assert document["journals"] == [first.name, second.name]
-    mixed = subprocess.run([sys.executable, "-m", "console.cli", "export", str(first),
-                            str(ROOT / "examples" / "brainring-club.jsonl"), "--out", str(tmp_path)],
-                           capture_output=True, text=True, cwd=ROOT, check=False)
+    mixed = cli("export", str(first), str(ROOT / "examples" / "brainring-club.jsonl"), "--out", str(tmp_path))
     assert mixed.returncode == 1 and "brainring-club.jsonl: a 'brainring' game" in mixed.stderr
 
 

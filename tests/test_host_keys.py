@@ -103,6 +103,7 @@ def test_a_key_device_maps_key_names_to_actions() -> None:
         ("KEY_SPACE", 57, "reading_finished"), ("KEY_ENTER", 28, "correct"), ("BTN_LEFT", 272, "wrong")]
 
 
+@pytest.mark.process  # the command as a process: what is tested
 def test_without_python_evdev_only_host_keys_are_refused() -> None:
     """python-evdev is optional (a C extension with no wheels): a console without host keys loads
     its config without it; a config with keys gets a ConfigError naming the key and the fix.
@@ -126,6 +127,7 @@ def test_without_python_evdev_only_host_keys_are_refused() -> None:
     assert "host.keys.KEY_SPACE" in done.stdout and "python3-evdev" in done.stdout, done.stdout
 
 
+@pytest.mark.process  # the command as a process: what is tested
 def test_the_console_imports_without_python_evdev() -> None:
     """Loading the console, its config and the game registry does not import python-evdev."""
     code = ("import sys; import console.config, console.games, console.shell.daemon; "

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -18,6 +20,7 @@ async def test_no_journal_no_protocol() -> None:
     assert isinstance(got, ProtocolUnavailable) and "журнал не ведётся" in got.why
 
 
+@pytest.mark.process  # the command as a process: what is tested
 async def test_a_file_that_is_no_journal_is_said_not_crashed(tmp_path: Path) -> None:
     broken = tmp_path / "journal-1.jsonl"
     broken.write_text("это не журнал\n", encoding="utf-8")
@@ -26,6 +29,7 @@ async def test_a_file_that_is_no_journal_is_said_not_crashed(tmp_path: Path) -> 
     assert "not a journal" in got.why  # the export's own words on what is wrong
 
 
+@pytest.mark.process  # the command as a process: what is tested
 async def test_the_three_files_come_from_one_export_until_the_journal_grows(tmp_path: Path) -> None:
     journal = tmp_path / "journal-20261203-190000.jsonl"
     lines = EXAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)

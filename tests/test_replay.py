@@ -26,6 +26,7 @@ def replay(text: str) -> tuple[int, list[dict[str, Any]], str]:
     return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
 
 
+@pytest.mark.process  # the command as a process: what is tested
 def test_examples_replay_from_the_command_line() -> None:
     for example in sorted((ROOT / "examples").glob("*.jsonl")):
         done = subprocess.run([sys.executable, "-m", "console.cli", "replay", str(example)],

@@ -701,6 +701,7 @@ def test_every_replayed_event_fits_the_schema(name: str) -> None:
             validate("record", event)
 
 
+@pytest.mark.process  # the command as a process: what is tested
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_chgk_console_replay_exits_0(name: str) -> None:
     script = Path(sys.executable).parent / "chgk-console"
