@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeGuard, TypeVar
 
-from console.shell import mqtt_tls
+from console import mqtt_tls
 from console.sources import kinds as source_kinds
 from console.sources import source_kind
 from drivers.evdev_keys import EVDEV, STREAM, EvdevMissing, key_code, key_names

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from console.engine.events import CommandRefused, Event
-from console.shell.notices import (
+from console.notices import (
     ButtonHeld,
     ConsoleError,
     ConsoleHeld,

@@ -12,11 +12,11 @@ from console.engine.brainring.rules import BrainringAction
 from console.engine.brainring.teams import TeamAction
 from console.engine.chgk.actions import PICK_SECTOR
 from console.engine.chgk.rules import ChgkAction
+from console.engine.corrections import UNDO, CorrectionAction
 from console.engine.model import HostAction
 from console.engine.quartet.rules import QuartetAction
 from console.engine.sports.timer import TITLES as SPORTS_TITLES
 from console.engine.sports.timer import SportsAction
-from console.engine.svoya.corrections import UNDO, CorrectionAction
 from console.engine.svoya.pack_choice import CHOOSE_PACK
 from console.engine.svoya.roster import RosterAction
 from tests.brainring_harness import Ring

@@ -5,7 +5,7 @@ its count stopped where its press stopped it (../shared/RULES.md §5: a press st
 
 from __future__ import annotations
 
-from console.engine.svoya.corrections import Undo
+from console.engine.corrections import Undo
 from tests.brainring_harness import MS, Ring, S
 
 

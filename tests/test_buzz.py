@@ -20,7 +20,7 @@ from console.config import ConfigError
 from console.engine.events import Event
 from console.engine.svoya.events import QuestionEnded, SignalAccepted
 from console.games import config_from_dict
-from console.shell.notices import SourceStatus
+from console.notices import SourceStatus
 from console.shell.runtime import Console
 from console.sources.buzz import add_buzz
 from drivers.buzz import BuzzLink, find_buzz

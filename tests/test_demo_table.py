@@ -24,7 +24,7 @@ from console.engine.spin.events import TOP_EVENTS
 from console.engine.spin.sectors import SectorMap
 from console.games import load_config
 from console.games.chgk.texts import DESCRIBED, describe_table
-from console.shell.notices import NOTICES
+from console.notices import NOTICES
 from console.shell.runtime import Console
 from console.tools.demo import free_port
 from console.tools.demo_table import SPIN_SECONDS, TableView, run_table_demo
@@ -147,7 +147,7 @@ def test_the_host_screen_shows_score_round_countdown_the_table_and_the_hidden_fo
 
 
 def test_every_table_event_type_has_a_russian_line() -> None:
-    emitted = {cls.TYPE for cls in NOTICES}  # the console's own (console/shell/notices.py)
+    emitted = {cls.TYPE for cls in NOTICES}  # the console's own (console/notices.py)
     emitted |= {cls.TYPE for cls in TABLE_EVENTS}  # the referee's typed events (engine/chgk_events.py)
     emitted |= {cls.TYPE for cls in TOP_EVENTS}  # the top's typed events (engine/spin_events.py)
     assert len(emitted) > 30

@@ -35,7 +35,7 @@ ENVELOPE = {"type", "t_ns", "seq"}
 def schemas_of(cls: type[Event]) -> tuple[str, ...]:
     """Which schema(s) hold the events of `cls`'s module."""
     module = cls.__module__
-    if module in ("console.engine.events", "console.shell.notices"):
+    if module in ("console.engine.events", "console.notices"):
         return ("event", "table_event")  # shared: every game's refusals, the console's own notices
     if module.startswith("console.engine.svoya."):
         return ("event",)
@@ -49,7 +49,7 @@ def schemas_of(cls: type[Event]) -> tuple[str, ...]:
 def event_classes() -> list[type[Event]]:
     for info in pkgutil.walk_packages(console.engine.__path__, "console.engine."):
         importlib.import_module(info.name)
-    importlib.import_module("console.shell.notices")
+    importlib.import_module("console.notices")
     found: list[type[Event]] = []
     todo = list(Event.__subclasses__())
     while todo:

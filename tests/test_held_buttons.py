@@ -19,8 +19,8 @@ from gpiozero.pins.mock import MockFactory
 from console.engine.model import HostAction
 from console.games import config_from_dict
 from console.games.svoya.texts import describe
+from console.notices import ButtonHeld
 from console.shell.held_buttons import HeldButtons
-from console.shell.notices import ButtonHeld
 from console.shell.runtime import Console
 from console.sources.gpio import add_buttons
 from console.sources.mcu import McuFeed

@@ -27,8 +27,8 @@ from evdev import ecodes
 from console.config import ConfigError, read_config
 from console.engine.model import HostAction
 from console.games import config_from_dict
+from console.shell.host_keys import add_host_inputs, add_host_keys
 from console.shell.runtime import Console
-from console.sources.host_keys import add_host_inputs, add_host_keys
 from drivers.evdev_keys import (
     EV_KEY,
     EVIOCSCLOCKID,

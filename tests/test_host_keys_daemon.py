@@ -18,9 +18,9 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from console.games import config_from_dict
+from console.shell.host_keys import add_host_inputs
 from console.shell.runtime import Console
 from console.sources.gpio import add_buttons
-from console.sources.host_keys import add_host_inputs
 from tests.conftest import Broker, until
 from tests.daemon_process import daemon_process
 from tests.engine_harness import svoya_of

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from console.games import names
+
 ROOT = Path(__file__).resolve().parent.parent
 # What a pure module (no I/O, no clock, no event loop) may not import.
 IMPURE = {"asyncio", "socket", "serial", "os", "time", "threading", "selectors", "subprocess",
@@ -151,10 +153,15 @@ def test_the_engine_has_no_any_and_no_dict_events() -> None:
         assert "Emit" not in names, f"{path.relative_to(ROOT)} emits dict events"
 
 
-# The layers every game shares, and what a game is (its engine package, its games package).
+# The layers every game shares, and what a game is (its engine package, its games package):
+# every game of the registry, and the engine's parts that belong to a game (the top, the table's).
 SHARED = ("console/shell", "console/sources", "console/config.py", "console/scenario.py",
           "console/wire.py", "console/playback.py", "console/texts.py")
-GAMES = ("svoya", "quartet", "chgk", "spin", "sports")
+ENGINE_PARTS = ("spin",)
+GAMES = (*names(), *ENGINE_PARTS)
+# A game built on another, declared: «Эрудит-квартет» plays its themes as «Своя игра» fights;
+# the table reads the top.
+COMPOSED = {("quartet", "svoya"), ("chgk", "spin")}
 
 
 def game_modules(names: set[str]) -> set[str]:
@@ -188,3 +195,76 @@ def test_the_game_check_sees_an_import() -> None:
                          "console.engine.model", "console.games", "console.games.kind",
                          "console.engine.spin"}) == {
         "console.engine.svoya.referee", "console.games.chgk.config", "console.engine.spin"}
+
+
+def test_no_game_imports_another_but_as_declared() -> None:
+    """Issue 30: what two games share lives in a shared engine or games module
+    (console/engine/corrections.py, console/games/button_games.py), not in one of them; a game
+    built on another says so in COMPOSED."""
+    modules = project_modules()
+    found: list[str] = []
+    for game in GAMES:
+        roots = (ROOT / "console" / "engine" / game, ROOT / "console" / "games" / game)
+        own = [root for root in roots if root.exists()]
+        for path in sorted(p for root in own for p in root.rglob("*.py")):
+            for name in sorted(dependencies(path, modules)):
+                others = {other for other in GAMES if other != game and game_modules({name}) and (
+                    name == f"console.engine.{other}" or name.startswith(
+                        (f"console.engine.{other}.", f"console.games.{other}")))}
+                found += [f"{path.relative_to(ROOT)} imports {name}" for other in others
+                          if (game, other) not in COMPOSED]
+    assert not found, "\n".join(found)
+
+
+def test_the_games_are_read_from_the_registry() -> None:
+    """The checks above see every game the console can run, «Брейн-ринг» included."""
+    assert {"svoya", "quartet", "chgk", "sports", "brainring"} <= set(GAMES)
+
+
+# The console's layers, lowest first: a module may import its own layer and those below, never
+# one above (issue 30). The sources' registry (console/sources/__init__.py) is the kernel's; its
+# backends are a layer of their own.
+LAYERS = (
+    ("console.engine",),
+    ("console.packs",),
+    ("console.config", "console.mqtt_tls", "console.notices", "console.wire", "console.names",
+     "console.state_people", "console.schemas", "console.games.kind", "console.sources",
+     "console.sources.host"),
+    ("console.games", "console.texts", "console.scenario", "console.playback"),
+    ("console.sources.",),
+    ("console.shell",),
+    ("console.tools", "console.tournament", "console.season"),
+    ("console.cli",),
+)
+
+
+def layer_of(name: str) -> int | None:
+    """The index in LAYERS of the most specific prefix naming `name`."""
+    best: tuple[int, int] | None = None
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            exact = prefix.endswith(".")
+            if (name.startswith(prefix) if exact else name == prefix or name.startswith(prefix + ".")) and (
+                    best is None or len(prefix) > best[1]):
+                best = (index, len(prefix))
+    return None if best is None else best[0]
+
+
+def test_every_layer_points_one_way() -> None:
+    modules = project_modules()
+    found: list[str] = []
+    for name, path in sorted(modules.items()):
+        mine = layer_of(name)
+        if mine is None:
+            continue
+        for dep in sorted(dependencies(path, modules) - {name}):
+            theirs = layer_of(dep)
+            if theirs is not None and theirs > mine:
+                found.append(f"{name} (layer {mine}) imports {dep} (layer {theirs})")
+    assert not found, "\n".join(found)
+
+
+def test_the_layer_check_sees_an_upward_import() -> None:
+    assert layer_of("console.config") == 2 and layer_of("console.sources") == 2
+    assert layer_of("console.sources.mcu") == 4 and layer_of("console.shell.runtime") == 5
+    assert layer_of("console.engine.svoya.referee") == 0 and layer_of("console.games.svoya.kind") == 3

@@ -18,9 +18,9 @@ import pytest
 
 from console.engine.model import HostAction, Press, Watermark
 from console.games import config_from_dict
+from console.notices import JournalStatus
 from console.shell.journal import RETRY_S, Journal
 from console.shell.journal_files import JournalFiles
-from console.shell.notices import JournalStatus
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut, Team
+from console.engine.corrections import AdjustScore, Reverse
 from console.engine.model import Cue, LampMode, SourceLink
-from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.schemas import validate
 from console.tools.replay import replay_lines
 from tests.brainring_harness import MS, Ring, S, make_rules

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from console.engine.corrections import AdjustScore, Reverse, Undo
 from console.engine.model import Cue, HostAction, PlayCue
 from console.engine.quartet.fight import FightPhase
 from console.engine.quartet.rules import QuartetAction, QuartetHost, QuartetRules, QuartetTeam
-from console.engine.svoya.corrections import AdjustScore, Reverse, Undo
 from console.engine.svoya.rules import HostCard, PackTheme
 from console.games.quartet.kind import GAME
 from tests.quartet_harness import MS, TEAMS, Fight, RoundType, S, Stage, make_rules

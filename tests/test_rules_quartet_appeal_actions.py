@@ -5,8 +5,8 @@ not."""
 
 from __future__ import annotations
 
+from console.engine.corrections import AdjustScore, Reverse
 from console.engine.model import HostAction
-from console.engine.svoya.corrections import AdjustScore, Reverse
 from tests.quartet_harness import Fight
 
 

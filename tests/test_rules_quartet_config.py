@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from console.config import ConfigError
+from console.engine.corrections import AdjustScore, Correction, Reverse
 from console.engine.model import Host, HostAction
 from console.engine.quartet.rules import Penalty, QuartetAction, QuartetHost, RoundType, Stage
-from console.engine.svoya.corrections import AdjustScore, Correction, Reverse
 from console.games import config_from_dict, game
 from console.games.quartet.kind import quartet_rules
 from console.scenario import parse_step, step_to_json

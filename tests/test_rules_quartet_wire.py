@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from console.engine.corrections import AdjustScore
 from console.engine.events import Event
 from console.engine.quartet.events import FightOver
 from console.engine.quartet.fight import FightPhase
 from console.engine.quartet.rules import Penalty, RoundType, Stage
-from console.engine.svoya.corrections import AdjustScore
 from console.games.quartet.texts import BY, PENALTIES, PHASES, ROUND_TYPES, STAGES, by_text, describe
 from console.schemas import load_schema, validate
 from tests.quartet_harness import Fight, make_rules

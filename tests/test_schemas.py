@@ -29,8 +29,8 @@ from jsonschema import Draft202012Validator, ValidationError
 
 import console.schemas as schemas
 from console.config import Config
+from console.engine.corrections import UNDO, CorrectionAction
 from console.engine.model import NS_PER_MS, Host, HostAction, Press, Watermark
-from console.engine.svoya.corrections import UNDO, CorrectionAction
 from console.engine.svoya.events import EndReason
 from console.engine.svoya.referee import Phase
 from console.engine.svoya.roster import RosterAction

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from console.engine.corrections import AdjustScore, Correction, CorrectionAction, Reverse, Undo
 from console.engine.events import CommandRefused
 from console.engine.model import Host, HostAction, SourceLink
-from console.engine.svoya.corrections import AdjustScore, Correction, CorrectionAction, Reverse, Undo
 from console.engine.svoya.events import JudgementReversed, ScoreAdjusted
 from console.engine.svoya.pack_choice import CHOOSE_PACK, ChoosePack
 from console.engine.svoya.roster import RosterAction, RosterChange

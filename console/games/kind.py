@@ -138,6 +138,7 @@ class GameKind:
     angle_source: Callable[[Config], str] = any_angle_source  # the one source of the top ("": any)
     angle_rate_hz: Callable[[Config], float] = every_angle  # the top's samples thinned to (0: all)
     record_dir: Callable[[Config], str] = no_records  # where its games' records are kept ("": not)
+    protocolled: bool = False  # its journal makes a protocol (`export`, the tablet's /protocol)
     # Every pad its engine may light, and whose it is (a player's or a team's id): the lamps'
     # masks and the held-button notices.
     pads: Callable[[Config], dict[str, str]] = players_pads

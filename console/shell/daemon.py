@@ -23,13 +23,12 @@ from console.games import load_config
 from console.shell import instance_lock, resume, sdnotify
 from console.shell.broker import BrokerUnavailable, EmbeddedBroker
 from console.shell.display_server import DisplayServer
+from console.shell.host_keys import add_host_inputs
 from console.shell.journal_files import JournalFiles, Resumed, set_aside
 from console.shell.protocol_export import ProtocolExport
 from console.shell.runtime import Console
 from console.shell.sound import open_player
 from console.sources import Stop, source_kind
-from console.sources.host_keys import add_host_inputs
-from console.tools.export import PROTOCOLLED
 
 log = logging.getLogger("chgk.daemon")
 
@@ -90,7 +89,7 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
         if stop_source is not None:
             stops.append(stop_source)
 
-    add_host_inputs(console, config.host)  # pedals and key devices (console/sources/host_keys.py)
+    add_host_inputs(console, config.host)  # pedals and key devices (console/shell/host_keys.py)
     resume.announce(console, found)  # voids what was interrupted, says it resumed
     if console.offer is None:  # else once the host has chosen (console/shell/resume_offer.py)
         console.journal.commit()  # synced and named: the journal to resume from now on
@@ -173,7 +172,7 @@ def open_journal(path: str) -> JournalFiles | None:
 def protocol_of(console: Console) -> ProtocolExport | None:
     """The live protocol for the host's tablet: for a game the export protocols, whose journal
     is kept (its file changes name once, when its beginning is committed: asked each time)."""
-    if console.config.game.kind not in PROTOCOLLED or not console.journal.open:
+    if not console.game.protocolled or not console.journal.open:
         return None
     return ProtocolExport(lambda: console.journal.name)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from console.shell.notices import ButtonHeld
+from console.notices import ButtonHeld
 
 __all__ = ["HeldButtons"]
 

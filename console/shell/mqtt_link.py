@@ -37,7 +37,7 @@ callback), not a task hop and an awaited confirmation later (docs/performance.md
 back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
 The blocking TCP connect (and name lookup) runs in the loop's default executor.
 
-TLS (``tls=TlsSettings(...)``, console/shell/mqtt_tls.py, docs/broker.md): the context is
+TLS (``tls=TlsSettings(...)``, console/mqtt_tls.py, docs/broker.md): the context is
 built (its files read) and handed to paho's public ``tls_set_context``/``tls_insecure_set``
 in the executor too, and paho's ``connect()`` does the TLS handshake there, within its connect
 timeout: the event loop waits for neither. Reading drains the SSL object: a TLS record read for
@@ -70,8 +70,8 @@ from paho.mqtt.enums import CallbackAPIVersion, MQTTErrorCode
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from console.mqtt_tls import TlsSettings, client_context
 from console.shell.flat_topics import flat_values
-from console.shell.mqtt_tls import TlsSettings, client_context
 
 log = logging.getLogger("chgk.mqtt")
 

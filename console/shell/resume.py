@@ -47,12 +47,12 @@ from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
 from console.games.kind import GameInput, GameKind
+from console.notices import FightResumed
 from console.playback import ClockStep, play, read_scenario
 from console.scenario import ScenarioError, parse_step
 from console.shell.checkpoint import checkpoint_key
 from console.shell.journal_files import set_aside
 from console.shell.journal_read import read_journal
-from console.shell.notices import FightResumed
 from console.shell.resume_offer import NOT_RESUMED
 from console.shell.resumption import NotResumed, Resumption
 

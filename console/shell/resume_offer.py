@@ -21,9 +21,9 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from console.notices import ResumeOffered
 from console.shell.journal import Journal
 from console.shell.journal_files import set_aside
-from console.shell.notices import ResumeOffered
 
 __all__ = ["NOT_RESUMED", "RESUME_JOURNAL", "SHELL_ACTIONS", "START_FRESH", "ResumeOffer"]
 

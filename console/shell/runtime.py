@@ -55,6 +55,7 @@ from console.engine.model import (
 )
 from console.games import game
 from console.games.kind import BUTTONS, GameInput, GameKind, only_keys
+from console.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.scenario import step_to_json
 from console.shell.angle_thinning import AngleThinning
 from console.shell.button_check import ButtonCheck
@@ -67,7 +68,6 @@ from console.shell.journal import Journal, clock_line, decides
 from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lamps import LampMasks
 from console.shell.mqtt_link import MqttLink, Topics
-from console.shell.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.shell.osc_cues import OscCues
 from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS, PackShelf
 from console.shell.publisher import Publisher

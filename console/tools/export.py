@@ -29,6 +29,7 @@ from typing import Any, TextIO
 from console import state_people
 from console.engine.sports.sheet import Sheet
 from console.engine.sports.stage import SportsStage
+from console.games import game, names
 from console.games.brainring import texts as brainring_texts
 from console.games.sports.results import spreadsheet_safe, write_results
 from console.games.svoya import texts as svoya_texts
@@ -40,7 +41,7 @@ __all__ = ["PROTOCOLLED", "ExportError", "export"]
 # The games protocolled here: how their events name a question's start, a press record's
 # owner, and a new fight.
 _OWNER = {"svoya": "player", "brainring": "team"}
-PROTOCOLLED = frozenset({*_OWNER, "sports"})  # the game kinds whose journal this protocols
+PROTOCOLLED = frozenset(name for name in names() if game(name).protocolled)  # (their kinds say)
 _NEW_FIGHT = {"svoya": "game_started", "brainring": "fight_started"}
 _END_TEXTS = {"correct": "взят", "all_wrong": "все ответили неверно", "no_signal": "никто не ответил",
               **brainring_texts.END_REASONS}

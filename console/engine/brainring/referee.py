@@ -76,6 +76,7 @@ from console.engine.brainring.rules import (
     Team,
 )
 from console.engine.brainring.teams import TeamAction, TeamChange
+from console.engine.corrections import MAX_ADJUSTMENT, AdjustScore, Reverse, Undo
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import (
     NS_PER_S,
@@ -90,7 +91,6 @@ from console.engine.model import (
     Watermark,
     ns_to_ms,
 )
-from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Reverse, Undo
 
 __all__ = ["BrainringInput", "BrainringReferee", "Phase"]
 

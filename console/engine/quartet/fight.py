@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from console.engine.corrections import AdjustScore, Correction, Reverse, Undo
 from console.engine.events import refusal
 from console.engine.model import Cue, Host, HostAction, Input, Json, Output, PlayCue, Press, SourceLink
 from console.engine.names import name_refusal
@@ -58,7 +59,6 @@ from console.engine.quartet.rules import (
     RoundType,
 )
 from console.engine.quartet.themes import Answer, ThemeRecord
-from console.engine.svoya.corrections import AdjustScore, Correction, Reverse, Undo
 from console.engine.svoya.events import (
     AnswerJudged,
     GameOver,

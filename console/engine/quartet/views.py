@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from console.engine.corrections import AdjustScore, Reverse
 from console.engine.model import HostAction, Json
 from console.engine.quartet.places import Places, Tally
 from console.engine.quartet.round import RoundState
 from console.engine.quartet.rules import FightPhase, QuartetRules
 from console.engine.quartet.themes import ThemeRecord
-from console.engine.svoya.corrections import AdjustScore, Reverse
 from console.engine.svoya.referee import SvoyaReferee
 
 __all__ = ["SVOYA_ACTIONS", "FightView", "host_snapshot", "snapshot", "taken"]

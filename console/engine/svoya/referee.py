@@ -41,6 +41,7 @@ from dataclasses import dataclass, replace
 from operator import attrgetter
 from typing import Literal
 
+from console.engine.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse, Undo
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import (
     Cue,
@@ -57,7 +58,6 @@ from console.engine.model import (
     Watermark,
 )
 from console.engine.svoya import roster
-from console.engine.svoya.corrections import MAX_ADJUSTMENT, AdjustScore, Correction, Reverse, Undo
 from console.engine.svoya.events import (
     AnswerClockStarted,
     AnswerJudged,

@@ -26,19 +26,17 @@ from console.engine.brainring.rules import (
     Team,
 )
 from console.engine.brainring.teams import TEAM_ARGS, TeamAction, TeamChange
+from console.engine.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.model import NS_PER_MS, NS_PER_S, Press, SourceLink, Watermark
-from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.games.brainring.config import BrainringSection
+from console.games.button_games import CORRECTION_ARGS, correction_line, parse_correction, source_timings
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
-from console.games.svoya.kind import STEP_ARGS as SVOYA_STEP_ARGS
-from console.games.svoya.kind import input_line as svoya_line
-from console.games.svoya.kind import parse_command as svoya_command
-from console.games.svoya.kind import source_timings
 
 ACTIONS = tuple(a.value for a in BrainringAction)
 CORRECTIONS = (*(a.value for a in CorrectionAction), UNDO)
 TEAM_CHANGES = tuple(a.value for a in TeamAction)
-STEP_ARGS = (*SVOYA_STEP_ARGS, "team")  # a correction's arguments, or a team change's
+# A correction's arguments, or a team change's.
+STEP_ARGS = tuple(dict.fromkeys(k for args in (*CORRECTION_ARGS.values(), *TEAM_ARGS.values()) for k in args))
 
 
 def brainring_rules(config: Config, seed: int | None = None) -> BrainringRules:
@@ -90,8 +88,9 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     """A fight's action, or a correction parsed as «Своя игра» parses it (the team's id as
     its ``player``)."""
     action = str(command.get("action"))
-    if action in CORRECTIONS:
-        return svoya_command(command, at)
+    correction = parse_correction(command, at)
+    if correction is not None:
+        return correction
     if action in TEAM_CHANGES:
         change = TeamAction(action)
         only_keys(command, ("action", *TEAM_ARGS[change]))
@@ -127,7 +126,7 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     if isinstance(inp, TeamChange):
         command = inp.command()
         return {"host": command.pop("action"), **command}, inp.at
-    return svoya_line(inp)
+    return correction_line(inp)
 
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:
@@ -161,6 +160,7 @@ def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
 
 GAME = GameKind(
     name="brainring",
+    protocolled=True,
     title="«Брейн-ринг»",
     takes=frozenset({BUTTONS}),
     host_pedal=True,

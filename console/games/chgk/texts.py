@@ -70,7 +70,7 @@ from console.engine.spin.events import (
     SpinStopped,
 )
 from console.engine.spin.events import event_from_json as top_event_from_json
-from console.shell.notices import (
+from console.notices import (
     NOTICES,
     ButtonHeld,
     ConsoleError,
@@ -194,7 +194,7 @@ def describe_table(event: Event | Mapping[str, Any], opponent: str = "Ведущ
 
 
 def _notice_line(e: Event) -> str | None:
-    """The console's own notices (console/shell/notices.py)."""
+    """The console's own notices (console/notices.py)."""
     match e:
         case (ConsoleError(source=source, message=message)
               | QuestionUnavailable(source=source, message=message)):

@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import Any
 
 from console.config import Config, ConfigError
+from console.engine.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.model import NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
 from console.engine.quartet.fight import QuartetFight
 from console.engine.quartet.rules import (
@@ -30,7 +31,6 @@ from console.engine.quartet.rules import (
     RoundType,
     Stage,
 )
-from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, only_keys
 from console.games.quartet.config import QuartetSection
 from console.games.svoya.kind import input_line as svoya_line

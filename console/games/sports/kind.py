@@ -152,6 +152,7 @@ def sheet_parts(engine: Any) -> dict[str, Any]:
 
 GAME = GameKind(
     name="sports",
+    protocolled=True,
     title="спортивное «Что? Где? Когда?»",
     takes=frozenset(),
     host_pedal=False,

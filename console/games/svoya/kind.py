@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from console.config import Config, ConfigError
-from console.engine.arbiter import SourceTiming
+from console.engine.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.model import NS_PER_MS, NS_PER_S, Host, HostAction, Press, SourceLink, Watermark
-from console.engine.svoya.corrections import UNDO, AdjustScore, CorrectionAction, Reverse, Undo
 from console.engine.svoya.pack_choice import CHOOSE_PACK, ChoosePack
 from console.engine.svoya.question import Phase
 from console.engine.svoya.referee import SvoyaReferee
@@ -31,31 +30,15 @@ from console.engine.svoya.rules import (
     SvoyaRules,
     TiePolicy,
 )
+from console.games.button_games import correction_line, parse_correction, source_timings, text
 from console.games.kind import BUTTONS, GameInput, GameKind, JsonObject, PackChoice, only_keys
 from console.games.svoya.packs import catalogue, choice, choice_from_line, choice_line, fight_rounds
 from console.packs import PackError, load_pack
-from console.sources import source_kind
 
 log = logging.getLogger("chgk.svoya")
 
-# The keys a host command (and its scenario line) may carry beside the action.
-CORRECTION_ARGS: dict[str, tuple[str, ...]] = {CorrectionAction.ADJUST_SCORE: ("player", "delta", "reason"),
-                                               CorrectionAction.REVERSE: ("reason",), UNDO: ("reason",)}
 STEP_ARGS = ("player", "delta", "reason", "name", "pad", "file", "round", "round_name", "start", "themes",
              "skipped")
-
-
-def source_timings(config: Config) -> dict[str, SourceTiming]:
-    """What each configured button source promises about its stamps (`SourceTiming`)."""
-    return {
-        name: SourceTiming(
-            resolution_ns=s.resolution_us * 1000,
-            max_delay_ns=int(s.max_delay_ms * NS_PER_MS),
-            ordered=source_kind(s.kind).ordered,
-            resends=source_kind(s.kind).resends,
-        )
-        for name, s in config.sources.items()
-    }
 
 
 def svoya_rules(config: Config, seed: int | None = None,
@@ -137,34 +120,17 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     """``{"action": "<HostAction>"}``, ``{"action": "adjust_score", "player": id, "delta": int,
     "reason": text}`` or ``{"action": "reverse", "reason": text}``. The referee judges the
     values (a known player, a reason that is not blank); this checks their types."""
+    correction = parse_correction(command, at)
+    if correction is not None:
+        return correction
     action = command.get("action")
-    if action == CorrectionAction.ADJUST_SCORE:
-        only_keys(command, ("action", *CORRECTION_ARGS[CorrectionAction.ADJUST_SCORE]))
-        delta = command.get("delta")
-        if isinstance(delta, bool) or not isinstance(delta, int):
-            raise ValueError(f"adjust_score: delta must be a whole number, got {delta!r}")
-        return AdjustScore(player=_text(command, "player"), delta=delta,
-                           reason=_text(command, "reason"), at=at)
-    if action == CorrectionAction.REVERSE:
-        only_keys(command, ("action", *CORRECTION_ARGS[CorrectionAction.REVERSE]))
-        return Reverse(reason=_text(command, "reason"), at=at)
-    if action == UNDO:
-        only_keys(command, ("action", *CORRECTION_ARGS[UNDO]))
-        return Undo(reason=_text(command, "reason"), at=at)
     if action in RosterAction.__members__.values():
         change = RosterAction(str(action))
         only_keys(command, ("action", *ROSTER_ARGS[change]))
-        args = {key: _text(command, key) for key in ROSTER_ARGS[change] if key in command or key != "pad"}
+        args = {key: text(command, key) for key in ROSTER_ARGS[change] if key in command or key != "pad"}
         return RosterChange(change, at, **args)
     only_keys(command, ("action",))
     return Host(HostAction(str(action)), at)
-
-
-def _text(command: JsonObject, key: str) -> str:
-    value = command.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{command.get('action')}: {key} must be a string, got {value!r}")
-    return value
 
 
 def parse_step(step: str, line: JsonObject, at: int) -> GameInput:
@@ -211,10 +177,10 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     """A correction's scenario line: ``host`` with the correction's arguments."""
     if isinstance(inp, ChoosePack):
         return {"host": CHOOSE_PACK, **choice_line(inp)}, inp.at
-    if isinstance(inp, AdjustScore | Reverse | Undo | RosterChange):
+    if isinstance(inp, RosterChange):
         command = inp.command()
         return {"host": command.pop("action"), **command}, inp.at
-    return None
+    return correction_line(inp)
 
 
 def referenced(inp: object) -> tuple[str, object] | None:
@@ -257,6 +223,7 @@ def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
 
 GAME = GameKind(
     name="svoya",
+    protocolled=True,
     title="«Своя игра»",
     takes=frozenset({BUTTONS}),
     host_pedal=True,

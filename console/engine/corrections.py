@@ -1,4 +1,5 @@
-"""The host's corrections in «Своя игра»: inputs that change a score or reverse a judgement.
+"""The host's corrections in the button games («Своя игра», «Эрудит-квартет», «Брейн-ринг»):
+inputs that change a score or reverse a judgement.
 
 Contract: `AdjustScore` (a player's score changes by `delta`, for `reason`), `Reverse` (the
 judgement of the question just played is reversed, for `reason`) and `Undo` (the judgement
