@@ -227,3 +227,52 @@ def test_a_timer_that_never_moves_on_fails_instead_of_hanging(monkeypatch: pytes
     monkeypatch.setattr(t.ref, "on_timer", lambda now: [])  # the bug: nothing is ever settled
     with pytest.raises(StuckTimer, match=r"on_timer\(\d+\) left its next deadline at \d+"):
         t.advance(10 * S)
+
+
+def live_and_replayed(kind: str, commands: list[dict[str, object]]) -> tuple[list[str], list[str], int]:
+    """The `commands` through a console of `kind` driven by hand; its events, and those its
+    journal replays to (with replay's status)."""
+    import tomllib
+
+    from console.games import config_from_dict
+    from console.shell.runtime import Console
+    from tests.test_run_games import KINDS
+    from tests.test_schemas import Clock
+
+    toml = '[console]\nnode = "t1"\njournal = ""\n' + KINDS[kind].config + "[sound]\nenabled = false\n"
+    clock, journal = Clock(), io.StringIO()
+    console = Console(config_from_dict(tomllib.loads(toml), "test"), clock=clock, journal=journal)
+    events: list[dict[str, object]] = []
+    console.wire_watchers.append(events.append)
+    for command in commands:
+        console.on_command(json.dumps(command).encode())
+        clock.now += 10**9
+    out, err = io.StringIO(), io.StringIO()
+    status = replay_lines(journal.getvalue().splitlines(), "journal", out, err)
+    replayed = [json.loads(line) for line in out.getvalue().splitlines()]
+    def kept(found: list[dict[str, object]]) -> list[str]:
+        return [json.dumps({k: v for k, v in e.items() if k not in ("seq", "t_ns")}, ensure_ascii=False,
+                           sort_keys=True) for e in found if e["type"] not in ("state", "source_status")]
+    return kept(events), kept(replayed), status
+
+
+def test_a_roster_change_with_an_empty_argument_replays_as_the_console_took_it() -> None:
+    """Issue 31: «Своя игра»'s roster changes dropped an empty argument from their journal line,
+    and replay then refused the line (exit 1): an empty name, refused by the referee, replays
+    to the same refusal."""
+    live, replayed, status = live_and_replayed("svoya", [
+        {"action": "add_player", "name": ""}, {"action": "rename_player", "player": "p1", "name": ""}])
+    assert status == 0
+    refusals = [e for e in replayed if '"command_refused"' in e or '"error"' in e]
+    assert len(refusals) == 2 and set(refusals) <= set(live)
+
+
+def test_a_team_whose_town_is_cleared_replays_without_it() -> None:
+    """Issue 31: the sports stage wrote a cleared town ("") as no town at all, so the replayed
+    sheet kept the old one."""
+    live, replayed, status = live_and_replayed("sports", [
+        {"action": "add_team", "name": "Совы", "town": "Тверь"},
+        {"action": "edit_team", "team": 1, "town": ""}])
+    assert status == 0
+    changes = [e for e in replayed if '"sheet_changed"' in e]
+    assert len(changes) == 2 and changes == [e for e in live if '"sheet_changed"' in e]

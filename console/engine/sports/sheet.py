@@ -75,6 +75,9 @@ TITLES: dict[str, str] = {
 }
 
 
+_UNSET_WHEN_EMPTY = frozenset({"by", "mask", "why", "when"})  # the fields whose default is ""
+
+
 @dataclass(frozen=True, slots=True)
 class SheetEdit:
     """One change the jury (or the organiser's tablet, for the teams) asks of the sheet."""
@@ -101,8 +104,11 @@ class SheetEdit:
         for key in ("by", "team", "question", "tour", "mask", "verdict", "answer", "name", "town",
                     "rating_id", "why", "when"):
             value = getattr(self, key)
-            if value not in (None, ""):
-                out[key] = value.value if isinstance(value, Verdict) else value
+            # None is "not given"; "" is written where it differs from that (an answer, a name or
+            # a town cleared), so that a replay reads back what the sheet took.
+            if value is None or (value == "" and key in _UNSET_WHEN_EMPTY):
+                continue
+            out[key] = value.value if isinstance(value, Verdict) else value
         if self.teams:
             out["teams"] = list(self.teams)
         return out

@@ -42,8 +42,11 @@ class RosterChange:
     pad: str = ""
 
     def command(self) -> dict[str, str | int]:
+        """The host command's JSON, as the journal writes it: every argument as given, an
+        empty one too (a replay reads back what the referee judged); `pad` only when given."""
         args = {"player": self.player, "name": self.name, "pad": self.pad}
-        return {"action": self.action.value, **{k: args[k] for k in ROSTER_ARGS[self.action] if args[k]}}
+        return {"action": self.action.value,
+                **{k: args[k] for k in ROSTER_ARGS[self.action] if args[k] or k != "pad"}}
 
 
 def refusal(change: RosterChange, rules: SvoyaRules) -> str | None:
