@@ -8,9 +8,9 @@ the decisions on the displays. Messages are cut to `max_chars` (they may echo a 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
+from console.shell.timers import Timers
 from drivers.report_limit import ReportLimit
 
 __all__ = ["ErrorReports", "shortened"]
@@ -30,6 +30,7 @@ class ErrorReports:
         self._show, self._clock = show, clock
         self._per_second, self._max_chars = per_second, max_chars
         self._limits: dict[str, ReportLimit] = {}
+        self._timers = Timers()
 
     def report(self, source: str, message: str) -> None:
         limit = self._limits.setdefault(source, ReportLimit(self._per_second))
@@ -38,12 +39,8 @@ class ErrorReports:
             self._show(source, shortened(message, self._max_chars), now)
             return
         due = limit.count_due_ns()
-        if limit.held == 1 and due is not None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return  # fed outside a loop (tests of the shell's plumbing): no timers to run
-            loop.call_later((due - now) / 1e9, self._show_held, source)
+        if limit.held == 1 and due is not None:  # (driven by hand: no timer, nothing shown later)
+            self._timers.call_later((due - now) / 1e9, self._show_held, source)
 
     def _show_held(self, source: str) -> None:
         now = self._clock()

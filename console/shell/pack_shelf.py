@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from console.games.kind import only_keys
 from console.packs import PackError
+from console.shell.timers import Timers
 
 __all__ = ["CHOOSE_PACK", "LIST_PACKS", "PackShelf"]
 
@@ -44,7 +45,7 @@ class PackShelf:
         self._read_list, self._read_choice = read_list, read_choice
         self._on_list, self._on_choice, self._on_problem = on_list, on_choice, on_problem
         self._busy = False
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._timers = Timers()  # reads run in a worker thread, off the loop
 
     def command(self, command: Mapping[str, Any]) -> None:
         """Carry out list_packs or choose_pack (see the module docstring)."""
@@ -94,15 +95,10 @@ class PackShelf:
     def _run(self, read: Callable[[], T], deliver: Callable[[T], None]) -> None:
         """`read` in a worker thread, then `deliver` of its result in the loop; at once when
         no loop runs (driven by hand: tests, tools)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            deliver(read())
-            return
         self._busy = True
-        task = loop.create_task(self._in_thread(read, deliver))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        if not self._timers.start(lambda: self._in_thread(read, deliver)):
+            self._busy = False
+            deliver(read())
 
     async def _in_thread(self, read: Callable[[], T], deliver: Callable[[T], None]) -> None:
         try:

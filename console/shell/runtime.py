@@ -76,6 +76,7 @@ from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRES
 from console.shell.resumption import Resumption
 from console.shell.retained_parts import RetainedParts
 from console.shell.sound import CuePlayer, NullPlayer
+from console.shell.timers import Timers
 from console.sources.host import LampOutput, LocalInput, RunningLink
 from console.state_people import names, pads
 from drivers.link_state import LinkState
@@ -124,6 +125,7 @@ class Console:
     ) -> None:
         self.config = config
         self.clock = clock
+        self.timers = Timers()  # the loop's, when one runs (console/shell/timers.py)
         self.kind = config.game.kind
         self.game: GameKind = game(self.kind)
         # Resumed (console/shell/resume.py): the journal's seed and its replayed referee.
@@ -549,14 +551,12 @@ class Console:
         due = self.held.next_deadline() if self.held is not None else None
         if due is None or (self._held_due is not None and self._held_due <= due):
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # fed outside a loop (plumbing tests): call on_held_timer by hand
+        if not self.timers.live:
+            return  # driven by hand (plumbing tests): call on_held_timer by hand
         if self._held_timer is not None:
             self._held_timer.cancel()
         self._held_due = due
-        self._held_timer = loop.call_later(max(0.0, (due - self.clock()) / 1e9), self.on_held_timer)
+        self._held_timer = self.timers.call_later((due - self.clock()) / 1e9, self.on_held_timer)
 
     def on_held_timer(self) -> None:
         """Report the pads down too long by now, and arm for the next."""
@@ -575,10 +575,7 @@ class Console:
             return  # thinned to spin.max_rate_hz (a change of sensor status always passes)
         self._angles.append(sample)
         if len(self._angles) == 1:
-            try:
-                asyncio.get_running_loop().call_soon(self._feed_angles)
-            except RuntimeError:  # no loop (plumbing tests): at once
-                self._feed_angles()
+            self.timers.call_soon(self._feed_angles)  # (driven by hand: at once)
 
     def _feed_angles(self) -> None:
         angles, self._angles = self._angles, []
@@ -668,10 +665,6 @@ class Console:
         connects mid-window gets a retained `remaining_ms` that is at most this old."""
         if self._refresh is not None or self.mqtt is None or self.referee.running_timer() is None:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
 
         def refresh() -> None:
             self._refresh = None
@@ -679,7 +672,7 @@ class Console:
                 self.publish_state()
                 self._keep_state_fresh()
 
-        self._refresh = loop.call_later(STATE_REFRESH_S, refresh)
+        self._refresh = self.timers.call_later(STATE_REFRESH_S, refresh)
 
     def _set_lamps(self, lamps: dict[str, LampMode]) -> None:
         for source, (on, blink) in self._lamps.masks(lamps, self.links).items():
@@ -740,13 +733,9 @@ class Console:
             self._timer = None
         if deadline is None:
             return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # fed outside a loop (tests of the shell's plumbing): no timers to run
         # From the clock, not from `now`: a decision taken at its own (past) time after a hold
         # must not put the next deadline off by the hold's length.
-        self._timer = loop.call_later(max(0.0, (deadline - self.clock()) / 1e9), self._on_timer)
+        self._timer = self.timers.call_later((deadline - self.clock()) / 1e9, self._on_timer)
         self._timer_deadline = deadline
 
     def _on_timer(self) -> None:
@@ -759,7 +748,7 @@ class Console:
         waiting = self._broker_wait_until
         if self._held_since is not None and waiting is not None and now < waiting:
             # The grace is over, the broker not caught up yet: wait for it (`_broker_caught_up`).
-            self._timer = asyncio.get_running_loop().call_later((waiting - now) / 1e9, self._on_timer)
+            self._timer = self.timers.call_later((waiting - now) / 1e9, self._on_timer)
             return
         self._end_hold(now)
 
@@ -767,16 +756,14 @@ class Console:
         """The decision due at `due` is still owed at `now`: the console was held up. Say so,
         read what waited on every source (see the module docstring) and decide once they are
         read out. False outside an event loop (a console driven by hand: nothing to wait for)."""
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        if not self.timers.live:
             return False
         self._held_since = due
         self._say_hold(due, now)
         self._grace_until = now + HOLD_GRACE_NS
         if self._timer is not None:
             self._timer.cancel()
-        self._timer = loop.call_later(HOLD_GRACE_S, self._on_timer)
+        self._timer = self.timers.call_later(HOLD_GRACE_S, self._on_timer)
         self._timer_deadline = due
         if self.mqtt is not None:
             self._broker_wait_until = now + HOLD_BROKER_WAIT_NS
