@@ -31,7 +31,7 @@ class Engine(Protocol):
     def next_deadline(self) -> int | None: ...
 
 
-class Clock:
+class EngineClock:
     """Virtual time for one engine: deadlines fire on time as the clock passes them."""
 
     def __init__(self, engine: Engine, start: int) -> None:
@@ -66,7 +66,7 @@ def make_rules(**overrides: Any) -> ChgkRules:
     return ChgkRules(**args)
 
 
-class Table(Clock):
+class Table(EngineClock):
     """Drives a ChGK referee: every call says when it happens."""
 
     def __init__(self, rules: ChgkRules | None = None, start: int = 1_000 * S) -> None:
@@ -108,7 +108,7 @@ class Table(Clock):
         return s["team"], s["club"]
 
 
-class SportsClock(Clock):
+class SportsClock(EngineClock):
     def __init__(self, rules: SportsRules | None = None, start: int = 1_000 * S) -> None:
         self.timer = SportsTimer(rules)
         super().__init__(self.timer, start)

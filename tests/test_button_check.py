@@ -13,7 +13,8 @@ from console.games import load_config
 from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from drivers.mcu_serial import PadEdge, Watermark
-from tests.test_schemas import DEMO_TOML, Clock
+from tests.support.clock import Clock
+from tests.test_schemas import DEMO_TOML
 
 
 def console() -> tuple[Console, Clock, io.StringIO, list[dict[str, object]]]:

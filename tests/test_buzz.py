@@ -28,6 +28,7 @@ from drivers.buzz_fake import FakeBuzz
 from drivers.buzz_report import buttons, input_report, lamp_report, newly_pressed, selection
 from tests.conftest import Broker, until
 from tests.daemon_process import daemon_process
+from tests.support.clock import Clock
 from tests.test_console_mqtt import command, display
 
 MS = 1_000_000
@@ -280,16 +281,6 @@ def test_a_buzz_source_declares_its_poll_interval() -> None:
 
 
 # ---------------------------------------------------------------------------------- the referee
-
-class Clock:
-    """The console's clock, moved by the test: each report arrives at the time set before it."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000_000_000
-
-    def __call__(self) -> int:
-        return self.now
-
 
 @asynccontextmanager
 async def buzz_console(port: str) -> AsyncIterator[tuple[Console, BuzzLink, Clock, list[Event]]]:

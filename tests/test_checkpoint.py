@@ -21,6 +21,7 @@ from console.shell import checkpoint, resume
 from console.shell.runtime import Console
 from tests.conftest import Broker
 from tests.daemon_process import daemon_process
+from tests.support.clock import Clock
 from tests.test_console_mqtt import display
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,14 +29,6 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ["svoya-basic.jsonl", "late-and-false-start.jsonl", "table-belgorod.jsonl", "sports-timer.jsonl",
             "quartet-indicators.jsonl", "quartet-final-extra-theme.jsonl"]
 S = 1_000_000_000
-
-
-class Clock:
-    def __init__(self, now: int) -> None:
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def played_live(example: str, journal: Path) -> tuple[Console, int]:

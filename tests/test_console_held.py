@@ -28,7 +28,8 @@ from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_serial import PadEdge, Watermark
 from tests.conftest import Broker
-from tests.test_schemas import DEMO_TOML, Clock
+from tests.support.clock import Clock
+from tests.test_schemas import DEMO_TOML
 from tests.test_schemas_table import DEMO_CHGK
 
 

@@ -20,7 +20,8 @@ from console.sources.mcu import McuFeed
 from drivers.mcu_serial import PadEdge, Watermark
 from tests.cli_run import Done, cli
 from tests.host_screen_pages import chromium
-from tests.test_schemas import DEMO_TOML, Clock
+from tests.support.clock import Clock
+from tests.test_schemas import DEMO_TOML
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -28,6 +28,7 @@ from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_serial import McuLink, Watermark
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import linked, until
+from tests.support.clock import Clock
 from tests.test_gpio_buttons import HeldPin
 from tests.test_mcu_session import Harness
 
@@ -103,14 +104,6 @@ def config(**console: object) -> Any:
         "sources": {"mcu": {"kind": "serial_mcu", "port": "/dev/null"}},
         "sound": {"enabled": False},
     }, "test")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000 * S
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def test_the_console_reports_a_held_pad_on_its_timer_and_its_release_by_heartbeat() -> None:

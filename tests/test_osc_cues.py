@@ -16,7 +16,7 @@ from console.games import config_from_dict, game
 from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from drivers.mcu_serial import PadEdge, Watermark
-from tests.test_schemas import Clock
+from tests.support.clock import Clock
 
 
 def config(**osc: Any) -> Any:

@@ -13,18 +13,11 @@ from console.games import config_from_dict, game
 from console.schemas import validate
 from console.shell.runtime import Console
 from tests.engine_harness import svoya_of
+from tests.support.clock import Clock
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "packs" / "club-evening.toml"
 MS = NS_PER_MS
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000 * MS
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def console_with(pack: str, tmp_path: Path,

@@ -236,8 +236,8 @@ def live_and_replayed(kind: str, commands: list[dict[str, object]]) -> tuple[lis
 
     from console.games import config_from_dict
     from console.shell.runtime import Console
+    from tests.support.clock import Clock
     from tests.test_run_games import KINDS
-    from tests.test_schemas import Clock
 
     toml = '[console]\nnode = "t1"\njournal = ""\n' + KINDS[kind].config + "[sound]\nenabled = false\n"
     clock, journal = Clock(), io.StringIO()

@@ -26,17 +26,10 @@ from console.shell.journal_files import Resumed
 from console.shell.journal_read import read_journal
 from console.shell.runtime import Console
 from tests.quartet_harness import Fight
+from tests.support.clock import Clock
 
 MS = 1_000_000
 S = 1_000 * MS
-
-
-class Clock:
-    def __init__(self, now: int) -> None:
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def svoya_config(players: int = 3, seed: int = 0) -> Any:

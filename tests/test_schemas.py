@@ -47,6 +47,7 @@ from console.tools.replay import replay_lines
 from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_inputs import Watermark as McuWatermark
 from tests.conftest import Broker, until
+from tests.support.clock import Clock
 from tests.test_resume import offer_events, resumed_events
 from tests.test_resume_journal import journal_events
 
@@ -440,16 +441,6 @@ def demo_config() -> Config:
 
 def small_config(**game_section: Any) -> Config:
     return config_from_dict({**game("svoya").scenario_defaults, "game": game_section}, "test")
-
-
-class Clock:
-    """A hand-stepped host clock for a Console (ns)."""
-
-    def __init__(self, start: int = 1_000_000 * MS) -> None:
-        self.now = start
-
-    def __call__(self) -> int:
-        return self.now
 
 
 def console_events() -> list[Payload]:

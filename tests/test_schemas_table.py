@@ -53,6 +53,7 @@ from console.shell.runtime import Console
 from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
+from tests.support.clock import Clock
 from tests.test_resume import offer_events, resumed_events
 from tests.test_resume_journal import journal_events
 
@@ -368,16 +369,6 @@ def replayed() -> dict[str, list[Payload]]:
     return result
 
 
-class Clock:
-    """A hand-stepped clock for a `Console` (ns)."""
-
-    def __init__(self, now: int = 5_000 * S) -> None:
-        self.now = now
-
-    def __call__(self) -> int:
-        return self.now
-
-
 def demo_config(**table: Any) -> Config:
     """The demo table (console/data/demo-chgk.toml) with a fixed seed and `table` overrides."""
     config = load_config(DEMO_CHGK)
@@ -389,7 +380,7 @@ class Walk:
     """A table `Console` fed by hand outside an event loop: every input fires what is due first."""
 
     def __init__(self, config: Config | None = None) -> None:
-        self.clock = Clock()
+        self.clock = Clock(5_000 * S)
         self.origin = self.clock.now
         self.console = Console(config or demo_config(), clock=self.clock)
         assert isinstance(self.console.referee, TableGame)
