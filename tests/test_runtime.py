@@ -11,8 +11,8 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from console.engine.model import HostAction
-from console.games import config_from_dict
-from console.shell.runtime import Console
+from console.games import config_from_dict, game, names
+from console.shell.runtime import OWN_ACTIONS, Console
 from console.shell.sound import Cue, NullPlayer
 from console.sources.gpio import add_buttons, add_pedal
 from tests.conftest import Broker, until
@@ -145,3 +145,13 @@ async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_p
     await until(lambda: len([e for e in events if e["type"] == "error"]) == 11, within=3)
     assert "290 more error(s) from mqtt" in events[-1]["message"]
     assert svoya_of(console).phase == "idle"
+
+
+@pytest.mark.parametrize("kind", names())
+def test_no_game_takes_an_action_name_of_the_consoles_own(kind: str) -> None:
+    """Issue 30: the console's own host actions (resume, media, packs, the button check) are a
+    table beside the game's parser; a game whose action took one of their names would never
+    get it. Every game refuses them all as its own."""
+    for action in sorted(OWN_ACTIONS):
+        with pytest.raises(ValueError):
+            game(kind).parse_command({"action": action}, 0)

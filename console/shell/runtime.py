@@ -95,6 +95,9 @@ PASSIVE = (Press, Watermark, SourceLink, AngleSample)
 EVENTS_BEFORE_RUN = 100  # kept for the MQTT link from before it exists (a start's problems)
 # The host's «Проверка кнопок» (console/shell/button_check.py): the console's own commands.
 CHECK_BUTTONS, END_CHECK = "check_buttons", "end_check"
+# Every host action the console carries out itself, whatever the game.
+OWN_ACTIONS = frozenset({*SHELL_ACTIONS, SHOW_MEDIA, HIDE_MEDIA, LIST_PACKS, CHOOSE_PACK,
+                         CHECK_BUTTONS, END_CHECK})
 MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
@@ -197,6 +200,15 @@ class Console:
         # The packs the host may choose on the tablet (console/shell/pack_shelf.py; None: the
         # game plays none), listed in the retained status.
         self.pack_shelf = self._pack_shelf(config)
+        # The console's own host actions, beside the game's parser (a game's action never takes
+        # one of these names: tests/test_runtime.py).
+        self._own_actions: dict[str, Callable[[dict[str, Any]], None]] = {
+            **dict.fromkeys(SHELL_ACTIONS, lambda command: self._choose(str(command["action"]))),
+            **dict.fromkeys((SHOW_MEDIA, HIDE_MEDIA), self.hall_media.command),
+            **dict.fromkeys((LIST_PACKS, CHOOSE_PACK), self._pack_command),
+            **dict.fromkeys((CHECK_BUTTONS, END_CHECK), self._check_command),
+        }
+        assert set(self._own_actions) == OWN_ACTIONS
         self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
         # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
@@ -317,26 +329,25 @@ class Console:
         try:
             command = _command_object(payload)
             at = self._command_time(command.pop("sent_ns", None), received)
-            if command.get("action") in SHELL_ACTIONS:
-                self._choose(str(command["action"]))
-                return
-            if command.get("action") in (SHOW_MEDIA, HIDE_MEDIA):
-                self.hall_media.command(command)
-                return
-            if command.get("action") in (LIST_PACKS, CHOOSE_PACK):
-                if self.pack_shelf is None:
-                    raise ValueError(f"{self.game.title} plays no pack: there is none to choose")
-                self.pack_shelf.command(command)
-                return
-            if command.get("action") in (CHECK_BUTTONS, END_CHECK):
-                only_keys(command, ("action",))
-                self._check_buttons(str(command["action"]))
+            action = command.get("action")
+            own = self._own_actions.get(action) if isinstance(action, str) else None
+            if own is not None:
+                own(command)
                 return
             inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
             self.report_error("mqtt", _bad_command("host", payload, exc, self.game.command_help))
             return
         self.feed([inp])
+
+    def _pack_command(self, command: dict[str, Any]) -> None:
+        if self.pack_shelf is None:
+            raise ValueError(f"{self.game.title} plays no pack: there is none to choose")
+        self.pack_shelf.command(command)
+
+    def _check_command(self, command: dict[str, Any]) -> None:
+        only_keys(command, ("action",))
+        self._check_buttons(str(command["action"]))
 
     def _pack_shelf(self, config: Config) -> PackShelf | None:
         packs = self.game.pack_choice
