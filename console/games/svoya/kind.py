@@ -98,13 +98,17 @@ def read_pack_themes(config: Config) -> tuple[tuple[PackTheme, ...], str | None,
     path = pack_path(config)
     if path is None:
         return (), None, ()
+    # The problem goes to the retained status, which is public: the file by its name, never
+    # the server's path to it (the log has that).
     try:
         pack = load_pack(path)
     except PackError as exc:
-        return (), f"{exc}; the game goes on without the pack (numbered themes at game.values)", ()
+        log.error("pack %s: %s", path, exc.problem)
+        return (), (f"{path.name}: {exc.problem}; the game goes on without the pack (numbered themes "
+                    "at game.values)"), ()
     themes = tuple(t for _, round_themes in fight_rounds(pack) for t in round_themes)
     if not themes:
-        return (), (f"{path}: the pack has no question with a positive value to play; "
+        return (), (f"{path.name}: the pack has no question with a positive value to play; "
                     "the game goes on without it"), pack.skipped
     log.info("pack %s: %d themes (%s)", path, len(themes), ", ".join(t.name for t in themes[:8]))
     return themes, None, pack.skipped
