@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 import random
 import re
@@ -57,11 +56,13 @@ from console.games import game
 from console.games.kind import BUTTONS, GameInput, GameKind, only_keys
 from console.notices import ButtonHeld, ConsoleError, ConsoleHeld, JournalStatus, SourceStatus
 from console.scenario import step_to_json
+from console.shell import commands
 from console.shell.angle_thinning import AngleThinning
 from console.shell.button_check import ButtonCheck
 from console.shell.checkpoint import checkpoint_key, checkpoint_line, code_fingerprint
 from console.shell.coalesce import PressCoalescer
-from console.shell.error_reports import ErrorReports, shortened
+from console.shell.commands import command_object, command_time, refusal
+from console.shell.error_reports import ErrorReports
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA, HallMedia
 from console.shell.held_buttons import HeldButtons
 from console.shell.journal import Journal, clock_line, decides
@@ -98,7 +99,6 @@ CHECK_BUTTONS, END_CHECK = "check_buttons", "end_check"
 # Every host action the console carries out itself, whatever the game.
 OWN_ACTIONS = frozenset({*SHELL_ACTIONS, SHOW_MEDIA, HIDE_MEDIA, LIST_PACKS, CHOOSE_PACK,
                          CHECK_BUTTONS, END_CHECK})
-MAX_COMMAND_BYTES = 4096  # a host command is tens of bytes; anything this big is refused unread
 MAX_ERROR_CHARS = 2000  # an error event's message, which may quote what a client sent
 COALESCE_NS = 20_000_000  # a pad's repeats this soon after its last press change nothing
 HOLD_NS = 20 * NS_PER_MS  # a timer this late means the console itself was held up
@@ -312,13 +312,13 @@ class Console:
         assert parse is not None  # subscribed only for a game with a jury
         received = self.clock()
         try:
-            command = _command_object(payload)
+            command = command_object(payload)
             # The sheet's log says when each change was made: the console's wall clock at
             # receipt, journalled with the edit (a replay reads it, never the clock).
             command["when"] = time.strftime("%Y-%m-%d %H:%M:%S")
-            inp = parse(command, self._command_time(command.pop("sent_ns", None), received))
+            inp = parse(command, command_time(command.pop("sent_ns", None), received, self._alive_at))
         except (ValueError, RecursionError) as exc:
-            self.report_error("jury", _bad_command("jury", payload, exc, self.game.jury_help))
+            self.report_error("jury", refusal("jury", payload, exc, self.game.jury_help))
             return
         self.feed([inp])
 
@@ -327,8 +327,8 @@ class Console:
         with an error event that names the problem, and changes nothing."""
         received = self.clock()
         try:
-            command = _command_object(payload)
-            at = self._command_time(command.pop("sent_ns", None), received)
+            command = command_object(payload)
+            at = command_time(command.pop("sent_ns", None), received, self._alive_at)
             action = command.get("action")
             own = self._own_actions.get(action) if isinstance(action, str) else None
             if own is not None:
@@ -336,7 +336,7 @@ class Console:
                 return
             inp = self.game.parse_command(command, at)
         except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
-            self.report_error("mqtt", _bad_command("host", payload, exc, self.game.command_help))
+            self.report_error("mqtt", refusal("host", payload, exc, self.game.command_help))
             return
         self.feed([inp])
 
@@ -456,18 +456,6 @@ class Console:
         if self.mqtt is not None:
             self.mqtt.set_status(resume_offer=None if self.offer is None else self.offer.view())
 
-    def _command_time(self, sent_ns: object, received: int) -> int:
-        """A host command's time: when the host's screen says it sent it (its estimate of this
-        console's clock, ``sent_ns``), if that falls between the console's last sign of life
-        before reading it and the reading: so a command sent in time while the console was held
-        up is judged in time, and a screen can never date one earlier than the console could
-        have read it. Otherwise (or without ``sent_ns``), when it was read."""
-        if sent_ns is None:
-            return received
-        if isinstance(sent_ns, bool) or not isinstance(sent_ns, int):
-            raise ValueError(f"sent_ns must be an integer (ns on the console's clock), got {sent_ns!r}")
-        return min(received, max(sent_ns, self._alive_at))
-
     def read_time(self, received: int) -> tuple[int, int | None]:
         """When an input from a source with no clock of its own (a Buzz! report), read at
         `received`, is taken to have happened, and from when it may be misplaced (None: sure).
@@ -477,16 +465,10 @@ class Console:
         may have waited through the hold, so it is dated at the console's last sign of life
         before it, the earliest it can have happened (a press made during a stall is never
         late for the stall), and that instant begins a span whose decisions are not sure
-        (`Watermark.lost_from`): they carry ``inputs_lost`` and are put to the host."""
-        ticked = self._ticked_at
-        if ticked is None:
-            return received, None  # no lag watch (a console driven by hand): no hold to see
-        tick_ns = round(LAG_TICK_S * 1e9)
-        if received - ticked > tick_ns + HOLD_NS:  # held now: the watch has not run since
-            return ticked, ticked
-        if ticked - self._alive_at > tick_ns + HOLD_NS and received - ticked <= HOLD_NS:
-            return self._alive_at, self._alive_at  # read right after the tick that saw a hold
-        return received, None
+        (`Watermark.lost_from`): they carry ``inputs_lost`` and are put to the host
+        (console/shell/commands.py `read_time`)."""
+        return commands.read_time(received, self._ticked_at, self._alive_at, tick_ns=round(LAG_TICK_S * 1e9),
+                         hold_ns=HOLD_NS)
 
     def on_retained_command(self, payload: bytes, topic: str = "") -> None:
         """A command the broker kept (published with the retain flag) is never executed: it
@@ -915,30 +897,6 @@ def shown_journal(name: str) -> str:
     return re.sub(r"\.\d+\.part$", "", Path(name).name)
 
 
-def _command_object(payload: bytes) -> dict[str, Any]:
-    """A command's JSON object; ValueError naming what is wrong with it."""
-    if len(payload) > MAX_COMMAND_BYTES:  # not even parsed: a real command is tens of bytes
-        raise ValueError(f"too large: {len(payload)} bytes (at most {MAX_COMMAND_BYTES})")
-    command = json.loads(payload)
-    if not isinstance(command, dict):
-        raise ValueError("expected a JSON object")
-    try:  # JSON may escape half a surrogate pair: text that is no text (refused, strictly)
-        json.dumps(command, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("its text is not valid Unicode (a lone surrogate)") from None
-    return command
-
-
-def _bad_command(who: str, payload: bytes, exc: Exception, help_text: str) -> str:
-    if isinstance(exc, RecursionError):  # absurdly nested JSON
-        reason = "too deeply nested"
-    else:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-    if len(payload) > MAX_COMMAND_BYTES:
-        return (f"bad {who} command of {len(payload)} bytes: too large (at most {MAX_COMMAND_BYTES}) "
-                f"({help_text})")
-    shown = payload[:200].decode("utf-8", errors="replace")
-    return f"bad {who} command {shown!r}: {shortened(reason)} ({help_text})"
 
 
 def _happened_before(inputs: Sequence[GameInput], t: int) -> bool:
