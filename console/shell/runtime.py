@@ -65,6 +65,7 @@ from console.shell.commands import command_object, command_time, refusal
 from console.shell.error_reports import ErrorReports
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA, HallMedia
 from console.shell.held_buttons import HeldButtons
+from console.shell.hold import Hold
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lamps import LampMasks
@@ -160,14 +161,8 @@ class Console:
         self._angle_source = self.game.angle_source(config)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline: int | None = None
-        self._held_since: int | None = None  # the overdue deadline of a hold being read out
-        self._grace_until = 0  # ... the end of its grace for the sources read by threads
-        self._broker_wait_until: int | None = None  # ... waiting for the broker until then (None: not)
-        # ... and the inputs read meanwhile that happened after the deadline (or name no time):
-        # (inputs, received), fed once it is decided.
-        self._deferred: list[tuple[Sequence[GameInput], int]] = []
-        self._ending_hold = False  # `_end_hold` feeds what waited: no new hold starts meanwhile
-        self._hold_said: int | None = None  # the overdue deadline of the hold last said
+        # The console's own hold-ups, read out before an overdue decision (console/shell/hold.py).
+        self._hold = Hold(HOLD_NS, HOLD_GRACE_NS, HOLD_BROKER_WAIT_NS)
         # The console's sign of life (the lag watch's tick before its latest, LAG_TICK_S apart
         # while it runs): a host command cannot have been waiting unread from before it.
         self._alive_at = clock()
@@ -253,13 +248,13 @@ class Console:
             self._choose(START_FRESH, implicit=True)  # the host plays on: the fresh game it is
         due = self._due
         if due is not None and now >= due:
-            if self._held_since is None and now - due > HOLD_NS and not self._ending_hold:
+            if self._hold.overdue(due, now):
                 self._after_hold(due, now)  # the sources are read out first (they feed back here)
-            if self._held_since is not None:
-                if not _happened_before(inputs, self._held_since):
-                    self._deferred.append((inputs, now))  # fed once the overdue deadline is decided
-                    return
-                now = max(self._fed_at, self._held_since - 1)  # as read just before the decision
+            if self._hold.since is not None:
+                placed = self._hold.place(inputs, now, self._fed_at)
+                if placed is None:
+                    return  # fed once the overdue deadline is decided
+                now = placed  # as read just before the decision
             else:
                 now = self._catch_up(inputs, due, now)
         now = self._fed_at = max(self._fed_at, now)  # the referee's time never goes back
@@ -281,7 +276,7 @@ class Console:
         time, and the inputs are then judged as read just before the next one (see `feed`).
         Returns the time to hand them on at."""
         held = now - due if now - due > HOLD_NS else 0
-        if held and not self._ending_hold:  # (the hold being ended was said already)
+        if held and not self._hold.ending:  # (the hold being ended was said already)
             self._say_hold(due, now)
         stamps = [stamp for inp in inputs if (stamp := input_stamp(inp)) is not None]
         # When the earliest of them happened; None for none, or one that names no time.
@@ -715,7 +710,7 @@ class Console:
 
     def _arm_timer(self, now: int) -> None:
         deadline = self._due = self.referee.next_deadline()
-        if self._held_since is not None:
+        if self._hold.since is not None:
             return  # a hold is read out: its end decides what is due (`_end_hold`)
         if self._timer is not None:
             if self._timer_deadline is not None and (deadline is None or self._timer_deadline <= deadline):
@@ -735,11 +730,11 @@ class Console:
         self._timer = None
         now = self.clock()
         due = self._timer_deadline
-        if (due is not None and now - due > HOLD_NS and self._held_since is None
+        if (due is not None and self._hold.since is None and now - due > HOLD_NS
                 and self._after_hold(due, now)):
             return
-        waiting = self._broker_wait_until
-        if self._held_since is not None and waiting is not None and now < waiting:
+        waiting = self._hold.broker_wait(now)
+        if waiting is not None:
             # The grace is over, the broker not caught up yet: wait for it (`_broker_caught_up`).
             self._timer = self.timers.call_later((waiting - now) / 1e9, self._on_timer)
             return
@@ -751,15 +746,13 @@ class Console:
         read out. False outside an event loop (a console driven by hand: nothing to wait for)."""
         if not self.timers.live:
             return False
-        self._held_since = due
+        self._hold.begin(due, now, broker=self.mqtt is not None)
         self._say_hold(due, now)
-        self._grace_until = now + HOLD_GRACE_NS
         if self._timer is not None:
             self._timer.cancel()
         self._timer = self.timers.call_later(HOLD_GRACE_S, self._on_timer)
         self._timer_deadline = due
         if self.mqtt is not None:
-            self._broker_wait_until = now + HOLD_BROKER_WAIT_NS
             # At once when the link is down; one that comes after this hold ended is ignored.
             self.mqtt.after_broker(functools.partial(self._broker_caught_up, due))
         for link in self.links.values():
@@ -769,10 +762,7 @@ class Console:
     def _broker_caught_up(self, due: int) -> None:
         """The broker has handed on all it kept for the console: once the grace is over too,
         the hold (of the deadline `due`) is decided now."""
-        if self._held_since != due:
-            return  # an earlier hold's answer, late: this hold waits for its own
-        self._broker_wait_until = None
-        if self._held_since is not None and self.clock() >= self._grace_until:
+        if self._hold.broker_caught_up(due, self.clock()):
             if self._timer is not None:
                 self._timer.cancel()
             self._on_timer()
@@ -780,24 +770,21 @@ class Console:
     def _end_hold(self, now: int) -> None:
         """The sources are read out: decide what is due, then feed what waited for that, in
         the order it came (each after the decisions due before it happened: `feed`)."""
-        held, self._held_since = self._held_since, None
-        self._broker_wait_until = None
-        deferred, self._deferred = self._deferred, []
+        held, deferred = self._hold.end()
         if held is not None:
             self._settle(max(self._fed_at, held), now - held)  # the overdue decision first
-        self._ending_hold = True  # what was read in this hold is not a new hold
+        self._hold.ending = True  # what was read in this hold is not a new hold
         try:
             for inputs, received in deferred:
                 self.feed(inputs, received)
         finally:
-            self._ending_hold = False
+            self._hold.ending = False
         self._settle(now, 0 if held is None else now - held)
 
     def _say_hold(self, due: int, now: int) -> None:
         """The console found the decision due at `due` still owed at `now`: say so, once."""
-        if self._hold_said == due:
+        if not self._hold.said(due):
             return
-        self._hold_said = due
         log.warning("the console was held up %.0f ms past a deadline; its sources are read first",
                     (now - due) / NS_PER_MS)
         self._publish(ConsoleHeld(t_ns=now, held_ms=round((now - due) / NS_PER_MS, 3), deadline_ns=due))
@@ -895,16 +882,6 @@ def shown_journal(name: str) -> str:
     """The journal as the public status names it: its file's name as it will stay (not the
     `.part` name it has until its beginning is committed), never the server's path."""
     return re.sub(r"\.\d+\.part$", "", Path(name).name)
-
-
-
-
-def _happened_before(inputs: Sequence[GameInput], t: int) -> bool:
-    """Whether `inputs` (read together: a scan and its watermark) began before `t`: each names
-    a time at its source and the earliest is before `t` (as `Console._catch_up` places them)."""
-    stamps = [input_stamp(inp) for inp in inputs]
-    known = [stamp for stamp in stamps if stamp is not None]
-    return bool(known) and len(known) == len(stamps) and min(known) < t
 
 
 async def _until(done: asyncio.Future[None]) -> None:
