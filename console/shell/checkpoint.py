@@ -47,8 +47,8 @@ from typing import Any
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS
 
-__all__ = ["Checkpoint", "checkpoint_key", "checkpoint_line", "code_fingerprint", "is_checkpoint",
-           "read_checkpoint"]
+__all__ = ["Checkpoint", "Checkpoints", "checkpoint_key", "checkpoint_line", "code_fingerprint",
+           "is_checkpoint", "read_checkpoint"]
 
 KEY_FILE = ".checkpoint.key"  # beside the configured journal: this console's signing secret
 
@@ -189,3 +189,28 @@ def read_checkpoint(obj: object, key: bytes | None,
             ValueError):
         return None
     return Checkpoint(engine, round(at_ms * NS_PER_MS), inputs, obj.get("own_settings") is True)
+
+
+class Checkpoints:
+    """What a console's checkpoints are made of, kept between them: the engine as the journal's
+    times have it (`engine`; a resumed one may run ahead of the console's clock by `shift_ns`),
+    how many inputs it was given, whether it runs on its journal's own settings (every checkpoint
+    says so, and a later restart keeps that choice), and what it holds that a journal line holds
+    whole (`refer`: a chosen pack; checkpoints refer to it by key instead of copying it)."""
+
+    def __init__(self, engine: Game[Any], *, shift_ns: int = 0, inputs: int = 0, own_settings: bool = False,
+                 references: Mapping[str, object] | None = None) -> None:
+        self.engine = engine
+        self.shift_ns = shift_ns
+        self.inputs = inputs
+        self.own_settings = own_settings
+        # id -> (key, the object: kept alive, so that its id is never another's)
+        self._references = {id(obj): (ref, obj) for ref, obj in (references or {}).items()}
+
+    def refer(self, ref: str, obj: object) -> None:
+        self._references[id(obj)] = (ref, obj)
+
+    def line(self, at_ns: int, key: bytes) -> dict[str, Any]:
+        """The checkpoint's journal line now (`at_ns`: the journal's time, engine ns)."""
+        refs = {i: ref for i, (ref, _) in self._references.items()}
+        return checkpoint_line(self.engine, at_ns, self.inputs, self.own_settings, key, refs)

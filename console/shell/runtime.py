@@ -59,7 +59,7 @@ from console.scenario import step_to_json
 from console.shell import commands
 from console.shell.angle_thinning import AngleThinning
 from console.shell.button_check import ButtonCheck
-from console.shell.checkpoint import checkpoint_key, checkpoint_line, code_fingerprint
+from console.shell.checkpoint import Checkpoints, checkpoint_key, code_fingerprint
 from console.shell.coalesce import PressCoalescer
 from console.shell.commands import command_object, command_time, refusal
 from console.shell.error_reports import ErrorReports
@@ -190,7 +190,7 @@ class Console:
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         self.button_check: ButtonCheck | None = None  # the last «Проверка кнопок» (it may be over)
         # The pictures, sounds and videos of the pack played now, which the host may show the hall.
-        self.hall_media = HallMedia(lambda: self.game.media_pack(config, self._engine),
+        self.hall_media = HallMedia(lambda: self.game.media_pack(config, self._checkpoints.engine),
                                     self._hall_media_shown)
         # The packs the host may choose on the tablet (console/shell/pack_shelf.py; None: the
         # game plays none), listed in the retained status.
@@ -206,17 +206,12 @@ class Console:
         assert set(self._own_actions) == OWN_ACTIONS
         self._game_lamps: dict[str, LampMode] = {}  # the referee's lamps, set again after a check
         self.on_resume: Callable[[Path], None] | None = None
-        # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted),
-        # for its checkpoints; and whether it runs on its journal's own settings (`run --resume`:
-        # every checkpoint says so, and a later restart keeps that choice).
-        self._engine: Game[Any] = resume.engine if resume else self.referee
-        self._shift_ns = resume.shift_ns if resume else 0
-        self._own_settings = own_settings or (resume is not None and resume.own_settings)
-        self._inputs = resume.inputs if resume else 0
-        # What the engine holds that a journal line holds whole (a chosen pack): id -> (key, the
-        # object, kept alive), so that checkpoints refer to it instead of copying it.
-        self._references: dict[int, tuple[str, object]] = {
-            id(obj): (ref, obj) for ref, obj in (resume.references.items() if resume else ())}
+        # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted)
+        # and the rest its checkpoints are made of (console/shell/checkpoint.py).
+        self._checkpoints = Checkpoints(
+            resume.engine, shift_ns=resume.shift_ns, inputs=resume.inputs, references=resume.references,
+            own_settings=own_settings or resume.own_settings) if resume else Checkpoints(
+            self.referee, own_settings=own_settings)
         if self.journal.open:
             code_fingerprint()  # read once now, not on the loop at the first checkpoint
         if resume is None:
@@ -262,12 +257,12 @@ class Console:
             self.coalescer.reset()
         if self.journal.open:
             self.journal.write(*(step_to_json(inp, now, self.game) for inp in inputs))
-            self._inputs += len(inputs)
+            self._checkpoints.inputs += len(inputs)
             for inp in inputs:
                 if type(inp) is not Press and type(inp) is not Watermark:  # (the press path)
                     ref = self.game.referenced(inp)
                     if ref is not None:
-                        self._references[id(ref[1])] = ref
+                        self._checkpoints.refer(*ref)
         self._carry_out(self.referee.handle_all(inputs, now), now)
 
     def _catch_up(self, inputs: Sequence[GameInput], due: int, now: int) -> int:
@@ -350,12 +345,12 @@ class Console:
             return None
 
         def chosen(choice: object) -> None:
-            before = self.game.media_pack(config, self._engine)
+            before = self.game.media_pack(config, self._checkpoints.engine)
             self.feed([choice])
-            if self.game.media_pack(config, self._engine) != before:
+            if self.game.media_pack(config, self._checkpoints.engine) != before:
                 self.hall_media.hide()  # what the hall was shown is the old pack's
             # What the game started with wrong was the config's pack's: now the chosen one's.
-            problems = dict(self.game.start_problems(self._engine))
+            problems = dict(self.game.start_problems(self._checkpoints.engine))
             for source, problem in problems.items():
                 if self.problems.get(source) != problem:
                     self.report_error(source, problem)
@@ -398,7 +393,7 @@ class Console:
             if not owners:
                 self.report_error("button_check", f"{self.game.title} has no players' buttons to check")
                 return
-            if self.game.interrupted(self._engine, self.clock()) is not None:
+            if self.game.interrupted(self._checkpoints.engine, self.clock()) is not None:
                 self.report_error("button_check", "a question is in play: the buttons are checked "
                                                   "between questions")
                 return
@@ -605,9 +600,7 @@ class Console:
         replays only what comes after it. `at_ns`: the journal's time now (engine ns)."""
         key = checkpoint_key(self.config.console.journal, create=True) if self.journal.open else None
         if key is not None:
-            refs = {i: ref for i, (ref, _) in self._references.items()}
-            line = checkpoint_line(self._engine, at_ns, self._inputs, self._own_settings, key, refs)
-            self.journal.write_checkpoint(line)
+            self.journal.write_checkpoint(self._checkpoints.line(at_ns, key))
 
     def _journal_state(self, state: str, detail: str) -> None:
         """The journal failed (its lines wait in memory) or is written again: said at once, to
@@ -644,7 +637,7 @@ class Console:
         self._keep_state_fresh()
         if self.journal.lines >= CHECKPOINT_LINES and self._due is None:
             # Between questions (no deadline pending: nothing on the press path to delay).
-            self._checkpoint(max(now, self._fed_at) + self._shift_ns)
+            self._checkpoint(max(now, self._fed_at) + self._checkpoints.shift_ns)
         if self.journal.open and decides(outputs):  # after the lamps and the event: off their path
             self.journal.sync_soon()
 
