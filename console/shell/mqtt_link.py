@@ -61,7 +61,6 @@ import json
 import logging
 import socket
 import ssl
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -72,6 +71,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from console.mqtt_tls import TlsSettings, client_context
 from console.shell.flat_topics import flat_values
+from console.shell.outbox import Message, Outbox
 
 log = logging.getLogger("chgk.mqtt")
 
@@ -173,14 +173,9 @@ class MqttLink:
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
         self._broker_timeout = broker_timeout
-        self._events: deque[tuple[str, bytes]] = deque()  # waiting, in order; never dropped
-        self._over_limit = False  # said that more than QUEUE_LIMIT wait (until they drain)
-        self._angle: bytes | None = None  # the newest live angle waiting (QoS 0: older ones are worthless)
-        self._retained: dict[str, bytes] = {}  # waiting, newest per topic
-        self._last_retained: dict[str, bytes] = {}
-        # Handed to paho on this connection and not acknowledged yet, in the order sent:
-        # mid -> (topic, payload, retained). Events among them go back first if the link is lost.
-        self._inflight: dict[int, tuple[str, bytes, bool]] = {}
+        # What waits for the broker and in what order (console/shell/outbox.py): events never
+        # dropped, the newest live angle and retained topics, what paho has not had acked.
+        self._outbox = Outbox(topics.angle, max_inflight=MAX_INFLIGHT, queue_limit=QUEUE_LIMIT)
         self._status: dict[str, Any] = {"state": "online"}
         self._angle_topic = topics.angle
         self._state_due: Callable[[], dict[str, Any]] | None = None
@@ -215,20 +210,16 @@ class MqttLink:
     @property
     def queued_events(self) -> int:
         """How many events wait for the broker (not counting those handed to paho)."""
-        return len(self._events)
+        return self._outbox.queued_events
 
     def publish_event(self, event: dict[str, Any], topic: str | None = None) -> None:
         """Publish a non-retained message, in order with the others (default: the event stream).
         On the live angle's topic only the newest waits: a sample is superseded by the next."""
-        if topic == self._angle_topic:
-            self._angle = encode(event)
-        else:
-            self._events.append((topic or self.topics.events, encode(event)))
-            if len(self._events) > QUEUE_LIMIT and not self._over_limit:
-                self._over_limit = True
-                log.error("mqtt: %d events wait for the broker (%s); none is dropped, but the "
-                          "displays are that far behind and memory grows until it is back",
-                          len(self._events), self._lost or "not connected yet")
+        self._outbox.put_event(topic or self.topics.events, encode(event))
+        if self._outbox.over_limit():
+            log.error("mqtt: %d events wait for the broker (%s); none is dropped, but the "
+                      "displays are that far behind and memory grows until it is back",
+                      self._outbox.queued_events, self._lost or "not connected yet")
         if self._ready:
             self._pump()
 
@@ -288,8 +279,7 @@ class MqttLink:
             self._retain(self.topics.host_state, encode(make_host_state()))
 
     def _retain(self, topic: str, payload: bytes) -> None:
-        self._retained[topic] = payload
-        self._last_retained[topic] = payload  # re-published after a reconnect
+        self._outbox.retain(topic, payload)  # (re-published after a reconnect)
         if self._ready:
             self._pump()
 
@@ -300,32 +290,23 @@ class MqttLink:
         client = self._client
         if client is None:
             return
-        events, retained = self._events, self._retained
-        while self._ready and len(self._inflight) < MAX_INFLIGHT:
-            if events:
-                topic, payload = events.popleft()
-                self._send(client, topic, payload, self.qos(topic), False)
-            elif self._angle is not None:
-                payload, self._angle = self._angle, None
-                self._send(client, self._angle_topic, payload, ANGLE_QOS, False)
-            elif retained:
-                topic = next(iter(retained))
-                self._send(client, topic, retained.pop(topic), RETAINED_QOS, True)
-            else:
-                break
-        if self._over_limit and len(events) <= QUEUE_LIMIT // 2:
-            self._over_limit = False
+        outbox = self._outbox
+        while self._ready and (message := outbox.take()) is not None:
+            self._send(client, message)
+        if outbox.over_limit() is False:
             log.warning("mqtt: the events waiting for the broker are being delivered (%d left)",
-                        len(events))
+                        outbox.queued_events)
         if not self._writing and self._fd >= 0 and client.want_write():
             self._loop.add_writer(self._fd, self._writable)
             self._writing = True
 
-    def _send(self, client: mqtt.Client, topic: str, payload: bytes, qos: int, retain: bool) -> None:
+    def _send(self, client: mqtt.Client, message: Message) -> None:
         """One message to paho; one paho refuses outright (over MQTT's size limit, a wildcard
         in the topic) is logged and dropped: one bad message must never take the link down. One
         over the shipped broker's limit (MAX_MESSAGE_BYTES: its message_size_limit, which drops
         it without a word) is not sent either, and said (`on_oversize`)."""
+        topic, payload, retain = message
+        qos = RETAINED_QOS if retain else self.qos(topic)
         if len(payload) > MAX_MESSAGE_BYTES:
             log.error("mqtt: a message of %d bytes to %s is over the broker's limit (%d): not sent",
                       len(payload), topic, MAX_MESSAGE_BYTES)
@@ -338,10 +319,10 @@ class MqttLink:
             log.error("mqtt: dropped a message of %d bytes to %s: %s", len(payload), topic, exc)
             return
         if info.rc != OK:  # the connection broke under the write; paho has closed it
-            self._inflight[info.mid] = (topic, payload, retain)
+            self._outbox.sent(info.mid, message)
             self._lose(f"publishing failed: {mqtt.error_string(info.rc)}")
         elif not info.is_published():  # QoS 1 until its PUBACK; QoS 0 until written
-            self._inflight[info.mid] = (topic, payload, retain)
+            self._outbox.sent(info.mid, message)
         if topic == self.topics.status and self._barrier_waiting:  # its PUBACK releases them
             self._barrier_mids[info.mid] = self._barrier_waiting
             self._barrier_waiting = []
@@ -374,7 +355,7 @@ class MqttLink:
     def _on_publish(self, client: mqtt.Client, _userdata: Any, mid: int,
                     _reason_code: ReasonCode, _properties: Properties) -> None:
         if client is self._client:
-            self._inflight.pop(mid, None)
+            self._outbox.acked(mid)
             self._progress.set()
             released = self._barrier_mids.pop(mid, None)
             if released is not None:
@@ -582,7 +563,7 @@ class MqttLink:
         except TimeoutError:
             raise LinkLost(f"no SUBACK within {self._broker_timeout:g} s") from None
         # The newest of every retained topic, whatever was published before this connection.
-        self._retained.update(self._last_retained)
+        self._outbox.reconnected()
         self._retain(self.topics.status, encode(self._status))
         self._ready = True
         if self._retries:
@@ -615,7 +596,7 @@ class MqttLink:
                     self._lose("the broker stopped answering pings")
                     continue
                 self._pump()
-            oldest = next(iter(self._inflight), None)
+            oldest = self._outbox.oldest_unacked
             if oldest is None or oldest != watched:
                 watched, since = oldest, now
             elif now - since >= self._broker_timeout:
@@ -642,12 +623,7 @@ class MqttLink:
         self._ready = False
         self._client = None
         self._unwatch()
-        if self._inflight:  # events first next time (retained topics are all re-sent anyway;
-            # an angle sample is superseded by the next)
-            back = [(topic, payload) for topic, payload, retained in self._inflight.values()
-                    if not retained and topic != self._angle_topic]
-            self._inflight.clear()
-            self._events.extendleft(reversed(back))
+        self._outbox.lost()  # its unacknowledged events first next time
         if connecting.done():
             _close(client, connecting)
         else:
