@@ -630,3 +630,27 @@ def test_a_players_name_corrected_is_the_same_player_in_the_order_and_the_themes
     renamed = QuartetHost(QuartetAction.RENAME_MEMBER, 5 * S, team="t2", player="Ель", name="Ёлка")
     line, at = GAME.input_line(renamed) or ({}, 0)
     assert GAME.parse_step("host", line, at) == renamed  # journaled whole, replayed the same
+
+
+def test_the_host_is_offered_only_actions_the_fight_takes() -> None:
+    """Issue 34: after start_theme the host's action bar gained «Своя игра»'s roster actions as
+    raw ids (rename_player, remove_player, bind_pad): the theme's referee lists them, the fight
+    takes none of them (its roster is the teams', 3.2). Every action offered parses as one the
+    fight knows, before the theme and in it."""
+    from console.games.quartet.kind import parse_command
+
+    f = Fight()
+    offered: set[str] = set()
+    f.cmd("start_round", themes=["А", "Б", "В", "Г"])
+    offered |= set(f.fight.host_snapshot(f.now)["host_actions"])  # type: ignore[arg-type]
+    f.assign_all(None)
+    f.cmd("start_theme")
+    offered |= set(f.fight.host_snapshot(f.now)["host_actions"])  # type: ignore[arg-type]
+    f.host(HostAction.NEXT)
+    offered |= set(f.fight.host_snapshot(f.now)["host_actions"])  # type: ignore[arg-type]
+    assert not offered & {"rename_player", "add_player", "remove_player", "bind_pad"}
+    for action in sorted(offered):
+        try:
+            parse_command({"action": action}, 0)
+        except ValueError as exc:
+            assert "unknown action" not in str(exc), action

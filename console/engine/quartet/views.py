@@ -19,6 +19,7 @@ from console.engine.quartet.round import RoundState
 from console.engine.quartet.rules import FightPhase, QuartetRules
 from console.engine.quartet.themes import ThemeRecord
 from console.engine.svoya.referee import SvoyaReferee
+from console.engine.svoya.roster import RosterAction
 
 __all__ = ["SVOYA_ACTIONS", "FightView", "host_snapshot", "snapshot", "taken"]
 
@@ -107,7 +108,10 @@ def snapshot(view: FightView, now: int) -> dict[str, Json]:
     }
 
 
-NOT_THE_FIGHTS = frozenset({"end_game", "skip_theme", "next_fight", "choose_pack"})
+# The theme's referee would take these, the fight does not: it ends by its rounds and themes,
+# its packs come from its own config, and its roster is the teams' (add_member, rename_member).
+NOT_THE_FIGHTS = frozenset({"end_game", "skip_theme", "next_fight", "choose_pack",
+                            *(a.value for a in RosterAction)})
 
 
 def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
@@ -119,8 +123,6 @@ def host_snapshot(fight: FightView, now: int) -> dict[str, Json]:
         host = fight.referee.host_snapshot(now)
         listed = host.get("host_actions")
         referee_actions = list(listed) if isinstance(listed, list) else list[Json](SVOYA_ACTIONS)
-        # The theme's referee would take these, the fight does not: it ends by its rounds and
-        # themes, and its packs come from its own config.
         referee_actions = [a for a in referee_actions if a not in NOT_THE_FIGHTS]
         view.update({k: v for k, v in host.items() if k not in public and k != "host_actions"})
     if fight.appeal is not None:
