@@ -241,3 +241,16 @@ async def test_a_command_kept_by_the_broker_through_a_hold_is_read_before_the_la
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+def test_one_unplug_is_one_source_status_event() -> None:
+    """Issue 34: a box unplugged is lost («end of file») and then cannot be opened again for a
+    while («cannot open»): the same state, said once to the host (both reasons are logged)."""
+    console, _clock, events, _journal = held_console()
+    console.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected (end of file).")
+    console.report_status("sim", "disconnected", "Cannot open /dev/pts/9: it does not exist.")
+    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    said = [(e["state"], e["detail"]) for e in events if e["type"] == "source_status"]
+    assert said[-2:] == [("disconnected", "The MCU on /dev/pts/9 was disconnected (end of file)."),
+                         ("connected", "The simulated MCU is connected.")]
+    assert [e["state"] for e in events if e["type"] == "source_status"].count("disconnected") == 1

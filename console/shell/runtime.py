@@ -586,7 +586,9 @@ class Console:
         if self.mqtt is not None:
             self.mqtt.set_status(sources=dict(self.source_status))
         now = self.clock()
-        self._publish(SourceStatus(t_ns=now, source=source, state=state, detail=detail))
+        if state != before:  # one event per change of state: a lost port that will not open
+            # again yet («end of file», then «cannot open») is one «нет связи», its reasons logged
+            self._publish(SourceStatus(t_ns=now, source=source, state=state, detail=detail))
         if BUTTONS in self.game.takes:
             if before == LinkState.CONNECTED and state == LinkState.DISCONNECTED:
                 self._lost_links.add(source)
