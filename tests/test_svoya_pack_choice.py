@@ -159,3 +159,23 @@ def test_the_tablet_names_a_file_of_the_folder_and_nothing_else(tmp_path: Path) 
     (folder / "empty.siq").write_bytes(b"PK")
     shelf.command({"action": "choose_pack", "file": "empty.siq"})
     assert len(got) == 1 and problems and problems[0].startswith("пакет empty.siq не загружен: ")
+
+
+def test_a_chosen_pack_is_logged_by_its_name_not_printed_whole(tmp_path: Path,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 34: the log line for a chosen pack printed the whole pack, answers included (~30 KB
+    for a real one); and a name not in the folder is refused without the server's path."""
+    folder = tmp_path / "packs"
+    folder.mkdir()
+    evening_pack(folder)
+    chosen: list[object] = []
+    shelf = PackShelf(folder, read_list=catalogue, read_choice=lambda path, n: choice(path, n, 0),
+                      on_list=lambda _: None, on_choice=chosen.append, on_problem=lambda _: None)
+    with caplog.at_level("INFO", logger="chgk.packs"):
+        shelf.command({"action": "choose_pack", "file": "evening.siq", "round": 2})
+    assert isinstance(chosen[-1], ChoosePack)
+    lines = [r.getMessage() for r in caplog.records if "pack chosen" in r.getMessage()]
+    assert lines == ["pack chosen: evening.siq, round 2"]
+    with pytest.raises(ValueError) as refused:
+        shelf.command({"action": "choose_pack", "file": "nope.siq"})
+    assert str(tmp_path) not in str(refused.value) and "«packs»" in str(refused.value)

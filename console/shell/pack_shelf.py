@@ -63,8 +63,8 @@ class PackShelf:
             raise ValueError(f"choose_pack: round must be a whole number from 1, got {number!r}")
         path = self._find(name)
         if path is None:
-            raise ValueError(f"there is no pack {name!r} in {self.folder}")
-        self._run(lambda: self._read(path, number), self._chosen)
+            raise ValueError(f"there is no pack {name!r} in the folder «{self.folder.name}»")
+        self._run(lambda: self._read(path, number), lambda chosen: self._chosen(chosen, path.name, number))
 
     def refresh(self) -> None:
         """List the folder's packs again (off the loop when one runs)."""
@@ -85,11 +85,11 @@ class PackShelf:
         except PackError as exc:
             return PackError(path.name, exc.problem)
 
-    def _chosen(self, chosen: object) -> None:
+    def _chosen(self, chosen: object, name: str, number: int) -> None:
         if isinstance(chosen, PackError):
             self._on_problem(f"пакет {chosen.source} не загружен: {chosen.problem}")
             return
-        log.info("pack chosen: %s", chosen)
+        log.info("pack chosen: %s, round %d", name, number)  # (not the pack: its answers are in it)
         self._on_choice(chosen)
 
     def _run(self, read: Callable[[], T], deliver: Callable[[T], None]) -> None:
