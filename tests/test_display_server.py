@@ -136,3 +136,18 @@ async def test_the_pages_scripts_are_served_as_they_are_in_the_package() -> None
         for path in ("/mqtt-ws.js", "/vendor/README.md", "/vendor/../hall.js", "/vendor/"):
             response = await get(server.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             assert response.startswith(b"HTTP/1.1 404"), path
+
+
+async def test_every_page_links_the_consoles_icon_and_it_is_served() -> None:
+    """Issue 34: the pages asked for a favicon that was not there (a 404 in every browser's
+    console). Each page links the console's icon; it and /favicon.ico are served."""
+    async with serving() as server:
+        for path in server.pages:
+            response = await get(server.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert response.startswith(b"HTTP/1.1 200"), path
+            assert b'<link rel="icon" href="/favicon.svg" type="image/svg+xml">' in response, path
+        for path in ("/favicon.svg", "/favicon.ico"):
+            response = await get(server.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            head, _, body = response.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200") and b"Content-Type: image/svg+xml" in head, path
+            assert body == await asyncio.to_thread((DATA / "favicon.svg").read_bytes)

@@ -75,6 +75,8 @@ log = logging.getLogger("chgk.display")
 # are added to these by name, console/data/<name>).
 SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
 HOST_SCRIPT = '<script src="/host.js"></script>'
+ICON = "/favicon.svg"  # every page's icon (the top's arrow), linked from its head: no /favicon.ico asked
+ICON_LINK = f'<link rel="icon" href="{ICON}" type="image/svg+xml">'
 # The host's screen: it commands the game, so it logs in with the host account, whose password
 # is never written into a page (anyone on the hall's network can load one).
 OVERLAY_PAGE = "overlay.html"  # a stream's transparent overlay (OBS): the scores and the count
@@ -187,6 +189,8 @@ class DisplayServer:
         if name == HOST_PAGE:  # the game's modules, each registering itself with host.js
             html = html.replace(HOST_SCRIPT, "\n".join(
                 [HOST_SCRIPT, *(f'<script src="/{page}"></script>' for page in self.host_pages)]))
+        if ICON_LINK not in html:
+            html = html.replace("</head>", f"{ICON_LINK}\n</head>", 1)
         # Before the first script, so hall.js finds window.CHGK whenever it looks.
         at = html.index("<script")
         return (html[:at] + f"<script>window.CHGK = {config};</script>\n" + html[at:]).encode()
@@ -268,6 +272,9 @@ class DisplayServer:
         host = host_header["host"] if host_header else "127.0.0.1"
         if method == "GET" and path in self.pages:
             status, body, kind = "200 OK", self.page(self.pages[path], host), "text/html"
+        elif method == "GET" and path in (ICON, "/favicon.ico"):  # (an old browser asks for the .ico)
+            icon = (resources.files("console") / "data" / "favicon.svg").read_bytes()
+            status, body, kind = "200 OK", icon, "image/svg+xml"
         elif method == "GET" and path in self.scripts:
             script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
             status, body, kind = "200 OK", script, "text/javascript"
