@@ -43,6 +43,7 @@ class Table:
     broker: Lockdown
     host: Page
     board: Page
+    overlay: Page  # a stream's overlay (OBS)
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +61,10 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Table]:
             host = browser.new_page()
             host.goto(f"{url}/host")
             log_in_as_host(host, broker.passwords["host"])
-            yield Table(broker, host, board)
+            overlay = browser.new_page()
+            overlay.goto(f"{url}/overlay")
+            overlay.wait_for_function(LINK_UP, timeout=20_000)
+            yield Table(broker, host, board, overlay)
 
 
 def pick(page: Page, sector: int) -> None:
@@ -91,6 +95,10 @@ def test_a_round_at_the_table_from_the_host_screen(table: Table) -> None:
     left = timer_seconds(host)
     host.wait_for_timeout(500)
     assert timer_seconds(host) < left <= 60.0  # counting down
+    # Issue 34: the overlay counts the table's minute too (it showed «NaN»: the table's timer
+    # has a deadline_ns, no ends_ns).
+    table.overlay.wait_for_function(
+        "(n => n >= 1 && n <= 60)(Number(document.getElementById('count').textContent))", timeout=WAIT_MS)
 
     click(host, "answer_correct")
     expect(board.locator("#score")).to_have_text("1 : 0", timeout=WAIT_MS)
