@@ -36,6 +36,16 @@ JOURNAL_FAILING = ("Журнал не записывается (диск пол�
 JOURNAL_BACK = "Журнал снова записывается: ничего не потеряно"
 
 
+def counted(n: int, one: str, few: str, many: str) -> str:
+    """`n` with its noun in the Russian plural: counted(1, "кнопка", "кнопки", "кнопок") is
+    «1 кнопка», 4 «4 кнопки», 5 and 11 «… кнопок», 21 «21 кнопка»."""
+    if n % 10 == 1 and n % 100 != 11:
+        return f"{n} {one}"
+    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+        return f"{n} {few}"
+    return f"{n} {many}"
+
+
 def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str, str]) -> str | None:
     """One Russian line for a shared event (`actions`: the game's host actions by name); None
     for any other."""

@@ -74,3 +74,25 @@ def test_the_quartet_terminal_names_its_own_actions_in_russian() -> None:
 
     assert describe_fight(named("Тема 2"), {}) == "Тема 2"
     assert describe_fight(named("Реки"), {}) == "Тема 2: Реки"
+
+
+def test_counts_take_their_russian_plural() -> None:
+    """Issue 34: «(4 кнопок)» on the simulated box's first line."""
+    from console.texts import counted
+
+    words = ("кнопка", "кнопки", "кнопок")
+    assert [counted(n, *words) for n in (1, 2, 4, 5, 11, 12, 21, 22, 25, 111)] == [
+        "1 кнопка", "2 кнопки", "4 кнопки", "5 кнопок", "11 кнопок", "12 кнопок", "21 кнопка",
+        "22 кнопки", "25 кнопок", "111 кнопок"]
+
+
+def test_a_player_out_on_the_3_s_is_named_without_a_gendered_verb() -> None:
+    """Issue 34: «Анна — не начал отвечать вовремя»: the console does not know a player's gender,
+    so it says what happened to the answer, not what the player did (004 App.7)."""
+    from console.engine.svoya.events import AnswerJudged
+    from console.games.svoya.texts import describe
+
+    text = describe(AnswerJudged(t_ns=0, player="p1", correct=False, by="timeout", delta=-10, score=-10,
+                                 value=10),
+                    {"p1": "Анна"})
+    assert text == "Анна: ответ не начат за 3 секунды — неверно, -10 → -10"

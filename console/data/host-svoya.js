@@ -56,7 +56,7 @@ function renderSvoya(s) {
   const theme = (p) => (p.theme_name || (hq && hq.theme) || `тема ${p.theme}`);
   // Why the last answerer was out: the host's «Неверно», or the 3 s run out (App.7).
   const wrong = q && q.last_wrong ? ` · неверно: ${nameOf(q.last_wrong.player)} — ${
-    q.last_wrong.by === "timeout" ? "не начал отвечать вовремя (прил. 7)" : "ответ не принят ведущим"}` : "";
+    q.last_wrong.by === "timeout" ? "ответ не начат за 3 секунды (прил. 7)" : "ответ не принят ведущим"}` : "";
   $("situation").textContent = q ? `${theme(q)} · ${q.value} очков${wrong}`
     : s.phase === "game_over" ? `Бой окончен · ${winners(s.players)}`
     : s.next ? `Дальше: ${theme(s.next)}, вопрос ${s.next.number} за ${s.next.value}` : "Своя игра";

@@ -15,6 +15,7 @@ import asyncio
 import sys
 from typing import TextIO
 
+from console.texts import counted
 from console.tools.demo import terminal_keys
 from drivers.sim_mcu import SimulatedMcu
 
@@ -31,7 +32,7 @@ def main_sim_box(pads: int, link: str | None, stdin: TextIO, stdout: TextIO) -> 
         print(f"chgk-console sim-box: {exc}", file=sys.stderr)
         return 2
     with box:
-        say(stdout, f"Имитатор пульта ({pads} кнопок) на {box.port}")
+        say(stdout, f"Имитатор пульта ({counted(pads, 'кнопка', 'кнопки', 'кнопок')}) на {box.port}")
         say(stdout, f'В конфиге: [sources.mcu] kind = "serial_mcu", port = "{box.port}"')
         say(stdout, f"Кнопки: 1-{min(pads, 9)}{' и 0' if pads >= 10 else ''} нажимают, "
                     "u — отключить пульт, p — подключить, q — выход")

@@ -79,7 +79,7 @@ from console.notices import (
     SourceStatus,
     notice_from_json,
 )
-from console.texts import button_held_text, console_held_text, source_status_text
+from console.texts import button_held_text, console_held_text, counted, source_status_text
 
 STAGES = {"qualifier": "отборочная игра", "semifinal": "полуфинал", "final": "финал"}
 PHASES = {
@@ -158,11 +158,7 @@ def seconds(value: float) -> str:
 
 def players_text(n: int) -> str:
     """6 -> "6 игроков", 1 -> "1 игрок", 3 -> "3 игрока"."""
-    if n % 10 == 1 and n % 100 != 11:
-        return f"{n} игрок"
-    if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
-        return f"{n} игрока"
-    return f"{n} игроков"
+    return counted(n, "игрок", "игрока", "игроков")
 
 
 def score_text(score: Score | Mapping[str, int], opponent: str) -> str:

@@ -110,7 +110,7 @@ def describe(event: Event, names: Mapping[str, str]) -> str:
         case AnswerJudged(player=player, correct=correct, by=by, delta=delta, score=score):
             verdict = "верно" if correct else "неверно"
             if by == "timeout":
-                verdict = "не начал ответ за 3 секунды — неверно"
+                verdict = "ответ не начат за 3 секунды — неверно"
             return f"{who(player)}: {verdict}, {delta:+d} → {score}"
         case SignalsHeld(source=source):
             return (f"Пауза: нет связи с кнопками {source} — решение ждёт их возвращения "
