@@ -539,3 +539,23 @@ def test_a_chosen_pack_is_not_copied_into_every_checkpoint(tmp_path: Path) -> No
     assert found.engine.rules.pack[0].cards[0].text.startswith("Вопрос 1.1 ")  # type: ignore[attr-defined]
     assert read_journal(path, checkpoint_key(config.console.journal), lambda _: found.references
                         ).checkpoint is not None  # resumed from the checkpoint, not a whole replay
+
+
+def test_a_journal_of_another_game_is_offered_as_such_not_by_its_sections(tmp_path: Path) -> None:
+    """Issue 34: after a change of game on the same node the offer listed internal keys
+    («auto_watermark, spin, table, teams»): it says it was another game."""
+    base = tmp_path / "journal.jsonl"
+    first = open_journal(str(base))
+    assert first is not None
+    clock = Clock(1_000 * S)
+    old = Console(svoya_config(players=3), clock=clock, journal=first)
+    old.journal.commit()
+    old.host(HostAction.NEXT, at=clock.now)
+    old.journal.close()
+    ring = config_from_dict({
+        "console": {"journal": str(base)}, "game": {"kind": "brainring"},
+        "brainring": {"teams": [{"id": "t1", "name": "Совы", "pads": ["mcu:0"]},
+                                {"id": "t2", "name": "Ежи", "pads": ["mcu:1"]}]},
+        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 2}}}, "test")
+    found = resume.prepare(ring, clock.now)
+    assert isinstance(found, resume.NotResumed) and found.differs == ("kind",)

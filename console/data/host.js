@@ -386,14 +386,17 @@ function renderResumeOffer() {
   const box = $("resume-offer");
   box.hidden = !consoleOnline || !resumeOffer;
   if (!resumeOffer) return;
-  const differs = resumeOffer.differs.map(s => SECTION_NAMES[s] || s).join(", ");
+  const differs = resumeOffer.differs.includes("kind") ? "это была другая игра"
+    : "отличаются " + resumeOffer.differs.map(s => SECTION_NAMES[s] || "прочие настройки")
+      .filter((name, i, all) => all.indexOf(name) === i).join(", ");
   $("resume-offer-text").textContent = `Сегодняшний бой (${resumeOffer.journal}) записан с другими `
-    + `настройками: отличаются ${differs}. Сейчас идёт новый бой; продолжить тот — с его игроками `
+    + `настройками: ${differs}. Сейчас идёт новый бой; продолжить тот — с его игроками `
     + "и правилами, или оставить его в стороне (журнал сохранится)?";
 }
-// The shared sections by name; a game's own section shows as it is named in the config.
-const SECTION_NAMES = { players: "игроки", game: "правила и пакет", sources: "кнопки",
-                        host: "пульт ведущего" };
+// The config's sections by name (a key the host does not know is «прочие настройки», never shown raw).
+const SECTION_NAMES = { players: "игроки", teams: "команды", game: "правила и пакет", sources: "кнопки",
+                        host: "пульт ведущего", table: "стол", spin: "волчок", brainring: "правила боя",
+                        quartet: "правила квартета", sports: "секундомер" };
 $("resume-journal").addEventListener("click", () => send({ action: "resume_journal" }));
 $("start-fresh").addEventListener("click", () => send({ action: "start_fresh" }));
 

@@ -301,11 +301,20 @@ class TimeShifted:
 
 
 def _differences(expected: dict[str, Any], found: object) -> list[str]:
-    """The config sections in which the journal's header differs from the current config's."""
+    """The config sections in which the journal's header differs from the current config's:
+    ``["kind"]`` when it is another game altogether (its sections are another game's: naming
+    them one by one would tell the host nothing)."""
     if not isinstance(found, dict):
         return ["everything"]
+    if _kind(expected) != _kind(found):
+        return ["kind"]
     return sorted(key for key in expected.keys() | found.keys()
                   if _comparable(key, expected.get(key)) != _comparable(key, found.get(key)))
+
+
+def _kind(header: dict[str, Any]) -> object:
+    game = header.get("game")
+    return game.get("kind", "svoya") if isinstance(game, dict) else None
 
 
 def _comparable(section: str, value: object) -> object:
