@@ -171,6 +171,34 @@ async def test_the_sports_board_follows_a_running_sports_console(mosquitto_ws: B
         await server.close()
 
 
+async def test_a_count_with_no_warning_never_says_10_seconds_left(
+        mosquitto_ws: Broker, tmp_path: Path) -> None:
+    """Issue 34: «цейтнот»'s count is 10 s with all six at the table (000 4.2 в) and has no «10
+    секунд» warning; the board said «Осталось 10 секунд» beside «5». It says nothing until
+    «Время!»."""
+    console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
+    assert mosquitto_ws.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="table.html")
+    await server.start()
+    task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
+    try:
+        browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+        try:
+            await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+            console.feed([SectorPicked(12, console.clock(), PickSource.HOST)])  # the demo's «цейтнот»
+            now = console.clock()
+            console.feed([ChgkHost(ChgkAction.START_TIMER, now - 5 * S)], now)  # 5 s left
+            await wait_for(browser, f"parseInt({text_of('timer')}) <= 5")
+            assert await evaluate(browser, text_of("call")) == ""
+            await wait_for(browser, f"{text_of('call')} === 'Время!'", within=8)
+        finally:
+            await asyncio.to_thread(browser.close)
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await server.close()
+
+
 async def test_the_chgk_board_says_what_happened(mosquitto_ws: Broker, tmp_path: Path) -> None:
     """The hall sees «Осталось 10 секунд» and «Время!» at their moments, each round's outcome and
     who got the point, a corrected result, and the game's winner; a new round clears the last
