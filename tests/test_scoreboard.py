@@ -117,6 +117,10 @@ async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_
             current = await asyncio.to_thread(browser.evaluate,
                                               "document.querySelector('path.sector.current')?.dataset.sector")
             assert current == "3"
+            # Issue 34: the sector in play's name is dark on its gold, not the played grey.
+            fill = await asyncio.to_thread(browser.evaluate, "getComputedStyle(document.querySelector("
+                                           "'text.label.current')).fill")
+            assert fill == "rgb(21, 21, 27)"
             await asyncio.to_thread(browser.screenshot, str(tmp_path / "table.png"))
         finally:
             await asyncio.to_thread(browser.close)
