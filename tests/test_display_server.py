@@ -111,14 +111,14 @@ async def test_the_page_carries_the_display_login_and_a_password_cannot_break_ou
     script whole, and never end the script element (which would run the rest as HTML)."""
     password = 'p</script><script>alert(1)//&"\\'
     server = DisplayServer("127.0.0.1", 0, ws_port=9001, base="chgk/t1",
-                           mqtt_username="display", mqtt_password=password)
+                           mqtt_username="display", mqtt_password=password, game="svoya")
     await server.start()
     try:
         response = await get(server.port, b"GET / HTTP/1.1\r\nHost: hall.local\r\n\r\n")
     finally:
         await server.close()
     assert response.startswith(b"HTTP/1.1 200")
-    assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1",
+    assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1", "game": "svoya",
                                          "username": "display", "password": password}
     assert b"alert(1)" in response  # it is there, escaped ...
     assert response.count(b"</script>") == response.count(b"<script")  # ... and ends no element

@@ -27,8 +27,8 @@ async def test_the_host_screen_carries_no_login(username: str, login: bool) -> N
     finally:
         await server.close()
     assert response.startswith(b"HTTP/1.1 200")
-    assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1", "login": login,
-                                         "protocol": False}
+    assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1", "game": "",
+                                         "login": login, "protocol": False}
     assert b"s3cret-display" not in response  # not even the hall's read-only account
     assert b'<script src="/host.js">' in response
     head, _, body = script.partition(b"\r\n\r\n")

@@ -33,6 +33,7 @@ const HALL = (() => {
     base: params.get("base") || config.base || "chgk/demo",
     username: config.username || undefined,  // "" is no account: log in anonymously
     password: config.password || undefined,
+    game: config.game || "",  // the game this page is (none: any)
   };
 })();
 
@@ -133,6 +134,12 @@ function hallConnect(kinds, onMessage, login) {
     try { payload = JSON.parse(decoder.decode(bytes)); } catch (e) { return; }
     const kind = topic.slice(HALL.base.length + 1);
     if (kind === "status") {
+      // The console on this node now plays another game (stopped and started with another
+      // config): this page is the old game's, so it loads itself again and is the new one's.
+      if (payload.state === "online" && HALL.game && payload.game && payload.game !== HALL.game) {
+        location.reload();
+        return;
+      }
       hallLink(payload.state === "online", undefined, payload.sources);
       if (!login) {  // the hall's boards; the host has its own
         hallButtonCheck(payload.button_check);

@@ -95,6 +95,7 @@ function brainringStray(e) {
 }
 
 registerGame("brainring", {
+  sections: { brainring: "правила боя" },
   title: "Брейн-ринг",
   phases: { idle: "между вопросами", reading: "вопрос читается: нажатие — фальстарт",
             counting: "идёт время", answering: "команда отвечает", fight_over: "бой окончен" },

@@ -83,6 +83,7 @@ function tablePreset(f, s) {
 }
 
 registerGame("chgk", {
+  sections: { table: "стол", spin: "волчок" },
   noButtons: true,  // no players' buttons: no «Проверка кнопок»
   title: "Что? Где? Когда? — стол",
   phases: TABLE_PHASES,

@@ -187,6 +187,7 @@ function quartetPreset(f, s, action) {
 }
 
 registerGame("quartet", {
+  sections: { quartet: "правила квартета" },
   title: "Эрудит-квартет",
   phases: QUARTET_PHASES,
   timers: { ...GAMES.svoya.timers, assign: "время на расстановку" },

@@ -32,6 +32,7 @@ function renderSports(s) {
 }
 
 registerGame("sports", {
+  sections: { sports: "секундомер" },
   noButtons: true,  // no players' buttons: no «Проверка кнопок»
   title: "Что? Где? Когда? — секундомер",
   phases: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },

@@ -4,6 +4,7 @@
 // (host-svoya.js, host-chgk.js, ...: the GameKind's `host_pages`, which the display server
 // loads after this script), registered with `registerGame(name, module)`:
 // - `title`: the screen's title; `phases`: each phase of its state in Russian;
+// - `sections`: its own config sections by name, for the resume offer (optional);
 // - `actions`: its host actions (see «Arguments» below); `covered`: actions its engine lists
 //   that another button covers;
 // - `render(s)`: fills #situation, #players and #presses from its host state;
@@ -387,16 +388,17 @@ function renderResumeOffer() {
   box.hidden = !consoleOnline || !resumeOffer;
   if (!resumeOffer) return;
   const differs = resumeOffer.differs.includes("kind") ? "это была другая игра"
-    : "отличаются " + resumeOffer.differs.map(s => SECTION_NAMES[s] || "прочие настройки")
+    : "отличаются " + resumeOffer.differs.map(s => ({ ...SECTION_NAMES, ...(current().sections || {}) })[s]
+      || "прочие настройки")
       .filter((name, i, all) => all.indexOf(name) === i).join(", ");
   $("resume-offer-text").textContent = `Сегодняшний бой (${resumeOffer.journal}) записан с другими `
     + `настройками: ${differs}. Сейчас идёт новый бой; продолжить тот — с его игроками `
     + "и правилами, или оставить его в стороне (журнал сохранится)?";
 }
-// The config's sections by name (a key the host does not know is «прочие настройки», never shown raw).
+// The shared config sections by name, a game's own in its module (`sections`); a key the host
+// does not know is «прочие настройки», never shown raw.
 const SECTION_NAMES = { players: "игроки", teams: "команды", game: "правила и пакет", sources: "кнопки",
-                        host: "пульт ведущего", table: "стол", spin: "волчок", brainring: "правила боя",
-                        quartet: "правила квартета", sports: "секундомер" };
+                        host: "пульт ведущего" };
 $("resume-journal").addEventListener("click", () => send({ action: "resume_journal" }));
 $("start-fresh").addEventListener("click", () => send({ action: "start_fresh" }));
 

@@ -130,7 +130,8 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password,
                             protocol=protocol_of(console), media=console.hall_media,
-                            pages=console.game.pages, login_pages=console.game.login_pages)
+                            pages=console.game.pages, login_pages=console.game.login_pages,
+                            game=console.kind)
     try:
         async with broker, asyncio.TaskGroup() as tasks:
             daemon = tasks.create_task(console.run(host, config.mqtt.port, on_ready=broker_connected),

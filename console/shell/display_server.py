@@ -127,8 +127,11 @@ class DisplayServer:
                  scripts: Sequence[str] = (), mqtt_username: str = "",
                  mqtt_password: str = "", protocol: ProtocolExport | None = None,
                  media: HallMedia | None = None, pages: Mapping[str, str] | None = None,
-                 login_pages: Iterable[str] = ()) -> None:
+                 login_pages: Iterable[str] = (), game: str = "") -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
+        # The game these pages are (""): a page that sees the console online with another one
+        # loads itself again, and is that game's page (hall.js).
+        self.game = game
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
@@ -177,7 +180,7 @@ class DisplayServer:
     def page(self, name: str, host: str) -> bytes:
         """The page, told where the broker is as seen from the browser's side."""
         html = (resources.files("console") / "data" / name).read_text(encoding="utf-8")
-        where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base}
+        where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base, "game": self.game}
         # The host's screen gets no account at all, only whether the broker wants one: a
         # display login configured means a locked-down broker, and the page asks the host.
         host_page = {**where, "login": bool(self.mqtt_username), "protocol": self.protocol is not None}

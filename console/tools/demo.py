@@ -187,7 +187,7 @@ async def demo_services(config: Config, console: Console,
                             base=f"{config.mqtt.prefix}/{config.console.node}", board=console.game.board,
                             host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
-                            mqtt_password=config.display.mqtt_password)
+                            mqtt_password=config.display.mqtt_password, game=console.kind)
     async with broker, asyncio.TaskGroup() as tasks:
         daemon = tasks.create_task(console.run(net.host, net.port), name="console")
         pages: tuple[str, ...] = ()
