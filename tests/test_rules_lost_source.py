@@ -152,3 +152,22 @@ def test_a_question_ended_while_the_box_was_away_may_be_withdrawn_after_its_end_
     assert "cancel" not in t.ref.host_actions(t.now)
     t.host(HostAction.CANCEL)
     assert t.last("error")["details"]["action"] == "cancel"  # refused: the question is over
+
+
+def test_the_count_stands_still_while_the_window_waits_for_the_box_004_app4() -> None:
+    """Issue 34: the host's clock ran on to 0.0 under «идёт время на сигнал» while the board
+    said «Пауза». While the window waits for the lost box, the state's count stands still at
+    what it had left when the box was lost, and says it waits (`paused`)."""
+    t = table()
+    base = read(t)
+    t.advance(2 * S)
+    t.deliver(SourceLink("mcu", False, t.now))
+    t.advance(3 * S)
+    timer = t.ref.snapshot(t.now)["timer"]
+    assert isinstance(timer, dict)
+    assert (timer["kind"], timer["paused"], timer["remaining_ms"]) == ("signal", True, 5000)
+    assert timer["ends_ns"] == base + 7 * S
+    t.deliver(SourceLink("mcu", True, t.now))
+    t.deliver(Watermark("mcu", t.now))
+    back = t.ref.snapshot(t.now)["timer"]  # back with nothing pressed, 5 s into the 7: it runs on
+    assert isinstance(back, dict) and "paused" not in back and back["remaining_ms"] == 2000

@@ -915,5 +915,12 @@ class SvoyaReferee:
         if timer is None:
             return None
         kind, ends = timer
+        lost = self._arbiter.lost_sources()
+        if kind == "signal" and lost:
+            # The window waits for a lost button source (nothing after its last word is decided):
+            # the count stands still at what it had left when the source was lost.
+            since = min(lost.values())
+            return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - since) // 1_000_000),
+                    "paused": True}
         return {"kind": kind, "ends_ns": ends, "remaining_ms": max(0, (ends - now) // 1_000_000)}
 
