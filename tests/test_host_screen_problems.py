@@ -44,3 +44,9 @@ def test_a_pack_that_cannot_be_read_stays_on_the_host_screen(tmp_path: Path) -> 
             host.reload()  # a screen opened later: the retained status says it
             host.wait_for_function(LINK_UP, timeout=WAIT_MS)
             expect(host.locator("#problems")).to_contain_text("Пакет вопросов не прочитан", timeout=WAIT_MS)
+            # Issue 34: the same notice again is folded with a count, never three lines.
+            for _ in range(3):
+                broker.publish("host", '{"action": "no_such_action"}')
+            folded = host.locator("#notices li", has_text="no_such_action")
+            expect(folded).to_have_count(1, timeout=WAIT_MS)
+            expect(folded).to_contain_text("(×3)", timeout=WAIT_MS)

@@ -139,8 +139,10 @@ function onMessage(kind, payload, packet) {
     packShelf = payload.packs || null;
     render();
   } else if (kind === "host/notices") {
-    // What happened before the page opened (retained, the last ones): shown until live ones come.
-    if (!noticesSeen) showNotices((payload.notices || []).map(n => [n.time, n.event]));
+    // What happened before the page opened (the retained list, as delivered at subscription):
+    // shown until live ones come. A live update of the list repeats events this page shows as
+    // they come: taking it too said them twice («Начат новый бой…» ×2).
+    if (!live && !noticesSeen) showNotices((payload.notices || []).map(n => [n.time, n.event]));
   } else if (kind === "host/state") {
     takeState(payload, received, live);
   } else if (kind === "events" || kind === "host/events") {
@@ -284,12 +286,22 @@ function notice(e) {
   addNotice(new Date().toLocaleTimeString("ru-RU"), text);
 }
 
+// The same line again, with nothing said between, is folded into the last one with a count:
+// repeats never push the other notices out of the few shown.
 function addNotice(time, text) {
-  const item = document.createElement("li");
-  item.textContent = `${time} ${text}`;
   const list = $("notices");
-  list.prepend(item);
-  while (list.children.length > MAX_NOTICES) list.lastChild.remove();
+  const last = list.firstElementChild;
+  if (last && last.dataset.text === text) {
+    last.dataset.count = String(Number(last.dataset.count) + 1);
+    last.textContent = `${time} ${text} (×${last.dataset.count})`;
+  } else {
+    const item = document.createElement("li");
+    item.dataset.text = text;
+    item.dataset.count = "1";
+    item.textContent = `${time} ${text}`;
+    list.prepend(item);
+    while (list.children.length > MAX_NOTICES) list.lastChild.remove();
+  }
   $("notices-box").hidden = false;
 }
 
