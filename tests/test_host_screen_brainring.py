@@ -88,6 +88,7 @@ def press(ring: Ring, pad: int) -> None:
 def test_a_fight_played_from_the_host_screen(ring: Ring) -> None:
     host, board = ring.host, ring.board
     expect(board).to_have_title("Брейн-ринг")
+    expect(host.locator("#players-title")).to_have_text("Команды")  # issue 34: not «Игроки»
     click(host, "next")
     expect(board.locator("#question")).to_contain_text("Вопрос 1 · 1 очко · читается", timeout=WAIT_MS)
     # A press during the reading: a false start, its team flashes, out of this question.

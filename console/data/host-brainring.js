@@ -60,6 +60,7 @@ function renderBrainring(s) {
   // A button awaited for a team (bind_pad): the host presses it now.
   if (s.awaiting_pad) $("situation").textContent += ` · нажмите свободную кнопку: она станет кнопкой «${s.awaiting_pad.name}»`;
   $("players-box").hidden = false;
+  $("players-title").textContent = "Команды";
   const standing = Object.fromEntries((s.standings || []).map(r => [r.team, r]));
   $("players").replaceChildren(...s.teams.map(t => {
     const card = el("div", { className: `player ${t.status}` });

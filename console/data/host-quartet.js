@@ -139,6 +139,7 @@ function renderQuartet(s) {
   const seats = th ? Object.fromEntries(th.seats.map(x => [x.team, x.player])) : null;
   const status = referee ? Object.fromEntries(referee.players.map(p => [p.id, p.status])) : {};
   $("players-box").hidden = false;
+  $("players-title").textContent = "Команды";
   $("players").replaceChildren(...s.teams.map(t => {
     let seat = "";
     if (seats) seat = t.id in seats ? seats[t.id] : "не играет эту тему";

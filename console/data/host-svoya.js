@@ -63,6 +63,7 @@ function renderSvoya(s) {
   // A button awaited for a player (bind_pad, add_player without one): the host presses it now.
   if (s.awaiting_pad) $("situation").textContent += ` · нажмите свободную кнопку: она станет кнопкой «${s.awaiting_pad.name}»`;
   $("players-box").hidden = false;
+  $("players-title").textContent = "Игроки";
   $("players").replaceChildren(...s.players.map(p => {
     const card = el("div", { className: `player ${p.status}` });
     card.dataset.player = p.id;
