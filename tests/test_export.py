@@ -84,7 +84,9 @@ def test_a_journal_exports_to_csv_json_and_a_protocol_that_prints(tmp_path: Path
     rows = list(csv.reader(io.StringIO(paths[0].read_text(encoding="utf-8"))))
     assert rows[0][:3] == ["бой", "вопрос", "стоимость"]
     first = rows[1]
-    assert first[2] == "10" and "Анна (sim:0" in first[3] and "+0.35 мс" in first[3]
+    assert first[2] == "10" and "Анна (sim:0" in first[3] and "+0,35 мс" in first[3]
+    # Issue 34: times as a person reads them (from the question's start), never raw nanoseconds.
+    assert "Вера (sim:2, 0,920 с от начала вопроса, +0,35 мс" in first[3] and " нс" not in first[3]
     assert first[4] == "Борис: неверно -10; Анна: верно +10" and first[5] == "взят"
     second = rows[2]
     assert second[4] == ("Глеб: неверно -20; Глеб: решение отменено (+20); Глеб: верно +20; "
@@ -175,3 +177,28 @@ def test_a_damaged_journal_keeps_every_good_line_and_says_which_were_not(tmp_pat
     assert "journal.jsonl:4: at_ms must be" in said
     doc = json.loads(paths[1].read_text(encoding="utf-8"))
     assert len(doc["skipped_lines"]) == 3 and doc["questions"]  # the good lines were played
+
+
+def test_a_wrong_answer_on_the_3_s_says_so_in_the_protocol(tmp_path: Path) -> None:
+    """Issue 34: «Анна: неверно −10» did not say she never began in time (004 App.7)."""
+    clock = Clock()
+    journal = io.StringIO()
+    console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
+    feed = McuFeed(console, "sim")
+    console.host(HostAction.NEXT)
+    clock.now += 100 * MS
+    console.host(HostAction.READING_FINISHED)
+    clock.now += 500 * MS
+    feed.edge(PadEdge((0,), True, clock.now, clock.now // 1000, 0))
+    feed.watermark(Watermark(clock.now))
+    clock.now += 20 * MS
+    console.host(HostAction.NAME)
+    clock.now += 3100 * MS
+    console.fire_due()
+    path = tmp_path / "2026-12-05.jsonl"
+    path.write_text(journal.getvalue(), encoding="utf-8")
+    done = export(path, tmp_path / "out")
+    assert done.returncode == 0, done.stderr
+    csv_path = next(p for p in (Path(line) for line in done.stdout.split()) if p.suffix == ".csv")
+    rows = list(csv.reader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
+    assert rows[1][4] == "Анна: неверно (ответ не начат за 3 секунды) -10"

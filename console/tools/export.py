@@ -57,6 +57,7 @@ class QuestionRow:
     fight: int
     question: str  # "тема 1, вопрос 2" / "вопрос 3"
     value: int
+    started_ns: int | None = None  # when the question began (the value announced), console clock
     # who, pad, at_ns, behind_ms (behind the first of its decision; None: not measured), and
     # for a press that did not count `ignored` (why, as press_ignored says)
     presses: list[dict[str, Any]] = field(default_factory=list)
@@ -177,7 +178,9 @@ def _rows(kind: str, events: list[dict[str, Any]]) -> list[QuestionRow]:
             else:
                 label = f"{'дополнительный ' if e['extra'] else ''}вопрос {e['question']}"
                 value = int(e["stake"])
-            current = QuestionRow(fight=fight, question=label, value=value)
+            began = e.get("announced_at_ns", e.get("started_at_ns"))
+            current = QuestionRow(fight=fight, question=label, value=value,
+                                  started_ns=began if isinstance(began, int) else None)
             rows.append(current)
         elif current is None:
             continue
@@ -188,7 +191,8 @@ def _rows(kind: str, events: list[dict[str, Any]]) -> list[QuestionRow]:
             current.presses.append({"who": e[owner], "pad": e["pad"], "at_ns": e["at_ns"],
                                     "behind_ms": e.get("behind_ms"), "ignored": e["reason"]})
         elif t == "answer_judged":
-            current.verdicts.append({"who": e[owner], "correct": e["correct"], "delta": e["delta"]})
+            current.verdicts.append({"who": e[owner], "correct": e["correct"], "delta": e["delta"],
+                                     **({"by": e["by"]} if e.get("by") == "timeout" else {})})
         elif t == "judgement_undone":
             current.verdicts.append({"who": e[owner], "undone": True, "delta": e["delta"]})
         elif t == "question_ended":
@@ -213,12 +217,21 @@ def _standings(rows: list[QuestionRow], names: dict[str, str]) -> list[dict[str,
 
 
 def _presses_text(row: QuestionRow, names: dict[str, str]) -> str:
+    """Each press as a person reads it: when after the question began, how far behind the first
+    (the JSON keeps the stamps on the console's clock)."""
     parts = []
     for p in row.presses:
-        behind = "" if p["behind_ms"] is None else f", +{p['behind_ms']} мс"
+        when = ("" if row.started_ns is None
+                else f", {_seconds((p['at_ns'] - row.started_ns) / 1e9)} с от начала вопроса")
+        behind = "" if p["behind_ms"] is None else f", +{str(p['behind_ms']).replace('.', ',')} мс"
         ignored = f", не засчитано: {_IGNORED.get(p['ignored'], p['ignored'])}" if "ignored" in p else ""
-        parts.append(f"{names.get(p['who'], p['who'])} ({p['pad']}, {p['at_ns']} нс{behind}{ignored})")
+        parts.append(f"{names.get(p['who'], p['who'])} ({p['pad']}{when}{behind}{ignored})")
     return "; ".join(parts)
+
+
+def _seconds(value: float) -> str:
+    """3.25 -> "3,250": seconds to the millisecond, with the Russian decimal comma."""
+    return f"{value:.3f}".replace(".", ",")
 
 
 def _verdicts_text(row: QuestionRow, names: dict[str, str]) -> str:
@@ -231,7 +244,8 @@ def _verdicts_text(row: QuestionRow, names: dict[str, str]) -> str:
             what = "решение пересмотрено" if v["correction"] == "judgement_reversed" else "поправка"
             parts.append(f"{who}: {what} {v['delta']:+d} ({v['reason']})")
         else:
-            parts.append(f"{who}: {'верно' if v['correct'] else 'неверно'} {v['delta']:+d}")
+            late = " (ответ не начат за 3 секунды)" if v.get("by") == "timeout" else ""
+            parts.append(f"{who}: {'верно' if v['correct'] else 'неверно'}{late} {v['delta']:+d}")
     return "; ".join(parts)
 
 
