@@ -151,3 +151,22 @@ async def test_every_page_links_the_consoles_icon_and_it_is_served() -> None:
             head, _, body = response.partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 200") and b"Content-Type: image/svg+xml" in head, path
             assert body == await asyncio.to_thread((DATA / "favicon.svg").read_bytes)
+
+
+async def test_the_pages_are_served_while_their_files_are_replaced(tmp_path: Path) -> None:
+    """Issue 34: the README's second command (a reinstall) run beside the first's demo removed
+    the page files the demo served: `/scoreboard` answered nothing and the terminal filled with
+    FileNotFoundError. The server reads its pages once, at start."""
+    import shutil
+
+    data = tmp_path / "data"
+    await asyncio.to_thread(shutil.copytree, DATA, data)
+    server = DisplayServer("127.0.0.1", 0, ws_port=9001, base="chgk/t1", data=data)
+    await server.start()
+    try:
+        await asyncio.to_thread(shutil.rmtree, data)  # the package's files, mid-reinstall
+        for path in ("/scoreboard", "/host", "/hall.js", "/vendor/mqtt.min.js", "/favicon.svg"):
+            response = await get(server.port, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert response.startswith(b"HTTP/1.1 200"), path
+    finally:
+        await server.close()

@@ -63,6 +63,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from urllib.parse import unquote
 
 from console.shell.hall_media import HallMedia, Media
@@ -75,7 +76,8 @@ log = logging.getLogger("chgk.display")
 # are added to these by name, console/data/<name>).
 SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
 HOST_SCRIPT = '<script src="/host.js"></script>'
-ICON = "/favicon.svg"  # every page's icon (the top's arrow), linked from its head: no /favicon.ico asked
+# Every page's icon (the top's arrow), linked from its head: no browser asks for a /favicon.ico.
+ICON, ICON_FILE = "/favicon.svg", "favicon.svg"
 ICON_LINK = f'<link rel="icon" href="{ICON}" type="image/svg+xml">'
 # The host's screen: it commands the game, so it logs in with the host account, whose password
 # is never written into a page (anyone on the hall's network can load one).
@@ -127,7 +129,8 @@ class DisplayServer:
                  scripts: Sequence[str] = (), mqtt_username: str = "",
                  mqtt_password: str = "", protocol: ProtocolExport | None = None,
                  media: HallMedia | None = None, pages: Mapping[str, str] | None = None,
-                 login_pages: Iterable[str] = (), game: str = "") -> None:
+                 login_pages: Iterable[str] = (), game: str = "",
+                 data: Traversable | None = None) -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         # The game these pages are (""): a page that sees the console online with another one
         # loads itself again, and is that game's page (hall.js).
@@ -147,6 +150,12 @@ class DisplayServer:
         self.protocol = protocol  # the fight's protocol from the live journal (None: none here)
         self.media = media  # the pack's pictures, sounds and videos for the hall (None: no pack)
         self._streams = 0  # media files being sent now
+        # Every page, script and the icon, read once here: a reinstall of the console while it
+        # runs (the README's second command beside the first's demo) replaces the package's
+        # files under it, and reading them per request then failed with FileNotFoundError.
+        folder = data if data is not None else resources.files("console") / "data"
+        self._files = {name: (folder / name).read_bytes()
+                       for name in {*self.pages.values(), *self.scripts.values(), ICON_FILE}}
         self._server: asyncio.Server | None = None
         # Open connections, oldest first (a dict keeps insertion order).
         self._table: dict[_Connection, None] = {}
@@ -179,7 +188,7 @@ class DisplayServer:
 
     def page(self, name: str, host: str) -> bytes:
         """The page, told where the broker is as seen from the browser's side."""
-        html = (resources.files("console") / "data" / name).read_text(encoding="utf-8")
+        html = self._files[name].decode("utf-8")
         where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base, "game": self.game}
         # The host's screen gets no account at all, only whether the broker wants one: a
         # display login configured means a locked-down broker, and the page asks the host.
@@ -276,11 +285,9 @@ class DisplayServer:
         if method == "GET" and path in self.pages:
             status, body, kind = "200 OK", self.page(self.pages[path], host), "text/html"
         elif method == "GET" and path in (ICON, "/favicon.ico"):  # (an old browser asks for the .ico)
-            icon = (resources.files("console") / "data" / "favicon.svg").read_bytes()
-            status, body, kind = "200 OK", icon, "image/svg+xml"
+            status, body, kind = "200 OK", self._files[ICON_FILE], "image/svg+xml"
         elif method == "GET" and path in self.scripts:
-            script = (resources.files("console") / "data" / self.scripts[path]).read_bytes()
-            status, body, kind = "200 OK", script, "text/javascript"
+            status, body, kind = "200 OK", self._files[self.scripts[path]], "text/javascript"
         elif method == "GET" and path.startswith(MEDIA_PATH) and self.media is not None:
             # Only the file the hall is shown now; looked up off the loop (a package's index).
             found = await asyncio.to_thread(self.media.shown_media, unquote(path.removeprefix(MEDIA_PATH)))
