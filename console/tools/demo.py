@@ -281,8 +281,12 @@ async def play_on_simulated_table(
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
         add_mcu(console, name, sim.port, config.sources[name].baudrate)
-    buttons = [(sims[source], int(index)) for p in config.players
-               for source, _, index in [p.pad.partition(":")] if source in sims]
+    # Key 1, 2, ... presses the first button of each player or team, in the config's order.
+    first: dict[str, str] = {}
+    for pad, owner in console.game.pads(config).items():
+        first.setdefault(owner, pad)
+    buttons = [(sims[source], int(index)) for pad in first.values()
+               for source, _, index in [pad.partition(":")] if source in sims]
     net = demo_network(config)
     interactive = stdin.isatty() and stdout.isatty()
     shown = view(console, interactive, net.where)

@@ -188,6 +188,8 @@ GAME = GameKind(
     interrupted=interrupted,
     input_line=input_line,
     pads=lambda config: {pad: t.id for t in config.section(BrainringSection).teams for pad in t.pads},
+    demo="console.tools.demo_brainring:run_demo",
+    demo_config="demo-brainring.toml",
 )
 
 __all__ = ["GAME", "brainring_rules"]
