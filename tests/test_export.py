@@ -202,3 +202,12 @@ def test_a_wrong_answer_on_the_3_s_says_so_in_the_protocol(tmp_path: Path) -> No
     csv_path = next(p for p in (Path(line) for line in done.stdout.split()) if p.suffix == ".csv")
     rows = list(csv.reader(io.StringIO(csv_path.read_text(encoding="utf-8"))))
     assert rows[1][4] == "Анна: неверно (ответ не начат за 3 секунды) -10"
+
+
+def test_a_brainring_false_start_is_in_the_protocol(tmp_path: Path) -> None:
+    """Issue 34: the «Брейн-ринг» protocol left out a false start (§5: a press during the
+    reading puts the team out of the question)."""
+    done = export(ROOT / "examples" / "brainring-fight.jsonl", tmp_path)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.reader(io.StringIO((tmp_path / "brainring-fight.csv").read_text(encoding="utf-8"))))
+    assert [r[3] for r in rows[1:] if "фальстарт (до «Время!»)" in r[3]], rows

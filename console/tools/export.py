@@ -45,7 +45,9 @@ PROTOCOLLED = frozenset(name for name in names() if game(name).protocolled)  # (
 _NEW_FIGHT = {"svoya": "game_started", "brainring": "fight_started"}
 _END_TEXTS = {"correct": "взят", "all_wrong": "все ответили неверно", "no_signal": "никто не ответил",
               **brainring_texts.END_REASONS}
-_IGNORED = {**svoya_texts.IGNORED, **brainring_texts.PRESS_REASONS}  # why a press did not count
+# Why a press did not count («Брейн-ринг»'s false start is an event of its own: its key here).
+_IGNORED = {**svoya_texts.IGNORED, **brainring_texts.PRESS_REASONS,
+            "brainring_false_start": brainring_texts.FALSE_START}
 
 
 class ExportError(Exception):
@@ -187,6 +189,9 @@ def _rows(kind: str, events: list[dict[str, Any]]) -> list[QuestionRow]:
         elif t == "signal_accepted":
             current.presses += [{"who": p[owner], "pad": p["pad"], "at_ns": p["at_ns"],
                                  "behind_ms": p["behind_ms"]} for p in e["presses"]]
+        elif t == "false_start":  # «Брейн-ринг»: pressed during the reading, out of the question
+            current.presses.append({"who": e[owner], "pad": e["pad"], "at_ns": e["at_ns"],
+                                    "behind_ms": None, "ignored": "brainring_false_start"})
         elif t == "press_ignored":  # a press that did not count, with why (and how far behind)
             current.presses.append({"who": e[owner], "pad": e["pad"], "at_ns": e["at_ns"],
                                     "behind_ms": e.get("behind_ms"), "ignored": e["reason"]})

@@ -34,6 +34,7 @@ PRESS_REASONS = {
     "not_in_extra": "не играет дополнительные вопросы",
 }
 END_REASONS = {"correct": "взят", "unanswered": "не взят", "cancelled": "снят"}
+FALSE_START = "фальстарт (до «Время!»)"  # a press during the reading: the team is out of the question
 
 
 def describe(event: Event, names: Mapping[str, str]) -> str | None:
