@@ -360,7 +360,7 @@ class Console:
 
         def listed(shelf: dict[str, Any]) -> None:
             if shelf.get("problem"):
-                log.warning("packs in %s: %s", packs.folder(config), shelf["problem"])
+                log.info("packs in %s: %s", packs.folder(config), shelf["problem"])
             if self.mqtt is not None:
                 self.mqtt.set_status(packs=shelf)
 
