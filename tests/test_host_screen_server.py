@@ -69,3 +69,18 @@ async def test_the_host_screen_loads_the_games_modules_after_the_core() -> None:
     assert core < svoya < quartet
     assert module.startswith(b"HTTP/1.1 200") and b'registerGame("quartet"' in module
     assert other.startswith(b"HTTP/1.1 404")
+
+
+def test_no_evening_reset_sits_in_the_questions_bar() -> None:
+    """Issue 34: «Новая игра» / «Новый бой» were one tap from the question's controls in the
+    action bar. In every game's module they are in the evening's menu below the page."""
+    import re
+
+    resets = {"new_game", "new_fight", "next_fight", "end_game"}
+    found = {}
+    for module in DATA.glob("host-*.js"):
+        text = module.read_text(encoding="utf-8")
+        for action, menu in re.findall(r'\{ action: "(\w+)",( menu: true,)?', text):
+            if action in resets:
+                found[(module.name, action)] = bool(menu)
+    assert found and all(found.values()), {k: v for k, v in found.items() if not v}

@@ -36,7 +36,7 @@ const TABLE = [
           s.correction.to === "team" ? "знатоки" : s.opponent}».`
       : "Отдать очко последнего раунда другой стороне?",
     fields: [{ name: "reason", label: "Причина", type: "text" }] },
-  { action: "new_game", label: "Новая игра", look: "danger",
+  { action: "new_game", menu: true, label: "Новая игра", look: "danger",
     confirm: "Начать новую игру за столом? Счёт обнулится, все сектора снова в игре.",
     fields: [{ name: "team", label: "Команда за столом (пусто: никого)", type: "team", optional: true }] },
 ];

@@ -57,7 +57,7 @@ const QUARTET = [
     fields: [{ name: "team", label: "Команда", type: "team" },
              { name: "player", label: "Игрок", type: "member" },
              { name: "name", label: "Верное имя", type: "text" }] },
-  { action: "new_fight", label: "Новый бой", look: "danger",
+  { action: "new_fight", menu: true, label: "Новый бой", look: "danger",
     confirm: "Начать бой заново? Очки всех команд обнулятся, раунды начнутся с первого." },
 ];
 
