@@ -45,7 +45,8 @@ def test_the_host_screen_is_in_the_page_table() -> None:
 def test_the_host_screens_core_names_no_game() -> None:
     """Issue 17: host.js is the core every game shares; each game is its own module
     (host-<game>.js, registered with registerGame), so the core never branches on the game."""
-    script = (DATA / "host.js").read_text(encoding="utf-8")
+    script = "\n".join((DATA / name).read_text(encoding="utf-8")
+                       for name in ("host.js", "host-notices.js", "host-dialogs.js", "host-view.js"))
     code = "\n".join(line.split("//")[0] for line in script.splitlines())
     code = code.replace("chgk-host-login", "")  # the product's name in the login's storage key
     for name in ("svoya", "quartet", "chgk", "sports", "game ==="):
@@ -84,3 +85,10 @@ def test_no_evening_reset_sits_in_the_questions_bar() -> None:
             if action in resets:
                 found[(module.name, action)] = bool(menu)
     assert found and all(found.values()), {k: v for k, v in found.items() if not v}
+
+
+def test_no_page_or_script_of_the_console_is_over_400_lines() -> None:
+    """Issue 34: host.js had grown to 731 lines; the core is split into its parts."""
+    long = {path.name: n for path in [*DATA.glob("*.js"), *DATA.glob("*.html")]
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400}
+    assert long == {}

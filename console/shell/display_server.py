@@ -74,7 +74,10 @@ log = logging.getLogger("chgk.display")
 
 # Path -> file under console/data; nothing else is ever read from disk (a game's own scripts
 # are added to these by name, console/data/<name>).
-SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js"}
+# The host screen's core after host.js, before the games' modules (console/data/host.js).
+HOST_PARTS = ("host-notices.js", "host-dialogs.js", "host-view.js")
+SCRIPTS = {"/hall.js": "hall.js", "/host.js": "host.js", "/vendor/mqtt.min.js": "vendor/mqtt.min.js",
+           **{f"/{part}": part for part in HOST_PARTS}}
 HOST_SCRIPT = '<script src="/host.js"></script>'
 # Every page's icon (the top's arrow), linked from its head: no browser asks for a /favicon.ico.
 ICON, ICON_FILE = "/favicon.svg", "favicon.svg"
@@ -199,8 +202,9 @@ class DisplayServer:
         # JSON's \u escapes keep every "<", ">" and "&" out of the HTML's sight.
         config = config.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         if name == HOST_PAGE:  # the game's modules, each registering itself with host.js
+            scripts = (*HOST_PARTS, *self.host_pages)
             html = html.replace(HOST_SCRIPT, "\n".join(
-                [HOST_SCRIPT, *(f'<script src="/{page}"></script>' for page in self.host_pages)]))
+                [HOST_SCRIPT, *(f'<script src="/{page}"></script>' for page in scripts)]))
         if ICON_LINK not in html:
             html = html.replace("</head>", f"{ICON_LINK}\n</head>", 1)
         # Before the first script, so hall.js finds window.CHGK whenever it looks.
