@@ -181,7 +181,8 @@ def test_every_link_state_has_one_russian_name_on_every_screen() -> None:
     from console.texts import SOURCE_STATES
     from drivers.link_state import LinkState
 
-    script = (ROOT / "console" / "data" / "host.js").read_text(encoding="utf-8")
+    script = "\n".join((ROOT / "console" / "data" / name).read_text(encoding="utf-8")
+                       for name in ("host.js", "host-notices.js", "host-dialogs.js", "host-view.js"))
     found = re.search(r"const SOURCE_STATES = \{(.*?)\};", script, re.S)
     assert found is not None
     on_screen = dict(re.findall(r'(\w+): "([^"]*)"', found.group(1)))
@@ -193,7 +194,8 @@ def test_every_link_state_has_one_russian_name_on_every_screen() -> None:
 def test_the_journals_health_reads_the_same_in_the_terminal_and_on_the_host_screen() -> None:
     from console.texts import JOURNAL_BACK, JOURNAL_FAILING
 
-    script = (ROOT / "console" / "data" / "host.js").read_text(encoding="utf-8")
+    script = "\n".join((ROOT / "console" / "data" / name).read_text(encoding="utf-8")
+                       for name in ("host.js", "host-notices.js", "host-dialogs.js", "host-view.js"))
     for name, text in (("JOURNAL_FAILING", JOURNAL_FAILING), ("JOURNAL_BACK", JOURNAL_BACK)):
         found = re.search(rf"const {name} = (.*?);\n", script, re.S)
         assert found is not None, name
