@@ -55,23 +55,44 @@ CONNECT_WAIT_S = 5.0
 V = TypeVar("V", bound="DemoView")
 
 
-class TerminalView:
-    """Shows the game: a redrawn screen on a terminal, event lines otherwise."""
+class ScreenView:
+    """What every demo's view does: a redrawn screen on a terminal (`draw`, which a game's view
+    writes with `screen`), one timestamped line per narrated event otherwise. A game's view
+    says each event's line (`line`: None for one it does not narrate)."""
 
-    def __init__(self, console: Console, out: TextIO, *, interactive: bool, broker: str) -> None:
+    def __init__(self, console: Console, out: TextIO, *, interactive: bool, broker: str = "") -> None:
         self.console, self.out, self.interactive, self.broker = console, out, interactive, broker
         self.names = {p.id: p.name for p in console.config.players}
         self.recent: deque[str] = deque(maxlen=8)
         self._started = time.monotonic()
 
+    def line(self, event: Event) -> str | None:
+        raise NotImplementedError
+
+    def draw(self) -> None:
+        raise NotImplementedError
+
     def on_event(self, event: Event) -> None:
-        line = describe(event, self.names)
+        line = self.line(event)
+        if line is None:
+            return
         if self.interactive:
             self.recent.append(line)
             self.draw()
         else:
             self.out.write(f"[{time.monotonic() - self._started:7.3f}] {line}\n")
             self.out.flush()
+
+    def screen(self, lines: list[str]) -> None:
+        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
+        self.out.flush()
+
+
+class TerminalView(ScreenView):
+    """Shows «Своя игра»: a redrawn screen on a terminal, event lines otherwise."""
+
+    def line(self, event: Event) -> str | None:
+        return describe(event, self.names)
 
     def draw(self) -> None:
         if not self.interactive:
@@ -102,8 +123,7 @@ class TerminalView:
         lines.append(f"Кнопки игроков: 1-{len(state['players'])}.   {QUIT_KEY}: выход.   Ведущий:")
         keys = [f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()]
         lines += ["  " + "   ".join(keys[i:i + 4]) for i in range(0, len(keys), 4)]
-        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
-        self.out.flush()
+        self.screen(lines)
 
 
 def free_port() -> int:

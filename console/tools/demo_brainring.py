@@ -8,7 +8,6 @@ withdraw the question, `w` the next fight). Piped input prints one line per even
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -18,33 +17,22 @@ from console.engine.events import Event
 from console.games.brainring.config import BrainringSection
 from console.games.brainring.texts import describe
 from console.shell.runtime import Console
-from console.tools.demo import Button, play_on_simulated_table, press_button
+from console.tools.demo import Button, ScreenView, play_on_simulated_table, press_button
 
 KEYS = {"n": ("следующий вопрос", BrainringAction.NEXT), "t": ("«Время!»", BrainringAction.TIME),
         "y": ("верно", BrainringAction.CORRECT), "x": ("неверно", BrainringAction.WRONG),
         "c": ("снять вопрос", BrainringAction.CANCEL), "w": ("следующий бой", BrainringAction.NEW_FIGHT)}
 
 
-class BrainringView:
+class BrainringView(ScreenView):
     """Shows the fight: a redrawn screen on a terminal, event lines otherwise."""
 
     def __init__(self, console: Console, out: TextIO, *, interactive: bool) -> None:
-        self.console, self.out, self.interactive = console, out, interactive
+        super().__init__(console, out, interactive=interactive)
         self.names = {t.id: t.name for t in console.config.section(BrainringSection).teams}
-        self.broker = ""
-        self.recent: list[str] = []
-        self._started = time.monotonic()
 
-    def on_event(self, event: Event) -> None:
-        line = describe(event, self.names)
-        if line is None:
-            return
-        if self.interactive:
-            self.recent = [*self.recent[-7:], line]
-            self.draw()
-        else:
-            self.out.write(f"[{time.monotonic() - self._started:7.3f}] {line}\n")
-            self.out.flush()
+    def line(self, event: Event) -> str | None:
+        return describe(event, self.names)
 
     def draw(self) -> None:
         if not self.interactive:
@@ -58,8 +46,7 @@ class BrainringView:
         lines += ["", *[f"  {line}" for line in self.recent], "",
                   "Кнопки команд: 1-{}.   q: выход.   Ведущий:".format(len(s["teams"])),
                   "  " + "   ".join(f"{k} {text}" for k, (text, _) in KEYS.items())]
-        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
-        self.out.flush()
+        self.screen(lines)
 
 
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:

@@ -10,7 +10,6 @@ buttons; the «Своя игра» host keys judge the theme. Piped input prints
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
@@ -23,7 +22,7 @@ from console.games.quartet.texts import describe as describe_fight
 from console.games.svoya.texts import ACTIONS
 from console.games.svoya.texts import describe as describe_svoya
 from console.shell.runtime import Console
-from console.tools.demo import HOST_KEYS, Button, play_on_simulated_table, svoya_keys
+from console.tools.demo import HOST_KEYS, Button, ScreenView, play_on_simulated_table, svoya_keys
 
 FIGHT_KEYS = {key: (FIGHT_ACTIONS[action.value], action) for key, action in (
     ("o", QuartetAction.START_ROUND), ("m", QuartetAction.NAME_THEME), ("p", QuartetAction.ASSIGN),
@@ -63,24 +62,11 @@ def seating(state: Mapping[str, Any], team: Mapping[str, Any]) -> dict[str, Any]
     return {"player": left[0] if left and len(used) < plays else ""}
 
 
-class QuartetView:
+class QuartetView(ScreenView):
     """Shows the fight: a redrawn screen on a terminal, event lines otherwise."""
 
-    def __init__(self, console: Console, out: TextIO, *, interactive: bool) -> None:
-        self.console, self.out, self.interactive = console, out, interactive
-        self.names = {p.id: p.name for p in console.config.players}
-        self.broker = ""
-        self.recent: list[str] = []
-        self._started = time.monotonic()
-
-    def on_event(self, event: Event) -> None:
-        line = describe_fight(event, self.names) or describe_svoya(event, self.names)
-        if self.interactive:
-            self.recent = [*self.recent[-7:], line]
-            self.draw()
-        else:
-            self.out.write(f"[{time.monotonic() - self._started:7.3f}] {line}\n")
-            self.out.flush()
+    def line(self, event: Event) -> str | None:
+        return describe_fight(event, self.names) or describe_svoya(event, self.names)
 
     def draw(self) -> None:
         if not self.interactive:
@@ -103,8 +89,7 @@ class QuartetView:
         keys += [f"{k} {ACTIONS[a.value]}" for k, a in HOST_KEYS.items()]
         lines.append(f"Кнопки команд: 1-{len(s['teams'])}.   q: выход.   Ведущий:")
         lines += ["  " + "   ".join(keys[i:i + 4]) for i in range(0, len(keys), 4)]
-        self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
-        self.out.flush()
+        self.screen(lines)
 
 
 async def run_demo(config: Config, stdin: TextIO, stdout: TextIO, *, sound: bool = True) -> int:
