@@ -15,6 +15,8 @@ import asyncio
 import json
 import math
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -150,19 +152,26 @@ async def test_the_sports_board_follows_a_running_sports_console(mosquitto_ws: B
                       f'[mqtt]\nhost = "127.0.0.1"\nport = {mosquitto_ws.port}\n'
                       f'[sports]\ncount_s = 3\nwarning_at_s = 1\ncollection_s = 1\n', encoding="utf-8")
     console = Console(load_config(config))
-    assert mosquitto_ws.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="timer.html")
+    async with board_of(console, mosquitto_ws, "timer.html") as browser:
+        console.on_command(b'{"action": "start"}')
+        await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
+        await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
+        await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
+        assert await evaluate(browser, text_of("timer")) == ""
+
+
+@asynccontextmanager
+async def board_of(console: Console, broker: Broker, board: str) -> AsyncIterator[Browser]:
+    """`console` running on `broker`, its hall's `board` served and open in a browser, online."""
+    assert broker.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=broker.ws_port, base=BASE, board=board)
     await server.start()
-    task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
+    task = asyncio.create_task(console.run(broker.host, broker.port))
     try:
         browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
         try:
             await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
-            console.on_command(b'{"action": "start"}')
-            await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
-            await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
-            await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
-            assert await evaluate(browser, text_of("timer")) == ""
+            yield browser
         finally:
             await asyncio.to_thread(browser.close)
     finally:
@@ -177,26 +186,13 @@ async def test_a_count_with_no_warning_never_says_10_seconds_left(
     секунд» warning; the board said «Осталось 10 секунд» beside «5». It says nothing until
     «Время!»."""
     console = Console(load_config(table_config(tmp_path, mosquitto_ws.port)))
-    assert mosquitto_ws.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="table.html")
-    await server.start()
-    task = asyncio.create_task(console.run(mosquitto_ws.host, mosquitto_ws.port))
-    try:
-        browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
-        try:
-            await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
-            console.feed([SectorPicked(12, console.clock(), PickSource.HOST)])  # the demo's «цейтнот»
-            now = console.clock()
-            console.feed([ChgkHost(ChgkAction.START_TIMER, now - 5 * S)], now)  # 5 s left
-            await wait_for(browser, f"parseInt({text_of('timer')}) <= 5")
-            assert await evaluate(browser, text_of("call")) == ""
-            await wait_for(browser, f"{text_of('call')} === 'Время!'", within=8)
-        finally:
-            await asyncio.to_thread(browser.close)
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        await server.close()
+    async with board_of(console, mosquitto_ws, "table.html") as browser:
+        console.feed([SectorPicked(12, console.clock(), PickSource.HOST)])  # the demo's «цейтнот»
+        now = console.clock()
+        console.feed([ChgkHost(ChgkAction.START_TIMER, now - 5 * S)], now)  # 5 s left
+        await wait_for(browser, f"parseInt({text_of('timer')}) <= 5")
+        assert await evaluate(browser, text_of("call")) == ""
+        await wait_for(browser, f"{text_of('call')} === 'Время!'", within=8)
 
 
 async def test_the_chgk_board_says_what_happened(mosquitto_ws: Broker, tmp_path: Path) -> None:

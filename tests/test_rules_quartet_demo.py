@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import replace
-from importlib import resources
 
-from console.config import Config
-from console.games import game, load_config
+from console.games import game
 from console.tools.demo_quartet import run_demo
-from tests.conftest import free_port
-
-
-def demo_config() -> Config:
-    with resources.as_file(resources.files("console") / "data" / game("quartet").demo_config) as path:
-        config = load_config(path)
-    return replace(config, mqtt=replace(config.mqtt, port=free_port(), ws_port=free_port()),
-                   display=replace(config.display, http_port=0))
+from tests.support.demo import demo_config
 
 
 async def play(script: str) -> list[str]:
     out = io.StringIO()
-    assert await run_demo(demo_config(), io.StringIO(script), out, sound=False) == 0
+    assert await run_demo(demo_config("quartet"), io.StringIO(script), out, sound=False) == 0
     return [re.sub(r"^\[\s*[\d.]+\] ", "", line) for line in out.getvalue().splitlines()]
 
 

@@ -1,0 +1,19 @@
+"""A game's shipped demo config for a demo test: on free ports, its board on any port."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from importlib import resources
+
+from console.config import Config
+from console.games import game, load_config
+from tests.conftest import free_port
+
+__all__ = ["demo_config"]
+
+
+def demo_config(kind: str) -> Config:
+    with resources.as_file(resources.files("console") / "data" / game(kind).demo_config) as path:
+        config = load_config(path)
+    return replace(config, mqtt=replace(config.mqtt, port=free_port(), ws_port=free_port()),
+                   display=replace(config.display, http_port=0))
