@@ -4,6 +4,10 @@ Contract: `describe_notice(event, names, actions)` gives one Russian line for an
 game can publish (a refused command, the console's own errors, a source's state, a held
 button, a resumed fight, the journal's health), or None for a game's own event; each game's `texts` module
 describes its own events and falls back to this. `SOURCE_STATES` names every source state.
+
+`PAGE_TEXTS` is the one source of these lines: the display server hands it to the host's
+screen (``window.CHGK.texts``), which fills the same templates (``{name}`` placeholders) for
+the same events, so a notice reads the same on the terminal and on the screen.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from console.notices import (
     SourceStatus,
 )
 
-# One word per LinkState (drivers/link_state.py); the host screen shows the same (host.js).
+# One word per LinkState (drivers/link_state.py).
 SOURCE_STATES = {
     "connected": "подключено",
     "disconnected": "нет связи",
@@ -29,11 +33,61 @@ SOURCE_STATES = {
     "resyncing": "часы устройства сбились: пересинхронизация, проверьте решения",
 }
 
-# The journal's health (console/shell/journal.py); the host screen says the same (host.js).
+# The journal's health (console/shell/journal.py).
 JOURNAL_FAILING = ("Журнал не записывается (диск полон, извлечён или только для чтения): игра идёт, "
                    "решения хранятся в памяти и будут записаны, как только диск их примет; "
                    "не выключайте пульт")
 JOURNAL_BACK = "Журнал снова записывается: ничего не потеряно"
+
+# The console's own problems by where they come from (ConsoleError.source), each saying what to
+# do; a source's name otherwise (`device_problem`). The detail stays as the console logs it.
+PROBLEMS = {
+    "mqtt": "Команда от другого клиента не принята: игра не изменилась",
+    "journal": "Журнал игры не пишется: игра идёт; не выключайте пульт и позовите техника",
+    "record": "Протокол игры не сохранён: игра идёт; позовите техника после боя",
+    "pack": "Пакет вопросов не прочитан: выберите другой пакет в меню или проверьте файл",
+    "pack_cells": "Пакет вопросов прочитан, но часть вопросов пропущена: играйте дальше, "
+                  "пропущенных вопросов не будет",
+    "button_check": "Проверка кнопок не прошла: проверьте кабель кнопок и начните её снова",
+    "console": "Сбой пульта (игра идёт дальше): если повторяется — позовите техника",
+}
+
+# What a resume voids (FightResumed.voided) and plays again.
+VOIDED = {"question": "вопрос", "round": "раунд", "count": "отсчёт"}
+
+# Templates for the lines with figures ({name}: filled by Python's str.format and by the page).
+PAGE_TEXTS: dict[str, object] = {
+    "source_states": SOURCE_STATES,
+    "source_status": "Устройство {source}: {state}",
+    "device_problem": ("Неполадка устройства «{source}»: проверьте его кабель; "
+                       "если повторяется — позовите техника"),
+    "problems": PROBLEMS,
+    "journal_failing": JOURNAL_FAILING,
+    "journal_back": JOURNAL_BACK,
+    "console_held": ("Пульт задержался на {held} с (система была занята): нажатия за это время "
+                     "засчитаны по их времени, решение принято после их чтения"),
+    "button_held": ("Кнопка {pad} ({whose}) зажата уже {seconds} с: залипла или её держат; "
+                    "остальные кнопки работают, её нажатие засчитано один раз"),
+    "button_released": "Кнопка {pad} ({whose}) отпущена (была нажата {seconds} с)",
+    "player_of": "игрока {name}",
+    "no_player": "без игрока",
+    "resume_offered": ("Бой {journal} записан с другими настройками — выберите: "
+                       "продолжить его или начать новый"),
+    "resume_accepted": "Продолжаем бой {journal} с его настройками: пульт перезапускается",
+    "resume_declined": "Начат новый бой; журнал прежнего сохранён как {journal}",
+    "resume_declined_implicit": ("Начат новый бой (вы продолжили игру); "
+                                 "журнал прежнего сохранён как {journal}"),
+    "resumed": "Игра восстановлена после перезапуска по журналу {journal}",
+    "voided": "; {what} отменён и будет сыгран заново",
+    "voided_what": VOIDED,
+    "torn": "; последняя строка журнала была оборвана",
+}
+
+
+def _text(key: str, **values: object) -> str:
+    template = PAGE_TEXTS[key]
+    assert isinstance(template, str)
+    return template.format(**values)
 
 
 def counted(n: int, one: str, few: str, many: str) -> str:
@@ -52,7 +106,10 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
     match event:
         case CommandRefused(details={"action": str(action), "reason": str(reason)}):
             return f"Нельзя: «{actions.get(action, action)}» — {reason}"
-        case CommandRefused(message=message) | ConsoleError(message=message):
+        case ConsoleError(source=source, message=message):
+            problem = PROBLEMS.get(source) or _text("device_problem", source=source)
+            return f"{problem} ({message})"
+        case CommandRefused(message=message):
             return f"Ошибка: {message}"
         case SourceStatus(source=source, state=state):
             return source_status_text(source, state)
@@ -65,37 +122,32 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
         case JournalStatus():
             return JOURNAL_BACK
         case ResumeOffered(state="offered", journal=journal):
-            return (f"Бой {journal} записан с другими настройками — выберите: продолжить его "
-                    "или начать новый")
+            return _text("resume_offered", journal=journal)
         case ResumeOffered(state="accepted", journal=journal):
-            return f"Продолжаем бой {journal} с его настройками: пульт перезапускается"
+            return _text("resume_accepted", journal=journal)
         case ResumeOffered(journal=journal, implicit=implicit):
-            return (f"Начат новый бой{' (вы продолжили игру)' if implicit else ''}; "
-                    f"журнал прежнего сохранён как {journal}")
-        case FightResumed(voided=voided):
-            return "Бой восстановлен по журналу" + ("; прерванный вопрос отменён и будет сыгран заново"
-                                                    if voided else "")
+            return _text("resume_declined_implicit" if implicit else "resume_declined", journal=journal)
+        case FightResumed(journal=journal, voided=voided, torn=torn):
+            what = VOIDED.get(voided or "", voided)
+            return (_text("resumed", journal=journal) + (_text("voided", what=what) if voided else "")
+                    + (_text("torn") if torn else ""))
     return None
 
 
 def source_status_text(source: str, state: str) -> str:
     """A button source's state as the host reads it."""
-    return f"Устройство {source}: {SOURCE_STATES.get(state, state)}"
+    return _text("source_status", source=source, state=SOURCE_STATES.get(state, state))
 
 
 def console_held_text(event: ConsoleHeld) -> str:
     """The console's own hold, as the host reads it."""
-    held = f"{event.held_ms / 1000:.1f}".replace(".", ",")
-    return (f"Пульт задержался на {held} с (система была занята): нажатия за это время "
-            "засчитаны по их времени, решение принято после их чтения")
+    return _text("console_held", held=f"{event.held_ms / 1000:.1f}".replace(".", ","))
 
 
 def button_held_text(event: ButtonHeld, names: Mapping[str, str]) -> str:
     """A button held down, or its release, as the host reads it."""
-    whose = f"игрока {names.get(event.player, event.player)}" if event.player else "без игрока"
-    button = f"Кнопка {event.pad} ({whose})"
+    whose = (_text("player_of", name=names.get(event.player, event.player)) if event.player
+             else _text("no_player"))
     seconds = f"{event.held_ms / 1000:.1f}".replace(".", ",")
-    if event.state == "held":
-        return (f"{button} зажата уже {seconds} с: залипла или её держат; "
-                "остальные кнопки работают, её нажатие засчитано один раз")
-    return f"{button} отпущена (была нажата {seconds} с)"
+    return _text("button_held" if event.state == "held" else "button_released",
+                 pad=event.pad, whose=whose, seconds=seconds)

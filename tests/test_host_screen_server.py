@@ -5,11 +5,13 @@ the broker is and whether it wants a login, and asks the host for the host accou
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 
 import pytest
 
 from console.shell.display_server import DisplayServer
+from console.texts import PAGE_TEXTS
 from tests.test_display_server import get, injected_config
 
 DATA = Path(__file__).resolve().parent.parent / "console" / "data"
@@ -28,12 +30,30 @@ async def test_the_host_screen_carries_no_login(username: str, login: bool) -> N
         await server.close()
     assert response.startswith(b"HTTP/1.1 200")
     assert injected_config(response) == {"ws": "ws://hall.local:9001/", "base": "chgk/t1", "game": "",
-                                         "login": login, "protocol": False}
+                                         "login": login, "protocol": False, "texts": PAGE_TEXTS}
     assert b"s3cret-display" not in response  # not even the hall's read-only account
     assert b'<script src="/host.js">' in response
     head, _, body = script.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200") and b"Content-Type: text/javascript" in head
     assert body == await asyncio.to_thread((DATA / "host.js").read_bytes)
+
+
+def fixed_parts(text: object) -> list[str]:
+    """Every stretch of a template's words between its placeholders, of every text in `text`."""
+    if isinstance(text, dict):
+        return [part for value in text.values() for part in fixed_parts(value)]
+    return [part.strip() for part in re.split(r"\{\w+\}", str(text)) if len(part.strip()) >= 12]
+
+
+def test_the_host_screen_says_the_consoles_own_lines_as_the_console_does() -> None:
+    """Issue 34: one source for each Russian text. The console's own notices (a device's state,
+    a problem, a held button, a hold-up, the journal, a resume) are console/texts.py's
+    PAGE_TEXTS, handed to the page; no script of the pages spells one of them again."""
+    scripts = "\n".join(path.read_text(encoding="utf-8") for path in DATA.glob("*.js"))
+    parts = fixed_parts(PAGE_TEXTS)
+    assert len(parts) > 20
+    for part in parts:
+        assert part not in scripts, part
 
 
 def test_the_host_screen_is_in_the_page_table() -> None:

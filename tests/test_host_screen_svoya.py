@@ -205,8 +205,15 @@ def test_a_console_problem_is_a_notice_in_russian(hall: Hall) -> None:
     hall.broker.publish("host", '{"action": "dance"}')
     notices = hall.host.locator("#notices-box")
     expect(notices).to_be_visible(timeout=WAIT_MS)
-    expect(hall.host.locator("#notices li").first).to_contain_text(
-        "Команда от другого клиента не принята. Подробности (для техника): bad host command")
+    first = hall.host.locator("#notices li").first
+    expect(first).to_contain_text("Команда от другого клиента не принята: игра не изменилась")
+    # Issue 34: the console's technical detail is behind a tap, not in the line the host reads.
+    detail = first.locator("details")
+    expect(detail).not_to_have_attribute("open", "")
+    assert "bad host command" not in first.inner_text()
+    detail.locator("summary").click()
+    expect(detail).to_have_attribute("open", "")
+    assert "bad host command" in first.inner_text()
 
 
 def test_destructive_actions_ask_first(hall: Hall) -> None:

@@ -176,31 +176,17 @@ def test_schema_enums_match_the_code() -> None:
 
 
 def test_every_link_state_has_one_russian_name_on_every_screen() -> None:
-    """A source's state reads the same in the terminal and on the host's screen, and each
-    state a driver can report (drivers/link_state.py) is in the schema and has its words."""
-    from console.texts import SOURCE_STATES
+    """A source's state and the journal's health read the same in the terminal and on the host's
+    screen: the screen is handed console/texts.py's own (PAGE_TEXTS; no script spells them,
+    tests/test_host_screen_server.py), and each state a driver can report
+    (drivers/link_state.py) is in the schema and has its words."""
+    from console.texts import JOURNAL_BACK, JOURNAL_FAILING, PAGE_TEXTS, SOURCE_STATES
     from drivers.link_state import LinkState
 
-    script = "\n".join((ROOT / "console" / "data" / name).read_text(encoding="utf-8")
-                       for name in ("host.js", "host-notices.js", "host-dialogs.js", "host-view.js"))
-    found = re.search(r"const SOURCE_STATES = \{(.*?)\};", script, re.S)
-    assert found is not None
-    on_screen = dict(re.findall(r'(\w+): "([^"]*)"', found.group(1)))
-    assert on_screen == SOURCE_STATES
+    assert PAGE_TEXTS["source_states"] == SOURCE_STATES
+    assert (PAGE_TEXTS["journal_failing"], PAGE_TEXTS["journal_back"]) == (JOURNAL_FAILING, JOURNAL_BACK)
     assert set(SOURCE_STATES) == {s.value for s in LinkState}
     assert set(EVENT_DEFS["source_state"]["enum"]) == set(SOURCE_STATES)
-
-
-def test_the_journals_health_reads_the_same_in_the_terminal_and_on_the_host_screen() -> None:
-    from console.texts import JOURNAL_BACK, JOURNAL_FAILING
-
-    script = "\n".join((ROOT / "console" / "data" / name).read_text(encoding="utf-8")
-                       for name in ("host.js", "host-notices.js", "host-dialogs.js", "host-view.js"))
-    for name, text in (("JOURNAL_FAILING", JOURNAL_FAILING), ("JOURNAL_BACK", JOURNAL_BACK)):
-        found = re.search(rf"const {name} = (.*?);\n", script, re.S)
-        assert found is not None, name
-        on_screen = "".join(re.findall(r'"([^"]*)"', found.group(1)))
-        assert on_screen == text, name
 
 
 def test_source_states_are_link_states_everywhere() -> None:

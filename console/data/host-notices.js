@@ -4,34 +4,37 @@
 "use strict";
 
 // ---- what the host must know about the devices and the decisions (Russian) ----
+// The console's own lines come from console/texts.py (PAGE_TEXTS, handed over as
+// window.CHGK.texts): the terminal and this screen say the same; `say` fills a template.
 const MAX_NOTICES = 6;
-const SOURCE_STATES = { connected: "подключено", disconnected: "нет связи",
-                        incompatible: "другая версия прошивки",
-                        resyncing: "часы устройства сбились: пересинхронизация, проверьте решения" };
-
-// The console's own problems by where they come from; a button source's driver otherwise. The
-// details stay as the console logs them (English), for whoever fixes it.
-const PROBLEMS = { mqtt: "Команда от другого клиента не принята", journal: "Журнал игры",
-                   record: "Протокол игры не сохранён", pack: "Пакет вопросов не прочитан",
-                   pack_cells: "Пакет вопросов прочитан, но часть вопросов пропущена",
-                   button_check: "Проверка кнопок",
-                   console: "Сбой пульта (игра идёт дальше)" };
+const TEXTS = CONFIG.texts || {};
+const say = (key, values) => String(TEXTS[key] || key).replace(/\{(\w+)\}/g, (m, name) => String(values[name]));
+const SOURCE_STATES = TEXTS.source_states || {};
+const PROBLEMS = TEXTS.problems || {};
+const JOURNAL_FAILING = TEXTS.journal_failing;
+const JOURNAL_BACK = TEXTS.journal_back;
+const seconds = (ms) => (ms / 1000).toFixed(1).replace(".", ",");
 
 // Whose press a decision names: a player («Своя игра», the quartet) or a team («Брейн-ринг»).
 const whoOf = (e) => e.player || e.team;
+
+// A notice's technical detail (the console's own English, for whoever fixes it): behind a tap
+// («подробнее»), never in the line the host reads.
+function noticeDetail(e) {
+  if (e.type === "error") return e.message || "";
+  return e.type === "journal_status" && e.state === "failing" ? e.detail || "" : "";
+}
 
 function noticeText(e) {
   const lost = e.inputs_lost && e.inputs_lost.length
     ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
   switch (e.type) {
-    case "error": return `${Object.hasOwn(PROBLEMS, e.source) ? PROBLEMS[e.source] : `Неполадка устройства «${e.source}»`}. `
-      + `Подробности (для техника): ${e.message}`;
-    case "source_status": return `Устройство ${e.source}: ${SOURCE_STATES[e.state] || e.state}`;
+    case "error": return Object.hasOwn(PROBLEMS, e.source) ? PROBLEMS[e.source] : say("device_problem", e);
+    case "source_status": return say("source_status", { source: e.source, state: SOURCE_STATES[e.state] || e.state });
     case "button_held": {
-      const whose = e.player ? ` (${nameOf(e.player)})` : "";
-      const seconds = (e.held_ms / 1000).toFixed(1).replace(".", ",");
-      return e.state === "held" ? `Кнопка ${e.pad}${whose} зажата уже ${seconds} с: проверьте её`
-                                : `Кнопка ${e.pad}${whose} отпущена (была нажата ${seconds} с)`;
+      const whose = e.player ? say("player_of", { name: nameOf(e.player) }) : say("no_player", {});
+      return say(e.state === "held" ? "button_held" : "button_released",
+                 { pad: e.pad, whose, seconds: seconds(e.held_ms) });
     }
     case "signals_held": return `Пауза: нет связи с кнопками ${e.source} — решение ждёт их `
       + "(нажатия за это время засчитаются по их времени)";
@@ -39,18 +42,14 @@ function noticeText(e) {
     case "signals_resumed": return e.given_up
       ? `Кнопки ${e.source} не вернулись: вопрос решается без них (решение под сомнением)`
       : `Кнопки ${e.source} снова на связи`;
-    case "console_held": return `Пульт задержался на ${(e.held_ms / 1000).toFixed(1).replace(".", ",")} с `
-      + "(система была занята): нажатия за это время засчитаны по их времени";
-    case "journal_status": return e.state === "failing"
-      ? `${JOURNAL_FAILING}. Подробности (для техника): ${e.detail}` : JOURNAL_BACK;
-    case "resume_offer": return {
-      offered: `Бой ${e.journal} записан с другими настройками — выберите: продолжить его или начать новый`,
-      accepted: `Продолжаем бой ${e.journal} с его настройками: пульт перезапускается`,
-      declined: `Начат новый бой${e.implicit ? " (вы продолжили игру)" : ""}; журнал прежнего сохранён как ${e.journal}`,
-    }[e.state] || "";
-    case "resumed": return "Игра восстановлена после перезапуска по журналу " + e.journal
-      + (e.voided ? ` (${{ question: "вопрос", round: "раунд", count: "отсчёт" }[e.voided] || e.voided} отменён и будет сыгран снова)` : "")
-      + (e.torn ? "; последняя строка журнала была оборвана" : "");
+    case "console_held": return say("console_held", { held: seconds(e.held_ms) });
+    case "journal_status": return e.state === "failing" ? JOURNAL_FAILING : JOURNAL_BACK;
+    case "resume_offer": return e.state === "declined"
+      ? say(e.implicit ? "resume_declined_implicit" : "resume_declined", e)
+      : ["offered", "accepted"].includes(e.state) ? say(`resume_${e.state}`, e) : "";
+    case "resumed": return say("resumed", e)
+      + (e.voided ? say("voided", { what: (TEXTS.voided_what || {})[e.voided] || e.voided }) : "")
+      + (e.torn ? say("torn", {}) : "");
     case "signal_accepted": return lost ? `Сигнал ${nameOf(whoOf(e))}: ${lost}` : "";
     case "question_ended": return lost ? `Никто не ответил: ${lost}` : "";
     default: return "";
@@ -93,38 +92,49 @@ function notice(e) {
   const text = noticeText(e);
   if (!text) return;
   noticesSeen = true;
-  addNotice(new Date().toLocaleTimeString("ru-RU"), text);
+  addNotice(new Date().toLocaleTimeString("ru-RU"), text, noticeDetail(e));
 }
 
 // The same line again, with nothing said between, is folded into the last one with a count:
 // repeats never push the other notices out of the few shown.
-function addNotice(time, text) {
+function addNotice(time, text, detail) {
   const list = $("notices");
   const last = list.firstElementChild;
-  if (last && last.dataset.text === text) {
+  let item = last;
+  if (last && last.dataset.text === text && last.dataset.detail === detail) {
     last.dataset.count = String(Number(last.dataset.count) + 1);
-    last.textContent = `${time} ${text} (×${last.dataset.count})`;
   } else {
-    const item = document.createElement("li");
-    item.dataset.text = text;
-    item.dataset.count = "1";
-    item.textContent = `${time} ${text}`;
+    item = el("li", {});
+    Object.assign(item.dataset, { text, detail, count: "1" });
     list.prepend(item);
     while (list.children.length > MAX_NOTICES) list.lastChild.remove();
   }
+  const count = Number(item.dataset.count);
+  item.replaceChildren(`${time} ${text}${count > 1 ? ` (×${count})` : ""}`);
+  if (detail) {
+    const more = el("details", {});
+    more.append(el("summary", {}, "подробнее"), ` ${detail}`);
+    item.append(" ", more);
+  }
   $("notices-box").hidden = false;
+  countNotices();
 }
+
+// The header's count of the lines under «Внимание» (they sit below the question): a tap on it
+// shows them.
+function countNotices() {
+  const shown = $("notices").children.length;
+  $("notice-count").hidden = shown === 0;
+  $("notice-count").textContent = `⚠ ${shown}`;
+}
+$("notice-count").addEventListener("click", () => $("notices-box").scrollIntoView({ block: "center" }));
 
 // The console's retained list, oldest first: the page's «Внимание» as it would have been.
 function showNotices(kept) {
   $("notices").replaceChildren();
   for (const [time, e] of kept) {
     const text = noticeText(e);
-    if (text) addNotice(time, text);
+    if (text) addNotice(time, text, noticeDetail(e));
   }
+  countNotices();
 }
-
-const JOURNAL_FAILING = "Журнал не записывается (диск полон, извлечён или только для чтения): "
-  + "игра идёт, решения хранятся в памяти и будут записаны, как только диск их примет; "
-  + "не выключайте пульт";
-const JOURNAL_BACK = "Журнал снова записывается: ничего не потеряно";

@@ -7,7 +7,7 @@
 // moment the page opens (the retained status).
 function renderSources() {
   const down = Object.entries(sources).filter(([, state]) => state !== "connected")
-    .map(([name, state]) => `Устройство ${name}: ${SOURCE_STATES[state] || state}`);
+    .map(([name, state]) => say("source_status", { source: name, state: SOURCE_STATES[state] || state }));
   if (journalState && journalState.state === "failing") down.push(JOURNAL_FAILING);
   const box = $("sources");
   box.hidden = !consoleOnline || down.length === 0;
@@ -75,9 +75,18 @@ $("packs-refresh").addEventListener("click", () => send({ action: "list_packs" }
 function renderProblems() {
   const entries = Object.entries(startProblems);
   $("problems").hidden = entries.length === 0;
-  $("problems-list").replaceChildren(...entries.map(([source, problem]) =>
-    el("li", {}, `${PROBLEMS[source] || source}. Подробности (для техника): ${problem}`)));
+  $("problems-list").replaceChildren(...entries.map(([source, problem]) => {
+    const item = el("li", {}, PROBLEMS[source] || source);
+    const more = el("details", {});
+    more.append(el("summary", {}, "подробнее"), ` ${problem}`);
+    item.append(" ", more);
+    return item;
+  }));
 }
+
+// The evening's tools sit below the game: one tap away, and back.
+$("to-tools").addEventListener("click", () => $("tools").scrollIntoView({ block: "start" }));
+$("to-game").addEventListener("click", () => window.scrollTo(0, 0));
 
 function renderResumeOffer() {
   const box = $("resume-offer");

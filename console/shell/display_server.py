@@ -69,6 +69,7 @@ from urllib.parse import unquote
 from console.shell.hall_media import HallMedia, Media
 from console.shell.mdns import local_name
 from console.shell.protocol_export import ProtocolExport, ProtocolUnavailable
+from console.texts import PAGE_TEXTS
 
 log = logging.getLogger("chgk.display")
 
@@ -195,7 +196,8 @@ class DisplayServer:
         where = {"ws": f"ws://{host}:{self.ws_port}/", "base": self.base, "game": self.game}
         # The host's screen gets no account at all, only whether the broker wants one: a
         # display login configured means a locked-down broker, and the page asks the host.
-        host_page = {**where, "login": bool(self.mqtt_username), "protocol": self.protocol is not None}
+        host_page = {**where, "login": bool(self.mqtt_username), "protocol": self.protocol is not None,
+                     "texts": PAGE_TEXTS}
         config = json.dumps(host_page if name in self.login_pages else
                             {**where, "username": self.mqtt_username, "password": self.mqtt_password})
         # Inside <script> only "</script" ends the element, and a password may hold anything:
