@@ -45,8 +45,9 @@ class SourceStatus(Event):
 class FightResumed(Event):
     """The console started again and resumed the fight from its journal (console/shell/resume.py):
     the same scores and state; `voided` names what the crash interrupted and was withdrawn
-    ("question", "round", "count"), None if nothing was in play; `torn`: the journal's last
-    line was cut by a power cut and left out."""
+    ("question", "round", "count"), None if nothing was in play; `given_back`: the minuses
+    taken on the voided question, given back by player; `torn`: the journal's last line was cut
+    by a power cut and left out."""
 
     TYPE: ClassVar[str] = "resumed"
     NOTICE: ClassVar[bool] = True
@@ -54,6 +55,7 @@ class FightResumed(Event):
     journal: str  # the journal's file name
     inputs: int  # how many inputs were replayed
     voided: str | None
+    given_back: dict[str, int]
     torn: bool
 
 

@@ -80,6 +80,7 @@ PAGE_TEXTS: dict[str, object] = {
     "resumed": "Игра восстановлена после перезапуска по журналу {journal}",
     "voided": "; {what} отменён и будет сыгран заново",
     "voided_what": VOIDED,
+    "given_back": "; снятые за него очки возвращены: {players}",
     "torn": "; последняя строка журнала была оборвана",
 }
 
@@ -127,9 +128,11 @@ def describe_notice(event: Event, names: Mapping[str, str], actions: Mapping[str
             return _text("resume_accepted", journal=journal)
         case ResumeOffered(journal=journal, implicit=implicit):
             return _text("resume_declined_implicit" if implicit else "resume_declined", journal=journal)
-        case FightResumed(journal=journal, voided=voided, torn=torn):
+        case FightResumed(journal=journal, voided=voided, given_back=given, torn=torn):
             what = VOIDED.get(voided or "", voided)
+            players = ", ".join(f"{names.get(player, player)} +{points}" for player, points in given.items())
             return (_text("resumed", journal=journal) + (_text("voided", what=what) if voided else "")
+                    + (_text("given_back", players=players) if given else "")
                     + (_text("torn") if torn else ""))
     return None
 

@@ -18,6 +18,8 @@ from console.engine.spin.detector import AngleSample
 from console.engine.sports.timer import SportsAction, SportsHost
 from console.games import config_from_dict, game, names
 from console.games.kind import GameInput
+from console.games.svoya.kind import VOID_REFUND
+from console.notices import FightResumed
 from console.playback import play, read_scenario
 from console.shell import resume
 from console.shell.checkpoint import checkpoint_key
@@ -25,6 +27,7 @@ from console.shell.daemon import open_journal
 from console.shell.journal_files import Resumed
 from console.shell.journal_read import read_journal
 from console.shell.runtime import Console
+from console.texts import describe_notice
 from tests.quartet_harness import Fight
 from tests.support.clock import Clock
 
@@ -98,9 +101,41 @@ def replayed_state(journal: Path, now: int) -> dict[str, Any]:
     return play(scenario).referee.snapshot(now)
 
 
+def test_a_voided_question_gives_back_the_minuses_taken_on_it(tmp_path: Path) -> None:
+    """Issue 34: the question voided by a crash is played again from scratch, so the minus a
+    wrong answer took on it is given back (004 App.3 took it; 004 4.1: a correction with its
+    reason, in the protocol), while earlier questions' decisions stand (004 IV 4.3)."""
+    clock = Clock(1_000 * S)
+    before = svoya_fight(tmp_path / "journal-1.jsonl", clock)
+    clock.now += S
+    before.host(HostAction.WRONG, at=clock.now)  # p2 wrong on the 30: -30
+    clock.now += S
+    before.host(HostAction.RESET, at=clock.now)
+    clock.now += S
+    press(before, 1, clock.now)  # p1 has the turn when the power goes
+    crashed = before.state()
+    assert crashed["phase"] == "answering" and scores(crashed) == {"p0": 20, "p1": 10, "p2": -50}
+    clock.now += 30 * S
+    console, events = restarted(tmp_path / "journal-1.jsonl", svoya_config(), clock)
+    assert scores(console.state()) == {"p0": 20, "p1": 10, "p2": -20}
+    assert [e["type"] for e in events] == ["question_ended", "score_adjusted", "resumed"]
+    refund = events[1]
+    assert (refund["player"], refund["delta"], refund["reason"]) == ("p2", 30, VOID_REFUND)
+    assert events[2]["given_back"] == {"p2": 30}  # and the host is told (the notice's line):
+    said = describe_notice(FightResumed(t_ns=0, journal="j", inputs=1, voided="question",
+                                        given_back={"p2": 30}, torn=False), {"p2": "Вера"}, {})
+    assert said == ("Игра восстановлена после перезапуска по журналу j; вопрос отменён и будет сыгран "
+                    "заново; снятые за него очки возвращены: Вера +30")
+    assert console.state()["next"]["value"] == 30  # the same question comes again
+    console.journal.close()
+    live = {k: v for k, v in console.state(clock.now).items() if k not in ("seq", "game")}
+    assert replayed_state(tmp_path / "journal-1.jsonl", clock.now) == live  # the refund is journaled
+
+
 def test_svoya_resumes_with_the_scores_and_the_interrupted_question_voided(tmp_path: Path) -> None:
-    """004 IV 4.3: decisions taken stand; the question in play is cancelled with no score
-    change and comes again (004 App.9: the host may begin the reading anew)."""
+    """004 IV 4.3: decisions taken stand; the question in play (no wrong answer on it yet) is
+    cancelled with no score change and comes again (004 App.9: the host may begin the reading
+    anew)."""
     clock = Clock(1_000 * S)
     before = svoya_fight(tmp_path / "journal-1.jsonl", clock)
     crashed = before.state()
@@ -381,7 +416,8 @@ def test_a_quartet_fight_voids_the_question_in_play_of_its_theme() -> None:
     before = f.fight.snapshot(f.now)
     voiding = game("quartet").interrupted(f.fight, f.now)
     assert voiding is not None and voiding[1] == "question"
-    f.deliver(voiding[0])
+    assert len(voiding[0]) == 1  # the withdrawal only: the theme's points stand
+    f.deliver(voiding[0][0])
     referee = f.fight.referee
     assert referee is not None and referee.phase.value == "idle"
     after = f.fight.snapshot(f.now)

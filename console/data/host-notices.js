@@ -49,6 +49,8 @@ function noticeText(e) {
       : ["offered", "accepted"].includes(e.state) ? say(`resume_${e.state}`, e) : "";
     case "resumed": return say("resumed", e)
       + (e.voided ? say("voided", { what: (TEXTS.voided_what || {})[e.voided] || e.voided }) : "")
+      + (e.given_back && Object.keys(e.given_back).length ? say("given_back", {
+        players: Object.entries(e.given_back).map(([p, points]) => `${nameOf(p)} +${points}`).join(", ") }) : "")
       + (e.torn ? say("torn", {}) : "");
     case "signal_accepted": return lost ? `Сигнал ${nameOf(whoOf(e))}: ${lost}` : "";
     case "question_ended": return lost ? `Никто не ответил: ${lost}` : "";

@@ -37,7 +37,7 @@ GameInput: TypeAlias = object
 JsonObject = Mapping[str, object]
 
 
-def nothing_interrupted(engine: Game[Any], at: int) -> tuple[GameInput, str] | None:
+def nothing_interrupted(engine: Game[Any], at: int) -> tuple[tuple[GameInput, ...], str] | None:
     """A game with nothing a crash could leave half-done."""
     return None
 
@@ -122,9 +122,10 @@ class GameKind:
     # A pad's earlier press is always at least as good as its later one, so a repeat within
     # 20 ms may be dropped unjudged (console/shell/coalesce.py).
     coalesce_presses: bool = False
-    # (engine, the journal's last time) -> the host input voiding what a crash interrupted, and
-    # what it voids ("question", "round", "count"); None when nothing was in play (resume).
-    interrupted: Callable[[Game[Any], int], tuple[GameInput, str] | None] = nothing_interrupted
+    # (engine, the journal's last time) -> the host inputs voiding what a crash interrupted (the
+    # withdrawal first, then what it gives back), and what it voids ("question", "round",
+    # "count"); None when nothing was in play (resume).
+    interrupted: Callable[[Game[Any], int], tuple[tuple[GameInput, ...], str] | None] = nothing_interrupted
     # (source, message) of each problem a new engine starts with (a pack not read, ...).
     start_problems: Callable[[Game[Any]], tuple[tuple[str, str], ...]] = no_start_problems
     # Its own inputs (not a press, watermark or plain host action) as a scenario line and the

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from console.config import Config
+from console.engine.corrections import AdjustScore
 from console.engine.game import Game
 from console.engine.model import NS_PER_MS, Json, Output
 from console.games import game
@@ -253,13 +254,19 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
         console.report_error("journal", f"resuming: {problem}")
     voided = console.game.interrupted(found.engine, found.known_until)
     if voided is not None:
-        inp, _what = voided
+        inputs, _what = voided
         raw = found.known_until - found.shift_ns  # the host clock's time of the journal's last
-        console.feed([shifted(inp, -found.shift_ns)], now=raw)
+        console.feed([shifted(inp, -found.shift_ns) for inp in inputs], now=raw)
     console.publisher.publish(FightResumed(
         t_ns=console.clock() + found.shift_ns, journal=found.path.name, inputs=found.inputs,
-        voided=None if voided is None else voided[1], torn=found.torn is not None))
+        voided=None if voided is None else voided[1], torn=found.torn is not None,
+        given_back={} if voided is None else given_back(voided[0])))
     console.publish_state()
+
+
+def given_back(inputs: tuple[GameInput, ...]) -> dict[str, int]:
+    """The points the void's corrections give back, by player."""
+    return {inp.player: inp.delta for inp in inputs if isinstance(inp, AdjustScore)}
 
 
 def shifted(inp: GameInput, by: int) -> GameInput:

@@ -153,6 +153,14 @@ class SvoyaReferee:
     def scores(self) -> dict[str, int]:
         return dict(self._scores)
 
+    def minuses_in_play(self) -> dict[str, int]:
+        """The points each player lost on the question in play by a wrong answer (App.3), by
+        player; empty between questions."""
+        q = self._q
+        if q is None or self._phase in (Phase.IDLE, Phase.GAME_OVER):
+            return {}
+        return {player: q.value for player in sorted(q.out)}
+
     def handle(self, inp: SvoyaInput, now: int) -> list[Output]:
         """Take one input at host time `now`; due timers fire first."""
         return self.handle_all((inp,), now)

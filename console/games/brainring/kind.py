@@ -150,12 +150,12 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
     }
 
 
-def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+def interrupted(engine: Any, at: int) -> tuple[tuple[GameInput, ...], str] | None:
     """The question in play, withdrawn with no score change and played again under its number
     (the host's ``cancel``): its count cannot be known to have been fair."""
     if engine.phase in (Phase.IDLE, Phase.FIGHT_OVER):
         return None
-    return BrainringHost(BrainringAction.CANCEL, at), "question"
+    return (BrainringHost(BrainringAction.CANCEL, at),), "question"
 
 
 GAME = GameKind(

@@ -189,13 +189,13 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     return None
 
 
-def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+def interrupted(engine: Any, at: int) -> tuple[tuple[GameInput, ...], str] | None:
     """The round in play, withdrawn (``cancel_round``: no score, the envelope back on its
     sector as unplayed); the table goes back to the spin (003 6.1.1: the top chooses the next
     question). None when no round is in play."""
     if engine.referee.phase in (Phase.READY, Phase.GAME_OVER):
         return None
-    return ChgkHost(ChgkAction.CANCEL_ROUND, at), "round"
+    return (ChgkHost(ChgkAction.CANCEL_ROUND, at),), "round"
 
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:

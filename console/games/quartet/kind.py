@@ -165,10 +165,12 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     return svoya_line(inp)
 
 
-def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
-    """The question in play of the theme in play, voided as in «Своя игра»."""
+def interrupted(engine: Any, at: int) -> tuple[tuple[GameInput, ...], str] | None:
+    """The question in play of the theme in play, withdrawn as in «Своя игра»; the theme's
+    points taken stand (they are the quartet's, counted by the theme)."""
     referee = engine.referee
-    return None if referee is None else question_interrupted(referee, at)
+    voided = None if referee is None else question_interrupted(referee, at)
+    return None if voided is None else ((voided[0],), voided[1])
 
 
 _ACTIONS = [*(a.value for a in HostAction if a is not HostAction.END_GAME),

@@ -130,12 +130,12 @@ def input_line(inp: GameInput) -> tuple[dict[str, Any], int] | None:
     return ({"host": inp.action.value}, inp.at) if isinstance(inp, SportsHost) else None
 
 
-def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
+def interrupted(engine: Any, at: int) -> tuple[tuple[GameInput, ...], str] | None:
     """The running count, withdrawn (its ``cancel``; the question keeps its number): the host
     starts it again (003 5.3). The sheet's edits were each journalled when taken: none is lost."""
     if engine.running_timer() is None:
         return None
-    return SportsHost(SportsAction.CANCEL, at), "count"
+    return (SportsHost(SportsAction.CANCEL, at),), "count"
 
 
 def journal_header(config: Config, seed: int) -> dict[str, Any]:

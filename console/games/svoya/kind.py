@@ -201,17 +201,31 @@ def media_pack(config: Config, engine: Any) -> str:
     return str(engine.pack_file or pack_path(config) or "")
 
 
+# Said with each point given back by a void (in the protocol and on the host's screen).
+VOID_REFUND = "вопрос прерван перезапуском пульта и будет сыгран заново: минус за него снят"
+
+
 def question_interrupted(referee: SvoyaReferee, at: int) -> tuple[GameInput, str] | None:
-    """The question in play, cancelled with no score change (the host's ``cancel``) and, not
-    being counted as played, played again: the host reads it anew, as after a reset he may
-    begin the reading again (004 App.9). None when no question is in play."""
+    """The question in play, cancelled (the host's ``cancel``) and, not being counted as
+    played, played again: the host reads it anew, as after a reset he may begin the reading
+    again (004 App.9). None when no question is in play."""
     if referee.phase in (Phase.IDLE, Phase.GAME_OVER):
         return None
     return Host(HostAction.CANCEL, at), "question"
 
 
-def interrupted(engine: Any, at: int) -> tuple[GameInput, str] | None:
-    return question_interrupted(engine, at)
+def interrupted(engine: Any, at: int) -> tuple[tuple[GameInput, ...], str] | None:
+    """The question in play voided as a host expects of a question played again from scratch:
+    withdrawn, and every minus taken on it by a wrong answer given back by a correction that
+    says why (004 4.1: the host corrects a score; what a crash does the rules leave to the
+    organisers, IV 4.4). Decisions of earlier questions stand."""
+    voided = question_interrupted(engine, at)
+    if voided is None:
+        return None
+    cancel, what = voided
+    refunds = tuple(AdjustScore(player=player, delta=points, reason=VOID_REFUND, at=at)
+                    for player, points in engine.minuses_in_play().items())
+    return (cancel, *refunds), what
 
 
 def start_problems(engine: Any) -> tuple[tuple[str, str], ...]:
