@@ -140,7 +140,7 @@ class HostSection:
         """(config key, action) of the pedal, every [[host.pedals]] and key binding, for the game
         to check (each game has its own actions)."""
         pedal = (("host.pedal_action", self.pedal_action),) if self.pedal_pin >= 0 else ()
-        return (pedal + tuple((f"host.pedals[{i}].action", p.action) for i, p in enumerate(self.pedals))
+        return (pedal + tuple((f"host.pedals[{i}].action", p.action) for i, p in enumerate(self.pedals, 1))
                 + tuple((f"{k.where}.{b.key}", b.action) for k in self.keys for b in k.bindings))
 
 
@@ -301,7 +301,7 @@ def parse_config(data: Mapping[str, Any], source: str, games: GameSections | Non
         console=_section(ConsoleSection, data.get("console", {}), "console", source),
         game=_section(GameSection, data.get("game", {}), "game", source, choices),
         players=tuple(_section(PlayerSection, p, f"players[{i}]", source)
-                      for i, p in enumerate(players_raw)),
+                      for i, p in enumerate(players_raw, 1)),
         sources={name: _section(SourceSection, _kind_defaults(s), f"sources.{name}", source)
                  for name, s in sources_raw.items()},
         host=_host_section(data.get("host", {}), source),
@@ -395,7 +395,7 @@ def _host_section(raw: object, source: str) -> HostSection:
     if isinstance(keys, dict):  # [host.keys]: one device
         devices = [_key_device(keys, "host.keys", source)]
     elif isinstance(keys, list):  # [[host.keys]]: several
-        devices = [_key_device(d, f"host.keys[{i}]", source) for i, d in enumerate(keys)]
+        devices = [_key_device(d, f"host.keys[{i}]", source) for i, d in enumerate(keys, 1)]
     else:
         raise ConfigError(source, "host.keys", "must be a table ([host.keys]) or tables ([[host.keys]])")
     for i, d in enumerate(devices):
@@ -406,7 +406,7 @@ def _host_section(raw: object, source: str) -> HostSection:
     if not isinstance(pedals, list):
         raise ConfigError(source, "host.pedals", "must be an array of tables ([[host.pedals]])")
     return replace(host, keys=tuple(devices), pedals=tuple(
-        _section(PedalSection, p, f"host.pedals[{i}]", source) for i, p in enumerate(pedals)))
+        _section(PedalSection, p, f"host.pedals[{i}]", source) for i, p in enumerate(pedals, 1)))
 
 
 def _key_device(raw: object, where: str, source: str) -> KeyDeviceSection:
@@ -553,7 +553,7 @@ def _check_cross_references(config: Config) -> None:
         raise ConfigError(src, "sources.pedal", "the name 'pedal' is the host's foot pedal's "
                                                 "(host.pedal_pin): give this source another name")
     pedal_pins = {pedal: "host.pedal_pin"} if pedal >= 0 else {}
-    for i, ped in enumerate(config.host.pedals):
+    for i, ped in enumerate(config.host.pedals, 1):
         key = f"host.pedals[{i}].pin"
         if ped.pin in pedal_pins:
             raise ConfigError(src, key, f"pin {ped.pin} is already {pedal_pins[ped.pin]}'s: one pin, one key")
@@ -567,14 +567,14 @@ def _check_cross_references(config: Config) -> None:
         if pedal >= 0 and pedal in s.pins:
             raise ConfigError(src, "host.pedal_pin", f"pin {pedal} is already sources.{name}'s: a pin "
                                                      "is either a player's or the host's pedal")
-        for i, ped in enumerate(config.host.pedals):
+        for i, ped in enumerate(config.host.pedals, 1):
             if ped.pin in s.pins:
                 raise ConfigError(src, f"host.pedals[{i}].pin", f"pin {ped.pin} is already sources.{name}'s: "
                                                                 "a pin is either a player's or a pedal")
         if name in host_inputs:
             raise ConfigError(src, f"sources.{name}", f"the name {name!r} is a host key's or pedal's: "
                                                       "give this source another name")
-    for i, p in enumerate(config.players):
+    for i, p in enumerate(config.players, 1):
         source, _, index = p.pad.partition(":")
         if source not in config.sources:
             raise ConfigError(src, f"players[{i}].pad",

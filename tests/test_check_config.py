@@ -103,3 +103,23 @@ def test_the_tournaments_config_is_checked_as_the_tournaments() -> None:
                           capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert "OK — the tournament «" in done.stdout and "24 teams" in done.stdout
+
+
+def test_every_mistake_is_said_in_one_run_counting_entries_from_one(tmp_path: Path) -> None:
+    """Issue 34: three mistakes took three runs, and «players[3]» counted from zero. Now each
+    is said at once, an array's entries counted as a person counts them."""
+    text = SVOYA.format(game="signal_window_s = -1\nanswer_window = 3\n") \
+        .replace('name = "Боря"\n', 'name = "Боря"\nbutton = 2\n') + '[sound]\nvolume = "громко"\n'
+    done = check(tmp_path, text)
+    assert done.returncode == 1
+    said = done.stderr.splitlines()
+    assert len(said) == 4, said
+    for key in ("game.signal_window_s", "game.answer_window", "players[2].button", "sound.volume"):
+        assert sum(f"console.toml: {key}: " in line for line in said) == 1, (key, said)
+    # A required key wrong stops there: nothing after it is guessed at.
+    text = SVOYA.format(game="signal_window_s = -1\n").replace('pad = "mcu:1"', 'pad = "mcu:9"')
+    done = check(tmp_path, text)
+    assert done.returncode == 1
+    assert [line.split("console.toml: ")[1].split(":")[0] for line in done.stderr.splitlines()] == [
+        "game.signal_window_s", "players[2].pad"]
+    assert "players[2].pad: 'mcu:9': source 'mcu' has pads 0..3" in done.stderr

@@ -160,16 +160,16 @@ def test_several_key_devices_as_an_array_of_tables() -> None:
         ({"keys": {"device": "/dev/input/event3", "KEY_A": 5}}, "host.keys.KEY_A", "expected a host action"),
         ({"keys": [{"device": "/dev/input/event3", "KEY_A": "next"},
                    {"device": "/dev/input/event3", "KEY_B": "cancel"}]},
-         "host.keys[1].device", "is already host.keys[0]'s"),
+         "host.keys[2].device", "is already host.keys[1]'s"),
         ({"keys": "/dev/input/event3"}, "host.keys", "must be a table"),
         ({"pedals": [{"pin": 17, "action": "reading_finished"}, {"pin": 17, "action": "correct"}]},
-         "host.pedals[1].pin", "pin 17 is already host.pedals[0].pin's"),
+         "host.pedals[2].pin", "pin 17 is already host.pedals[1].pin's"),
         ({"pedal_pin": 17, "pedals": [{"pin": 17, "action": "correct"}]},
-         "host.pedals[0].pin", "pin 17 is already host.pedal_pin's"),
+         "host.pedals[1].pin", "pin 17 is already host.pedal_pin's"),
         ({"pedals": [{"pin": 27, "action": "start"}]},
-         "host.pedals[0].action", "'start' is not a host action of game.kind = 'svoya'"),
-        ({"pedals": [{"action": "next"}]}, "host.pedals[0].pin", "is required"),
-        ({"pedals": [{"pin": -3}]}, "host.pedals[0].pin", "must not be negative"),
+         "host.pedals[1].action", "'start' is not a host action of game.kind = 'svoya'"),
+        ({"pedals": [{"action": "next"}]}, "host.pedals[1].pin", "is required"),
+        ({"pedals": [{"pin": -3}]}, "host.pedals[1].pin", "must not be negative"),
     ],
 )
 def test_bad_host_keys_are_refused_naming_the_key(host: dict[str, Any], key: str, words: str) -> None:
@@ -192,7 +192,7 @@ def test_a_pedal_pin_shared_with_a_source_is_refused() -> None:
     base = {**SVOYA, "sources": {"b": {"kind": "gpio", "pins": [5, 6], "pin_factory": "mock"}},
             "players": [{"id": "a", "name": "A", "pad": "b:0"}, {"id": "c", "name": "C", "pad": "b:1"}]}
     message = refused({"pedals": [{"pin": 4}, {"pin": 6, "action": "correct"}]}, base)
-    assert "host.pedals[1].pin: pin 6 is already sources.b's" in message
+    assert "host.pedals[2].pin: pin 6 is already sources.b's" in message
 
 
 def test_each_pedal_has_its_action_and_the_old_keys_still_work() -> None:

@@ -61,7 +61,7 @@ def test_a_key_overrides_its_preset() -> None:
     ({"teams": [TEAMS[0], {**TEAMS[1], "pads": ["mcu:1"]}]}, "brainring.teams", "'mcu:1' is both"),
     ({"teams": [TEAMS[0], {**TEAMS[1], "pads": ["box:0"]}]}, "brainring.teams", "unknown source 'box'"),
     ({"teams": [TEAMS[0], {**TEAMS[1], "pads": []}]}, "brainring.teams", "has no button"),
-    ({"teams": [TEAMS[0], {"id": "t2", "pads": ["mcu:3"]}]}, r"brainring.teams\[1\].name", "is required"),
+    ({"teams": [TEAMS[0], {"id": "t2", "pads": ["mcu:3"]}]}, r"brainring.teams\[2\].name", "is required"),
     ({"countdown": 5}, "brainring.countdown", "unknown key"),
 ])
 def test_a_bad_config_names_its_key(brainring: dict[str, Any], key: str, words: str) -> None:

@@ -44,14 +44,14 @@ def test_the_config_gives_the_teams_their_seats_and_the_round_types() -> None:
          "'twilight' is not one of open, half_dark, dark"),
         (config(stage="league"), "quartet.stage", "is not one of group"),
         (config(assign_s=0), "quartet.assign_s", "must be positive"),
-        ({**config(), "quartet": {"teams": [*TEAMS, {"id": "t3", "players": []}]}}, "quartet.teams[2].id",
+        ({**config(), "quartet": {"teams": [*TEAMS, {"id": "t3", "players": []}]}}, "quartet.teams[3].id",
          "has no seat"),
-        ({**config(), "quartet": {"teams": TEAMS[:1]}}, "players[1].id", "has no team"),
+        ({**config(), "quartet": {"teams": TEAMS[:1]}}, "players[2].id", "has no team"),
         ({**config(), "quartet": {}}, "quartet.teams", "2 to 4 teams"),
         ({**config(), "quartet": {"teams": [{"id": "t1", "players": ["А", "А"]}, TEAMS[1]]}}, "quartet.teams",
          "two players share a name"),
         ({**config(), "quartet": {"teams": [{"id": "t1", "players": "Аня"}, TEAMS[1]]}},
-         "quartet.teams[0].players", "an array of strings"),
+         "quartet.teams[1].players", "an array of strings"),
     ],
 )
 def test_a_bad_quartet_config_names_the_key(data: dict[str, Any], key: str, words: str) -> None:

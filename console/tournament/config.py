@@ -95,7 +95,7 @@ def load_tournament_config(path: str) -> TournamentConfig:
     if not isinstance(raw_teams, list):
         raise ConfigError(path, "teams", "must be an array of tables ([[teams]])")
     teams: list[Team] = []
-    for i, raw in enumerate(raw_teams):
+    for i, raw in enumerate(raw_teams, 1):
         where = f"teams[{i}]"
         if not isinstance(raw, dict) or set(raw) - {"id", "name"} or not isinstance(raw.get("id"), str):
             raise ConfigError(path, where, "each team is a table with a string id (and a name)")

@@ -73,7 +73,7 @@ def _brainring(data: Mapping[str, Any], source: str) -> BrainringSection:
     own = {k: v for k, v in raw.items() if k != "teams"}
     section = parse_section(BrainringSection, {**PRESETS[preset], **own}, "brainring", source, CHOICES)
     teams = tuple(parse_section(BrainringTeamSection, t, f"brainring.teams[{i}]", source)
-                  for i, t in enumerate(teams_raw))
+                  for i, t in enumerate(teams_raw, 1))
     return BrainringSection(**{f.name: getattr(section, f.name) for f in fields(BrainringSection)
                                if f.name != "teams"}, teams=teams)
 

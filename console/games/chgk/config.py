@@ -85,7 +85,7 @@ CHOICES = {"table.rules": ("tto", "belgorod"), "table.stage": ("qualifier", "sem
 
 def _teams(data: Mapping[str, Any], source: str) -> TableTeams:
     return TableTeams(tuple(parse_section(TeamSection, t, f"teams[{i}]", source)
-                            for i, t in enumerate(parse_array(data, "teams", source))))
+                            for i, t in enumerate(parse_array(data, "teams", source), 1)))
 
 
 SECTIONS: dict[str, SectionParser] = {

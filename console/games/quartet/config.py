@@ -54,7 +54,7 @@ def _quartet(data: Mapping[str, Any], source: str) -> QuartetSection:
     section = parse_section(QuartetSection, {k: v for k, v in raw.items() if k != "teams"}, "quartet",
                             source, CHOICES)
     teams = tuple(parse_section(QuartetTeamSection, t, f"quartet.teams[{i}]", source)
-                  for i, t in enumerate(teams_raw))
+                  for i, t in enumerate(teams_raw, 1))
     return QuartetSection(**{f.name: getattr(section, f.name) for f in fields(QuartetSection)
                              if f.name != "teams"}, teams=teams)
 

@@ -49,13 +49,13 @@ def quartet_rules(config: Config, seed: int | None = None) -> QuartetRules:
     """The fight's parameters (see the module docstring); ConfigError naming the key."""
     q, src = config.section(QuartetSection), config.source
     seats = {p.id: p for p in config.players}
-    for i, team in enumerate(q.teams):
+    for i, team in enumerate(q.teams, 1):
         if team.id not in seats:
             raise ConfigError(src, f"quartet.teams[{i}].id",
                               f"{team.id!r} has no seat: add a [[players]] entry with id = {team.id!r} "
                               "(the team's name and its button's pad)")
     listed = {t.id for t in q.teams}
-    for i, p in enumerate(config.players):
+    for i, p in enumerate(config.players, 1):
         if p.id not in listed:
             raise ConfigError(src, f"players[{i}].id", f"seat {p.id!r} has no team: add [[quartet.teams]] "
                                                         f"with id = {p.id!r} and its players")

@@ -53,7 +53,7 @@ def _sports(data: Mapping[str, Any], source: str) -> SportsSection:
         raise ConfigError(source, "sports.teams", "must be an array of tables ([[sports.teams]])")
     section = parse_section(SportsSection, {k: v for k, v in raw.items() if k != "teams"}, "sports", source)
     teams = tuple(parse_section(SportsTeamSection, t, f"sports.teams[{i}]", source)
-                  for i, t in enumerate(teams_raw))
+                  for i, t in enumerate(teams_raw, 1))
     return SportsSection(**{f.name: getattr(section, f.name) for f in fields(SportsSection)
                             if f.name != "teams"}, teams=teams)
 

@@ -53,7 +53,7 @@ def sheet_of(config: Config) -> Sheet:
     """A new sheet with ``[[sports.teams]]``: numbered on from the one before when not given."""
     s = config.section(SportsSection)
     sheet = Sheet(SheetRules(s.tours, s.questions_per_tour, s.winners, s.hide_last_tour))
-    for i, team in enumerate(s.teams):
+    for i, team in enumerate(s.teams, 1):
         add = SheetEdit(SheetAction.ADD_TEAM, 0, "config", team=team.number or None, name=team.name,
                         town=team.town, rating_id=team.rating_id or None)
         refused = [o for o in sheet.handle(add, 0, None) if isinstance(o, CommandRefused)]
