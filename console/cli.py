@@ -46,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     sim_box = sub.add_parser("sim-box", help="the simulated button box on its own pty, for rehearsing "
                                              "`run` on the real config without the hardware")
     sim_box.add_argument("--pads", type=int, default=4, help="its buttons (1-16, default 4)")
+    sim_box.add_argument("--top", action="store_true", help="it also streams the ChGK table's top (the "
+                                                            "angle sensor); the key s spins it")
     sim_box.add_argument("--link", help="a symlink to its pty to put in the config (stable across "
                                         "unplugs), e.g. /tmp/chgk-box")
 
@@ -147,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sim-box":
         from console.tools.sim_box import main_sim_box
 
-        return main_sim_box(args.pads, args.link, sys.stdin, sys.stdout)
+        return main_sim_box(args.pads, args.link, sys.stdin, sys.stdout, top=args.top)
     if args.command == "season":
         from console.season.cli import main_season
 

@@ -11,8 +11,9 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import free_port
+from tests.conftest import Broker, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,6 +106,93 @@ def test_the_simulated_box_rehearses_run_on_a_serial_config(tmp_path: Path) -> N
         box.stdin.flush()
         assert box.stdout.readline().strip() == f"пульт подключён: {link}"
         wait_until(said("mcu: connected", 2), the_log)
+        box.stdin.write("q")
+        box.stdin.close()
+        assert box.wait(timeout=10) == 0
+    finally:
+        box.kill()
+        if console is not None:
+            console.terminate()
+            assert console.wait(timeout=10) == 0
+
+
+TABLE = """
+[console]
+node = "rehearsal"
+journal = ""
+
+[game]
+kind = "chgk"
+
+[table]
+team = "t1"
+
+[[teams]]
+id = "t1"
+name = "Совы"
+
+[[teams]]
+id = "t2"
+name = "Ежи"
+
+[sources.mcu]
+kind = "serial_mcu"
+port = "{port}"
+
+[mqtt]
+host = "127.0.0.1"
+port = {mqtt}
+
+[display]
+http_port = {http}
+
+[sound]
+enabled = false
+"""
+
+
+def table_state(broker: Broker) -> dict[str, Any]:
+    """The table's retained state, as a display reads it (mosquitto_sub)."""
+    done = subprocess.run(["mosquitto_sub", "-h", broker.host, "-p", str(broker.port), "-C", "1", "-W", "5",
+                           "-t", "chgk/rehearsal/state"], capture_output=True, text=True, timeout=10)
+    return dict(json.loads(done.stdout)) if done.stdout.strip() else {}
+
+
+def test_the_simulated_box_spins_the_top_of_the_table_under_run(tmp_path: Path, mosquitto: Broker) -> None:
+    """Issue 34: `sim-box` could not spin the top, so the ChGK table could not be rehearsed
+    under `run`. With --top the box streams the top's angle as the real one does; `s` spins it
+    and the table stops on a sector (003 6.1.1: the top chooses the question)."""
+    link = tmp_path / "box"
+    box = subprocess.Popen([sys.executable, "-m", "console.cli", "sim-box", "--pads", "1", "--top",
+                            "--link", str(link)], cwd=ROOT, stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True)
+    assert box.stdin is not None and box.stdout is not None
+    console = None
+    try:
+        assert "и волчок" in box.stdout.readline()
+        box.stdout.readline()
+        assert "s — крутить волчок" in box.stdout.readline()
+        config = tmp_path / "console.toml"
+        config.write_text(TABLE.format(port=link, mqtt=mosquitto.port, http=free_port()), encoding="utf-8")
+        log = tmp_path / "daemon.log"
+        with log.open("wb") as out:
+            console = subprocess.Popen([sys.executable, "-m", "console.cli", "run", "--config", str(config)],
+                                       cwd=ROOT, stderr=out)
+        wait_until(lambda: "mcu: connected" in log.read_text(encoding="utf-8"),
+                   lambda: log.read_text(encoding="utf-8"))
+        assert table_state(mosquitto)["top"]["last_stop"] is None
+        box.stdin.write("s")
+        box.stdin.flush()
+        assert box.stdout.readline().strip() == "волчок раскручен"
+
+        def stopped() -> bool:
+            # The arrow's sector chosen, or (the arrow on a boundary) put to the host: `unsure`.
+            state = table_state(mosquitto)
+            return state["top"]["last_stop"] is not None and (
+                isinstance(state["current"], dict) or state["top"]["unsure"] is not None)
+
+        wait_until(stopped, lambda: f"no stop: {table_state(mosquitto)}\n" + log.read_text(encoding="utf-8"),
+                   seconds=40)
         box.stdin.write("q")
         box.stdin.close()
         assert box.wait(timeout=10) == 0
