@@ -489,7 +489,8 @@ def test_the_buttons_are_checked_before_a_fight_on_both_screens(hall: Hall) -> N
 
 
 def test_the_host_ends_the_fight_from_the_screen_and_the_board_shows_the_winner(hall: Hall) -> None:
-    """Issue 19: with themes = 0 a fight had no end; «Закончить бой» (asks first) ends it."""
+    """Issue 19: with themes = 0 a fight had no end; «Закончить бой» (asks first) ends it;
+    issue 34: the board marks the winner's card."""
     host, board = hall.host, hall.board
     new_game(hall)
     click(host, "next")
@@ -502,6 +503,10 @@ def test_the_host_ends_the_fight_from_the_screen_and_the_board_shows_the_winner(
     confirm(host)
     expect(host.locator("#situation")).to_contain_text("Бой окончен · победитель: Вера (10)", timeout=WAIT_MS)
     expect(board.locator("body")).to_contain_text("Вера", timeout=WAIT_MS)
+    # Issue 34: the winner is marked on the board's cards, not only named in a line.
+    expect(board.locator(card(board, "p3"))).to_have_class("player idle winner", timeout=WAIT_MS)
+    expect(board.locator(f"{card(board, 'p3')} .status")).to_have_text("ПОБЕДА")
+    expect(board.locator(card(board, "p1"))).not_to_have_class("player idle winner")
     assert host.locator('#actions button[data-action="next"]').is_disabled()
 
 
