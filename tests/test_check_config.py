@@ -123,3 +123,13 @@ def test_every_mistake_is_said_in_one_run_counting_entries_from_one(tmp_path: Pa
     assert [line.split("console.toml: ")[1].split(":")[0] for line in done.stderr.splitlines()] == [
         "game.signal_window_s", "players[2].pad"]
     assert "players[2].pad: 'mcu:9': source 'mcu' has pads 0..3" in done.stderr
+
+
+@pytest.mark.parametrize("kind", ["svoya", "quartet", "brainring", "chgk", "sports"])
+def test_each_game_kinds_rehearsal_config_is_good_and_in_the_readme(kind: str) -> None:
+    """Issue 34: a rehearsal of each game kind, described in the README, on a shipped config
+    (examples/rehearsal/<kind>.toml: the simulated box under `chgk-console run`)."""
+    path = ROOT / "examples" / "rehearsal" / f"{kind}.toml"
+    done = cli("check-config", str(path))
+    assert done.returncode == 0, done.stderr
+    assert f"examples/rehearsal/{kind}.toml" in (ROOT / "README.md").read_text(encoding="utf-8")
