@@ -146,6 +146,21 @@ def test_the_host_screen_shows_score_round_countdown_the_table_and_the_hidden_fo
     assert "f форточка" not in screen  # the fortochka is configured: no key for it
 
 
+def test_every_address_in_the_header_is_shown_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: the header's addresses are several lines in one; cut to the terminal's width as
+    one, the board's address and everything after it (the overlay's) were cut off."""
+    monkeypatch.setenv("COLUMNS", "80")
+    console = Console(demo_config())
+    out = io.StringIO()
+    pages = ("табло: http://127.0.0.1:8080/", "пульт: http://127.0.0.1:8080/host",
+             "оверлей: http://127.0.0.1:8080/overlay")
+    view = TableView(console, out, interactive=True, broker="\n".join(("127.0.0.1:1883", *pages)))
+    view.draw()
+    screen = out.getvalue().split("\x1b[H\x1b[2J")[-1].splitlines()
+    for page in pages:
+        assert page in screen, screen[:8]
+
+
 def test_every_table_event_type_has_a_russian_line() -> None:
     emitted = {cls.TYPE for cls in NOTICES}  # the console's own (console/notices.py)
     emitted |= {cls.TYPE for cls in TABLE_EVENTS}  # the referee's typed events (engine/chgk_events.py)

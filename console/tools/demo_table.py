@@ -153,6 +153,9 @@ class TableView:
         lines.append("")
         lines += key_help(self.table)
         width = shutil.get_terminal_size().columns - 1  # a wrapped line would scroll the screen
+        # Each screen line cut alone: the addresses are several lines in one (the header's
+        # overlay address was cut off with the board's).
+        lines = [part for line in lines for part in line.split("\n")]
         lines = [line if len(line) <= width else line[:width - 1] + "…" for line in lines]
         self.out.write("\x1b[H\x1b[2J" + "\n".join(lines) + "\n")
         self.out.flush()
