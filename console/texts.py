@@ -28,8 +28,8 @@ from console.notices import (
 # One word per LinkState (drivers/link_state.py).
 SOURCE_STATES = {
     "connected": "подключено",
-    "disconnected": "нет связи",
-    "incompatible": "другая версия прошивки",
+    "disconnected": "нет связи — проверьте кабель и питание",
+    "incompatible": "другая версия прошивки — обновите прошивку пульта",
     "resyncing": "часы устройства сбились: пересинхронизация, проверьте решения",
 }
 

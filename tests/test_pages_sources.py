@@ -60,7 +60,8 @@ def test_a_page_opened_after_the_box_was_lost_says_so(tmp_path_factory: pytest.T
                 host.fill("#login-user", "host")
                 host.fill("#login-password", broker.passwords["host"])
                 host.click("#login-ok")
-                expect(host.locator("#sources")).to_have_text("Устройство mcu: нет связи", timeout=WAIT_MS)
+                expect(host.locator("#sources")).to_have_text(
+                    "Устройство mcu: нет связи — проверьте кабель и питание", timeout=WAIT_MS)
                 notices = host.locator("#notices li")
                 expect(notices.first).to_contain_text("Устройство mcu: нет связи", timeout=WAIT_MS)
                 expect(host.locator("#notices-box")).to_be_visible()
