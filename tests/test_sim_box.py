@@ -59,6 +59,22 @@ def wait_until(what: Callable[[], bool], why: Callable[[], str], seconds: float 
         time.sleep(0.05)
 
 
+def quit_box(box: subprocess.Popen[str]) -> None:
+    """The box's 'q': it quits cleanly."""
+    assert box.stdin is not None
+    box.stdin.write("q")
+    box.stdin.close()
+    assert box.wait(timeout=10) == 0
+
+
+def stop(box: subprocess.Popen[str], console: subprocess.Popen[bytes] | None) -> None:
+    """Whatever the test left running: the box killed, the console stopped as systemd stops it."""
+    box.kill()
+    if console is not None:
+        console.terminate()
+        assert console.wait(timeout=10) == 0
+
+
 def test_the_simulated_box_rehearses_run_on_a_serial_config(tmp_path: Path) -> None:
     link = tmp_path / "box"
     box = subprocess.Popen([sys.executable, "-m", "console.cli", "sim-box", "--pads", "2",
@@ -106,14 +122,9 @@ def test_the_simulated_box_rehearses_run_on_a_serial_config(tmp_path: Path) -> N
         box.stdin.flush()
         assert box.stdout.readline().strip() == f"пульт подключён: {link}"
         wait_until(said("mcu: connected", 2), the_log)
-        box.stdin.write("q")
-        box.stdin.close()
-        assert box.wait(timeout=10) == 0
+        quit_box(box)
     finally:
-        box.kill()
-        if console is not None:
-            console.terminate()
-            assert console.wait(timeout=10) == 0
+        stop(box, console)
 
 
 TABLE = """
@@ -193,11 +204,6 @@ def test_the_simulated_box_spins_the_top_of_the_table_under_run(tmp_path: Path, 
 
         wait_until(stopped, lambda: f"no stop: {table_state(mosquitto)}\n" + log.read_text(encoding="utf-8"),
                    seconds=40)
-        box.stdin.write("q")
-        box.stdin.close()
-        assert box.wait(timeout=10) == 0
+        quit_box(box)
     finally:
-        box.kill()
-        if console is not None:
-            console.terminate()
-            assert console.wait(timeout=10) == 0
+        stop(box, console)

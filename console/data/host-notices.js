@@ -25,6 +25,15 @@ function noticeDetail(e) {
   return e.type === "journal_status" && e.state === "failing" ? e.detail || "" : "";
 }
 
+// `item` with `detail` (if any) behind «подробнее», a tap away.
+function withDetail(item, detail) {
+  if (!detail) return item;
+  const more = el("details", {});
+  more.append(el("summary", {}, "подробнее"), ` ${detail}`);
+  item.append(" ", more);
+  return item;
+}
+
 function noticeText(e) {
   const lost = e.inputs_lost && e.inputs_lost.length
     ? `нажатия с ${e.inputs_lost.join(", ")} могли потеряться — проверьте решение` : "";
@@ -113,11 +122,7 @@ function addNotice(time, text, detail) {
   }
   const count = Number(item.dataset.count);
   item.replaceChildren(`${time} ${text}${count > 1 ? ` (×${count})` : ""}`);
-  if (detail) {
-    const more = el("details", {});
-    more.append(el("summary", {}, "подробнее"), ` ${detail}`);
-    item.append(" ", more);
-  }
+  withDetail(item, detail);
   $("notices-box").hidden = false;
   countNotices();
 }

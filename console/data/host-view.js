@@ -75,13 +75,8 @@ $("packs-refresh").addEventListener("click", () => send({ action: "list_packs" }
 function renderProblems() {
   const entries = Object.entries(startProblems);
   $("problems").hidden = entries.length === 0;
-  $("problems-list").replaceChildren(...entries.map(([source, problem]) => {
-    const item = el("li", {}, PROBLEMS[source] || source);
-    const more = el("details", {});
-    more.append(el("summary", {}, "подробнее"), ` ${problem}`);
-    item.append(" ", more);
-    return item;
-  }));
+  $("problems-list").replaceChildren(...entries.map(([source, problem]) =>
+    withDetail(el("li", {}, PROBLEMS[source] || source), problem)));
 }
 
 // The evening's tools sit below the game: one tap away, and back.
