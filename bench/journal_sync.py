@@ -63,7 +63,7 @@ def run_mode(mode: str, directory: Path, samples: int) -> dict[str, list[float]]
     with path.open("w", encoding="utf-8") as file:
         console = Console(_config(), journal=file)
         lamp = LampStandIn()
-        console.links["mcu"] = lamp  # type: ignore[assignment]  # only set_lamps is called
+        console.sources.links["mcu"] = lamp  # type: ignore[assignment]  # only set_lamps is called
         journal = console.journal
         if mode == "flush":
             journal.sync_soon = lambda: None  # type: ignore[method-assign]

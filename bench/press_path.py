@@ -69,8 +69,8 @@ class PressTable:
         self.device = _Device()
         self.session = McuSession("bench")
         self.console = Console(config, clock=lambda: self.now)
-        self.console.lamp_outputs["mcu"] = self  # set_lamps below
-        self.feed = McuFeed(self.console, "mcu")  # what the MCU link calls on the press path
+        self.console.sources.lamp_outputs["mcu"] = self  # set_lamps below
+        self.feed = McuFeed(self.console.sources, "mcu")  # what the MCU link calls on the press path
         self.console.wire_watchers.append(self._published)
         self.stamps: dict[str, int] = {}
         self._connect()

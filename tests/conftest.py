@@ -223,7 +223,7 @@ async def linked(console: Console, sim: SimulatedMcu) -> AsyncIterator[tuple[Mcu
     the wire events the console would publish are collected. No broker."""
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    link = add_mcu(console, "mcu", sim.port, 115200)
+    link = add_mcu(console.sources, "mcu", sim.port, 115200)
     task = asyncio.create_task(link.run())
     try:
         await until(lambda: link.connected and link.clock.ready)

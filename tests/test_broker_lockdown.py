@@ -215,7 +215,7 @@ async def running_console(broker: LockedBroker, password: str) -> AsyncIterator[
         "test",
     )
     console = Console(config)
-    add_mcu(console, "mcu", sim.port, 115200)
+    add_mcu(console.sources, "mcu", sim.port, 115200)
     connected = asyncio.Event()
     task = asyncio.create_task(console.run("127.0.0.1", broker.port, on_ready=connected.set))
     try:

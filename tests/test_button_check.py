@@ -28,7 +28,7 @@ def console() -> tuple[Console, Clock, io.StringIO, list[dict[str, object]]]:
 
 def press(c: Console, clock: Clock, pad: int) -> None:
     clock.now += 10 * MS
-    feed = McuFeed(c, "sim")
+    feed = McuFeed(c.sources, "sim")
     feed.edge(PadEdge((pad,), True, clock.now, clock.now // 1000, 0))
     feed.watermark(Watermark(clock.now))
 
@@ -39,7 +39,7 @@ def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
     press(c, clock, 0)
     press(c, clock, 3)
     press(c, clock, 0)  # again: nothing new
-    check = c.button_check
+    check = c.own.button_check
     assert check is not None and check.active
     buttons = check.view()["buttons"]
     assert isinstance(buttons, list)
@@ -59,7 +59,7 @@ def test_the_check_is_refused_during_a_question_and_the_game_goes_on() -> None:
     c.on_command(b'{"action": "check_buttons"}')
     (error,) = [e for e in events if e["type"] == "error"]
     assert error["source"] == "button_check" and "between questions" in str(error["message"])
-    assert c.button_check is None
+    assert c.own.button_check is None
     press(c, clock, 2)
     clock.now += 20 * MS
     c.fire_due()
@@ -77,16 +77,16 @@ def test_a_player_added_on_the_tablet_is_checked_and_one_removed_is_not() -> Non
     c.on_command('{"action": "add_player", "name": "Дина"}'.encode())
     press(c, clock, 3)  # the button p4 left: now Дина's
     c.on_command(b'{"action": "check_buttons"}')
-    check = c.button_check
+    check = c.own.button_check
     assert check is not None
     buttons = check.view()["buttons"]
     assert isinstance(buttons, list)
     owners = {b["pad"]: b["name"] for b in buttons if isinstance(b, dict)}
     assert owners == {"sim:0": "Анна", "sim:1": "Борис", "sim:2": "Вера", "sim:3": "Дина"}
     c.on_command(b'{"action": "end_check"}')
-    assert c.held is not None
-    c.button_edge("sim", "sim:3", True, clock.now)
+    assert c.sources.held is not None
+    c.sources.button_edge("sim", "sim:3", True, clock.now)
     clock.now += 6_000 * MS
-    c.on_held_timer()
+    c.sources.on_held_timer()
     held = [e for e in events if e["type"] == "button_held"]
     assert [(e["pad"], e["player"]) for e in held] == [("sim:3", "p5")]

@@ -286,14 +286,14 @@ def test_a_buzz_source_declares_its_poll_interval() -> None:
 async def buzz_console(port: str) -> AsyncIterator[tuple[Console, BuzzLink, Clock, list[Event]]]:
     clock = Clock()
     console = Console(config_from_dict(buzz_config(port=port), "test"), clock=clock)
-    link = add_buzz(console, "buzz", port, resolution_us=10_000, retry_interval=0.05)
+    link = add_buzz(console.sources, "buzz", port, resolution_us=10_000, retry_interval=0.05)
     events: list[Event] = []
     console.watchers.append(events.append)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         yield console, link, clock, events
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def question(console: Console, clock: Clock) -> None:
@@ -403,18 +403,18 @@ async def test_a_receiver_unplugged_in_the_window_holds_it_until_it_is_back(fake
     away (inputs_lost: the host may withdraw the question and play it again, 004 IV 4.4)."""
     from console.engine.model import HostAction
     async with buzz_console(fake.port) as (console, _link, clock, events):
-        await until(lambda: console.source_status.get("buzz") == "connected")
+        await until(lambda: console.sources.status.get("buzz") == "connected")
         await question(console, clock)
         console.host(HostAction.READING_FINISHED)
         start = clock.now
         clock.now = start + 1_000 * MS
         fake.unplug()
-        await until(lambda: console.source_status.get("buzz") == "disconnected", within=5.0)
+        await until(lambda: console.sources.status.get("buzz") == "disconnected", within=5.0)
         clock.now = start + 8_000 * MS  # past the 7 s: nothing decided while it is away
         console.fire_due()
         assert not [e for e in events if e.TYPE == "question_ended"]
         fake.replug()
-        await until(lambda: console.source_status.get("buzz") == "connected", within=5.0)
+        await until(lambda: console.sources.status.get("buzz") == "connected", within=5.0)
         held = [e.TYPE for e in events if e.TYPE.startswith("signals_")]
         assert held == ["signals_held", "signals_resumed"]
         clock.now = start + 9_000 * MS

@@ -174,4 +174,4 @@ async def test_a_press_after_a_timer_jump_ahead_is_not_ten_seconds_late() -> Non
             (accepted,) = [e for e in events if e["type"] == "signal_accepted"]
             assert accepted["player"] == "p1"
             assert abs(accepted["press_at_ns"] - pressed) < 20 * MS
-            assert console.source_status["mcu"] == "connected"  # re-seeded
+            assert console.sources.status["mcu"] == "connected"  # re-seeded

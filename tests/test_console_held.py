@@ -47,7 +47,7 @@ def held_console() -> tuple[Console, Clock, list[dict[str, object]], io.StringIO
 
 def press(console: Console, pad: int, at: int) -> None:
     """One scan of the simulated box and the watermark after it, as the link hands them on."""
-    feed = McuFeed(console, "sim")
+    feed = McuFeed(console.sources, "sim")
     feed.edge(PadEdge((pad,), True, at, at // 1000, 0))
     feed.watermark(Watermark(at))
 
@@ -135,17 +135,18 @@ def test_a_box_lost_in_the_window_is_waited_for_and_its_press_judged_when_back()
     console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
     events: list[dict[str, object]] = []
     console.wire_watchers.append(events.append)
-    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    sources = console.sources
+    sources.report_status("sim", "connected", "The simulated MCU is connected.")
     console.host(HostAction.NEXT)
     clock.now += 100 * MS
     console.host(HostAction.READING_FINISHED)
     start = clock.now
     clock.now += 2 * S
-    console.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected.")
+    sources.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected.")
     clock.now = start + 9 * S  # the 7 s are over: nothing is decided while the box is away
     console.fire_due()
     assert [e["type"] for e in events if e["type"] in ("signals_held", "question_ended")] == ["signals_held"]
-    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    sources.report_status("sim", "connected", "The simulated MCU is connected.")
     press(console, 3, start + 4 * S)  # Глеб pressed 4 s in, sent again by the box
     (accepted,) = [e for e in events if e["type"] == "signal_accepted"]
     # Its watermark says nothing was lost (it sent all it stamped again): nothing to put to
@@ -230,7 +231,7 @@ async def test_a_command_kept_by_the_broker_through_a_hold_is_read_before_the_la
             while time.monotonic_ns() < deadline + 400 * MS:
                 time.sleep(0.01)
             # The box's heartbeat is read first after the stall, stamped after the deadline.
-            McuFeed(console, "sim").watermark(Watermark(time.monotonic_ns()))
+            McuFeed(console.sources, "sim").watermark(Watermark(time.monotonic_ns()))
 
         asyncio.get_running_loop().call_soon(held_up)
         await asyncio.wait_for(told.wait(), 5)
@@ -247,9 +248,10 @@ def test_one_unplug_is_one_source_status_event() -> None:
     """Issue 34: a box unplugged is lost («end of file») and then cannot be opened again for a
     while («cannot open»): the same state, said once to the host (both reasons are logged)."""
     console, _clock, events, _journal = held_console()
-    console.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected (end of file).")
-    console.report_status("sim", "disconnected", "Cannot open /dev/pts/9: it does not exist.")
-    console.report_status("sim", "connected", "The simulated MCU is connected.")
+    sources = console.sources
+    sources.report_status("sim", "disconnected", "The MCU on /dev/pts/9 was disconnected (end of file).")
+    sources.report_status("sim", "disconnected", "Cannot open /dev/pts/9: it does not exist.")
+    sources.report_status("sim", "connected", "The simulated MCU is connected.")
     said = [(e["state"], e["detail"]) for e in events if e["type"] == "source_status"]
     assert said[-2:] == [("disconnected", "The MCU on /dev/pts/9 was disconnected (end of file)."),
                          ("connected", "The simulated MCU is connected.")]

@@ -106,12 +106,12 @@ async def running_console(broker: Broker, players: int = 3) -> AsyncIterator[tup
     sim.start()
     console = Console(table_config(sim.port, players))
     connected = asyncio.Event()
-    add_mcu(console, "mcu", sim.port, 115200)
+    add_mcu(console.sources, "mcu", sim.port, 115200)
     task = asyncio.create_task(console.run(broker.host, broker.port, on_ready=connected.set))
     try:
         async with asyncio.timeout(5):
             await connected.wait()
-        await until(lambda: console.links["mcu"].connected)
+        await until(lambda: console.sources.links["mcu"].connected)
         yield console, sim
     finally:
         task.cancel()
@@ -210,7 +210,7 @@ async def test_the_game_goes_on_after_the_mcu_is_unplugged_and_plugged_back(
     sim = SimulatedMcu(pads=4, link_path=link)
     sim.start()
     console = Console(table_config(link))
-    add_mcu(console, "mcu", link, 115200)
+    add_mcu(console.sources, "mcu", link, 115200)
     # The display subscribes first: the console's "connected" may come at once.
     async with display(mosquitto, "chgk/t1/events") as d:
         task = asyncio.create_task(console.run(mosquitto.host, mosquitto.port))

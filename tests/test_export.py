@@ -36,7 +36,7 @@ def a_journal(tmp_path: Path) -> Path:
     clock = Clock()
     journal = io.StringIO()
     console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
-    feed = McuFeed(console, "sim")
+    feed = McuFeed(console.sources, "sim")
 
     def scan(*pads: int, at: int) -> None:
         feed.edge(PadEdge(pads, True, at, at // 1000, 0))
@@ -184,7 +184,7 @@ def test_a_wrong_answer_on_the_3_s_says_so_in_the_protocol(tmp_path: Path) -> No
     clock = Clock()
     journal = io.StringIO()
     console = Console(load_config(DEMO_TOML), clock=clock, journal=journal)
-    feed = McuFeed(console, "sim")
+    feed = McuFeed(console.sources, "sim")
     console.host(HostAction.NEXT)
     clock.now += 100 * MS
     console.host(HostAction.READING_FINISHED)

@@ -46,14 +46,14 @@ async def judged(chip: Chip, broker: Broker) -> AsyncIterator[tuple[Console, lis
     }, "test")
     console = Console(config)
     marks: list[int] = []  # the chip's watermarks (heartbeats, presses) on the host clock
-    to_console = console.scan
+    to_console = console.sources.scan
 
     def scan(presses: list[Press], mark: Watermark) -> None:
         marks.append(mark.up_to)
         to_console(presses, mark)
 
-    console.scan = scan  # type: ignore[method-assign]  # every scan and heartbeat of the link
-    link = add_mcu(console, "box", chip.port, 115200)
+    console.sources.scan = scan  # type: ignore[method-assign]  # every scan and heartbeat of the link
+    link = add_mcu(console.sources, "box", chip.port, 115200)
     events: list[Event] = []
     console.watchers.append(events.append)
     task = asyncio.create_task(console.run(broker.host, broker.port))

@@ -12,7 +12,8 @@ import json
 
 from console.engine.model import HostAction
 from console.games import config_from_dict
-from console.shell.runtime import COALESCE_NS, Console
+from console.shell.runtime import Console
+from console.shell.sources_hub import COALESCE_NS
 from console.sources.mcu import McuFeed
 from drivers.mcu_session import PadEdge, Watermark
 
@@ -34,7 +35,7 @@ def console() -> tuple[Console, list[dict[str, object]], io.StringIO]:
 
 
 def scan(c: Console, pad: int, at: int, *, pressed: bool = True) -> None:
-    feed = McuFeed(c, "mcu")
+    feed = McuFeed(c.sources, "mcu")
     feed.edge(PadEdge((pad,), pressed, at, at // 1000, 0))
     feed.watermark(Watermark(at))
 
@@ -59,7 +60,7 @@ def test_a_chattering_pad_reaches_the_referee_once_per_window() -> None:
     presses = [p for p in pressed if "press" in p]
     # One press of pad 0 per 20 ms window at most, plus pad 1's: not a thousand.
     assert len(presses) <= 1000 * MS // COALESCE_NS + 2
-    assert c.coalescer is not None and c.coalescer.dropped >= 900
+    assert c.sources.coalescer is not None and c.sources.coalescer.dropped >= 900
     ignored = [e for e in events if e["type"] == "press_ignored"]
     assert len(ignored) <= 1000 * MS // COALESCE_NS + 2  # the repeats cost no events either
 
@@ -92,7 +93,7 @@ def test_a_chattering_seat_in_a_quartet_fight_is_coalesced_too() -> None:
     c = Console(config, clock=lambda: 0, journal=io.StringIO())
     events: list[dict[str, object]] = []
     c.wire_watchers.append(events.append)
-    assert c.coalescer is not None
+    assert c.sources.coalescer is not None
     at = 1000 * MS
     for command in ({"action": "start_round", "themes": ["Реки", "Города", "Поэты", "Кино"]},
                     {"action": "assign", "team": "t1", "players": ["Аня", "Боря", "Вика", "Гоша"]},
@@ -108,4 +109,4 @@ def test_a_chattering_seat_in_a_quartet_fight_is_coalesced_too() -> None:
             scan(c, 1, first + i * MS)
     accepted = [e for e in events if e["type"] == "signal_accepted"]
     assert [e["player"] for e in accepted] == ["t1"] and accepted[0]["press_at_ns"] == first
-    assert c.coalescer.dropped >= 450
+    assert c.sources.coalescer.dropped >= 450

@@ -414,9 +414,9 @@ async def test_the_encoders_readings_are_thinned_like_an_mcus(factory: MockFacto
                                                    "counts_per_turn": 16}}}, "encoder.toml")
     journal = io.StringIO()
     console = Console(config, journal=journal)
-    add_encoder(console, "top", [A, B], 16, pin_factory=factory)
+    add_encoder(console.sources, "top", [A, B], 16, pin_factory=factory)
     rig = Rig(factory)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         for _ in range(10):  # ten steps at once: a burst, mostly inside one 200-ms interval
             rig.step(1)
@@ -438,4 +438,4 @@ async def test_the_encoders_readings_are_thinned_like_an_mcus(factory: MockFacto
         assert all(b["at_ms"] - a["at_ms"] >= 200 for a, b in itertools.pairwise(samples)), samples
         assert len(samples) < 12  # the burst was thinned, not journaled step by step
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()

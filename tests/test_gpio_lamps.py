@@ -135,14 +135,14 @@ def test_lamp_pins_are_checked() -> None:
 async def gpio_console() -> AsyncIterator[tuple[Console, list[Event]]]:
     config = config_from_dict(gpio_config(lamp_pins=list(LAMPS)), "t")
     console = Console(config)
-    source_kind("gpio").attach(console, "pads", config.sources["pads"])
+    source_kind("gpio").attach(console.sources, "pads", config.sources["pads"])
     events: list[Event] = []
     console.watchers.append(events.append)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         yield console, events
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_the_referee_lights_the_pressers_lamp(factory: MockFactory) -> None:

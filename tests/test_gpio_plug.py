@@ -52,14 +52,14 @@ def gpio_config(**source: object) -> dict[str, object]:
 async def gpio_console() -> AsyncIterator[tuple[Console, list[Event]]]:
     config = config_from_dict(gpio_config(), "t")
     console = Console(config)
-    source_kind("gpio").attach(console, "pads", config.sources["pads"])
+    source_kind("gpio").attach(console.sources, "pads", config.sources["pads"])
     events: list[Event] = []
     console.watchers.append(events.append)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         yield console, events
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 def test_the_plugs_pin_is_checked() -> None:
@@ -73,9 +73,9 @@ def test_the_plugs_pin_is_checked() -> None:
 
 async def test_a_box_unplugged_at_start_is_said(factory: MockFactory) -> None:
     async with gpio_console() as (console, _events):  # the plug's pin floats high: no box
-        assert console.source_status["pads"] == "disconnected"
+        assert console.sources.status["pads"] == "disconnected"
         factory.pin(PLUG).drive_low()
-        await until(lambda: console.source_status["pads"] == "connected", within=3.0)
+        await until(lambda: console.sources.status["pads"] == "connected", within=3.0)
 
 
 async def test_a_cable_pulled_in_the_window_holds_it_and_the_end_is_put_to_the_host(
@@ -83,12 +83,12 @@ async def test_a_cable_pulled_in_the_window_holds_it_and_the_end_is_put_to_the_h
     async with gpio_console() as (console, events):
         # MockPin takes its pull-up's level when claimed: the plug goes in once it is claimed.
         factory.pin(PLUG).drive_low()
-        await until(lambda: console.source_status["pads"] == "connected", within=3.0)
+        await until(lambda: console.sources.status["pads"] == "connected", within=3.0)
         console.host(HostAction.NEXT)
         console.host(HostAction.READING_FINISHED)  # the window: 0.5 s here
         factory.pin(PLUG).drive_high()  # a foot pulls the cable
         await until(lambda: [e for e in events if isinstance(e, SignalsHeld)], within=3.0)
-        assert console.source_status["pads"] == "disconnected"
+        assert console.sources.status["pads"] == "disconnected"
         await asyncio.sleep(0.8)  # the window's time is over: it still waits for the box
         assert not [e for e in events if isinstance(e, QuestionEnded)]
         factory.pin(PLUG).drive_low()  # plugged back; nobody pressed meanwhile

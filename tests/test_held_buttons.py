@@ -111,19 +111,19 @@ def test_the_console_reports_a_held_pad_on_its_timer_and_its_release_by_heartbea
     console = Console(config(held_button_s=2.0), clock=clock)
     seen: list[ButtonHeld] = []
     console.watchers.append(lambda e: seen.append(e) if isinstance(e, ButtonHeld) else None)
-    console.button_edge("mcu", "mcu:1", True, clock.now)
+    console.sources.button_edge("mcu", "mcu:1", True, clock.now)
     clock.now += 1 * S
-    console.on_held_timer()  # fired early: nothing yet
+    console.sources.on_held_timer()  # fired early: nothing yet
     assert seen == []
     clock.now += 1 * S
-    console.on_held_timer()
+    console.sources.on_held_timer()
     assert [(e.pad, e.player, e.state, e.held_ms) for e in seen] == [("mcu:1", "p2", "held", 2000)]
     assert describe(seen[0], {"p2": "Игрок 2"}).startswith("Кнопка mcu:1 (игрока Игрок 2) зажата уже 2,0 с")
     clock.now += 5 * S
-    McuFeed(console, "mcu").held(HeldPads((1,), clock.now))  # still down
-    console.on_held_timer()
+    McuFeed(console.sources, "mcu").held(HeldPads((1,), clock.now))  # still down
+    console.sources.on_held_timer()
     assert len(seen) == 1
-    McuFeed(console, "mcu").held(HeldPads((), clock.now + S))  # its RELEASE was lost: the mask says up
+    McuFeed(console.sources, "mcu").held(HeldPads((), clock.now + S))  # its RELEASE was lost: up
     assert [(e.state, e.held_ms) for e in seen[1:]] == [("released", 8000)]
     assert describe(seen[1], {}).startswith("Кнопка mcu:1 (игрока p2) отпущена")
 
@@ -141,19 +141,19 @@ def test_the_held_view_takes_a_scans_edges_even_when_the_referee_fails_on_it(
         raise RuntimeError("a referee bug")
 
     monkeypatch.setattr(console.referee, "handle_all", broken)
-    feed = McuFeed(console, "mcu")
+    feed = McuFeed(console.sources, "mcu")
     feed.edge(PadEdge((1,), True, clock.now, clock.now // 1000, 0))
     with pytest.raises(RuntimeError):
         feed.watermark(Watermark(clock.now))
     clock.now += 2 * S
-    console.on_held_timer()
+    console.sources.on_held_timer()
     assert [(e.pad, e.state) for e in seen] == [("mcu:1", "held")]
 
 
 def test_held_button_s_0_turns_it_off() -> None:
     console = Console(config(held_button_s=0))
-    assert console.held is None
-    console.button_edge("mcu", "mcu:0", True, 0)  # no view, no error
+    assert console.sources.held is None
+    console.sources.button_edge("mcu", "mcu:0", True, 0)  # no view, no error
 
 
 @contextlib.asynccontextmanager
@@ -214,12 +214,12 @@ def gpio_console(factory: MockFactory) -> Iterator[tuple[Console, list[dict[str,
     console = Console(cfg)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    add_buttons(console, "btn", [17, 27], pin_factory=factory)
-    console.start_local_inputs()
+    add_buttons(console.sources, "btn", [17, 27], pin_factory=factory)
+    console.sources.start_local_inputs()
     try:
         yield console, events
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_a_gpio_pin_still_active_is_reported_once_and_the_other_pad_plays() -> None:

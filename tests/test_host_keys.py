@@ -378,7 +378,7 @@ def console_with_keys(link: Path, journal: io.StringIO | None = None) -> Console
     config = host_config({"keys": {"device": str(link), "kind": "stream", "KEY_PAGEDOWN": "next",
                                    "KEY_B": "reading_finished", "KEY_ESC": "cancel"}})
     console = Console(config, journal=journal)
-    add_host_inputs(console, console.config.host)
+    add_host_inputs(console.sources, console.config.host)
     return console
 
 
@@ -387,8 +387,8 @@ async def test_keys_play_the_game_at_their_press_times(keyboard: FakeKeyboard) -
     console = console_with_keys(keyboard.link, journal)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    (r,) = [i for i in console.local_inputs if isinstance(i, KeyReader)]
-    console.start_local_inputs()
+    (r,) = [i for i in console.sources.local_inputs if isinstance(i, KeyReader)]
+    console.sources.start_local_inputs()
     try:
         await connected(r, keyboard)
         assert [e["state"] for e in events if e["type"] == "source_status"] == ["connected"]
@@ -408,7 +408,7 @@ async def test_keys_play_the_game_at_their_press_times(keyboard: FakeKeyboard) -
         assert all("arrive_ms" in line for line in lines)
         assert len([e for e in events if e["type"] == "question_started"]) == 1
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
@@ -417,7 +417,7 @@ async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
     console = console_with_keys(link)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         errors = [e["message"] for e in events if e["type"] == "error"]
         assert errors == [f"cannot open key device {link}: it does not exist (is it plugged in?); "
@@ -427,7 +427,7 @@ async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
         kb = FakeKeyboard(link)
         kb.plug()
         try:
-            await until(lambda: console.source_status.get("keys:usb-clicker-event-kbd") == "connected",
+            await until(lambda: console.sources.status.get("keys:usb-clicker-event-kbd") == "connected",
                         within=5)
             kb.release_slave()
             kb.tap(ecodes.KEY_B)
@@ -435,14 +435,14 @@ async def test_a_missing_key_device_loses_nothing_else(tmp_path: Path) -> None:
         finally:
             kb.close()
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_add_host_keys_refuses_an_action_the_game_does_not_take(keyboard: FakeKeyboard) -> None:
     config = host_config({"keys": {"device": str(keyboard.link), "kind": "stream", "KEY_A": "next"}})
     sports = Console(config_from_dict({"game": {"kind": "sports"}}, "t"))
     with pytest.raises(ValueError, match="next"):
-        add_host_keys(sports, config.host.keys[0])
+        add_host_keys(sports.sources, config.host.keys[0])
 
 
 # ------------------------------------------------------------------ a real kernel device

@@ -106,9 +106,9 @@ async def test_several_pedals_each_with_its_action(mock_pins: MockFactory) -> No
     console = Console(config)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    add_buttons(console, "b", [5, 6], pin_factory="mock")
-    add_host_inputs(console, console.config.host)
-    console.start_local_inputs()
+    add_buttons(console.sources, "b", [5, 6], pin_factory="mock")
+    add_host_inputs(console.sources, console.config.host)
+    console.sources.start_local_inputs()
     try:
         assert {e["source"]: e["state"] for e in events if e["type"] == "source_status"} == {
             "b": "connected", "pedal": "connected", "pedal:17": "connected", "pedal:27": "connected"}
@@ -123,4 +123,4 @@ async def test_several_pedals_each_with_its_action(mock_pins: MockFactory) -> No
         ended = next(e for e in events if e["type"] == "question_ended")
         assert ended["scores"]["p2"] == 10
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()

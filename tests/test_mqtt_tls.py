@@ -147,13 +147,13 @@ async def test_events_and_state_reach_a_tls_subscriber_and_host_commands_are_obe
             "mqtt": {"host": "127.0.0.1", "port": port, "tls": True, "ca_file": str(pki.ca)},
         }, "test")
         console = Console(config)
-        add_mcu(console, "mcu", sim.port, 115200)
+        add_mcu(console.sources, "mcu", sim.port, 115200)
         ready = asyncio.Event()
         task = asyncio.create_task(console.run("127.0.0.1", port, on_ready=ready.set))
         try:
             async with asyncio.timeout(5):
                 await ready.wait()
-            await until(lambda: console.links["mcu"].connected)
+            await until(lambda: console.sources.links["mcu"].connected)
             async with subscriber(pki, port) as display:
                 await display.subscribe("chgk/t1/#", qos=1)
                 seen: list[tuple[str, dict[str, object]]] = []

@@ -34,7 +34,7 @@ def test_each_cue_is_an_osc_message_to_the_show_computer() -> None:
         console.host(HostAction.NEXT)
         console.host(HostAction.READING_FINISHED)
         clock.now += 100 * MS
-        feed = McuFeed(console, "mcu")
+        feed = McuFeed(console.sources, "mcu")
         feed.edge(PadEdge((1,), True, clock.now, clock.now // 1000, 0))
         feed.watermark(Watermark(clock.now))  # the press takes the turn: the signal's cue
         message = OscMessage(show.recv(1024))

@@ -334,7 +334,7 @@ def test_a_question_ended_by_the_clock_before_the_crash_is_not_voided(tmp_path: 
     deadline = console.referee.next_deadline()
     assert deadline is not None
     clock.now = deadline
-    console._on_timer()  # what the loop's timer calls
+    console.fire_due()  # what the loop's timer does when it is on time
     assert console.state()["last_end"]["reason"] == "no_signal"
     console.journal.close()
     clock.now += 10 * S
@@ -438,13 +438,13 @@ def offer_events(config: Any) -> list[dict[str, Any]]:
             offered.write_text('{"config": {}}\n', encoding="utf-8")
             console = Console(config, clock=clock, journal=(Path(directory) / f"new-{n}.jsonl").open(
                 "w", encoding="utf-8"))
-            console.on_resume = lambda path: None
+            console.own.on_resume = lambda path: None
             console.wire_watchers.append(events.append)
-            console.offer_resume(offered, ("players",))
+            console.own.offer_resume(offered, ("players",))
             clock.now += S
             if action is None:
                 console.host(HostAction.NEXT) if console.kind == "svoya" else console.feed(
-                    [console.host_command({"action": "new_game"}, clock.now)])
+                    [console.sources.host_command({"action": "new_game"}, clock.now)])
             else:
                 console.on_command(action)
             console.journal.close()
@@ -506,7 +506,7 @@ def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_show
     console.on_command(b'{"action": "choose_pack", "file": "pictures.siq"}')
     assert console.host_state()["pack"]["file"] == "pictures.siq"
     console.on_command('{"action": "show_media", "name": "карта реки.png"}'.encode())
-    assert console.hall_media.shown == {"name": "карта реки.png", "kind": "image"}
+    assert console.own.hall_media.shown == {"name": "карта реки.png", "kind": "image"}
     assert [e for e in events if e["type"] == "error"] == []
 
 

@@ -62,7 +62,7 @@ def test_a_decision_is_synced_after_its_lamp_and_event(tmp_path: Path) -> None:
     order: list[str] = []
     with (tmp_path / "journal.jsonl").open("w", encoding="utf-8") as file:
         console = Console(svoya_config(), journal=file)
-        console.links["mcu"] = Lamps(order)  # type: ignore[assignment]  # only set_lamps is used
+        console.sources.links["mcu"] = Lamps(order)  # type: ignore[assignment]  # only set_lamps is used
         console.watchers.append(lambda event: order.append(event.TYPE))
         journal = console.journal
         asked = journal.sync_soon

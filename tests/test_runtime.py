@@ -12,7 +12,8 @@ from gpiozero.pins.mock import MockFactory
 
 from console.engine.model import HostAction
 from console.games import config_from_dict, game, names
-from console.shell.runtime import OWN_ACTIONS, Console
+from console.shell.own_actions import OWN_ACTIONS
+from console.shell.runtime import Console
 from console.shell.sound import Cue, NullPlayer
 from console.sources.gpio import add_buttons, add_pedal
 from tests.conftest import Broker, until
@@ -43,14 +44,14 @@ def gpio_console(**game: Any) -> tuple[Console, NullPlayer, list[dict[str, Any]]
     console = Console(config, cue_player=cues)
     events: list[dict[str, Any]] = []
     console.wire_watchers.append(events.append)
-    add_buttons(console, "btn", [17, 27], pin_factory="mock")
+    add_buttons(console.sources, "btn", [17, 27], pin_factory="mock")
     return console, cues, events
 
 
 async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockFactory) -> None:
     """004 App.5: the signal is shown by light and/or sound; here the cue on acceptance."""
     console, cues, events = gpio_console()
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         await asyncio.sleep(0.01)
@@ -63,7 +64,7 @@ async def test_gpio_press_is_judged_on_its_edge_time_with_a_cue(mock_pins: MockF
         assert decision["press_at_ns"] < decision["t_ns"]
         assert cues.played == [Cue.SIGNAL]
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_time_up_cue_when_nobody_signals(mock_pins: MockFactory) -> None:
@@ -78,15 +79,15 @@ async def test_time_up_cue_when_nobody_signals(mock_pins: MockFactory) -> None:
 
 async def test_the_pedal_is_a_host_key_with_its_edge_time(mock_pins: MockFactory) -> None:
     console, _cues, events = gpio_console()
-    add_pedal(console, 22, HostAction.READING_FINISHED, pin_factory="mock")
-    console.start_local_inputs()
+    add_pedal(console.sources, 22, HostAction.READING_FINISHED, pin_factory="mock")
+    console.sources.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         mock_pins.pin(22).drive_low()
         await until(lambda: any(e["type"] == "reading_finished" for e in events))
         assert svoya_of(console).phase == "open"
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_a_bug_on_the_timer_stops_the_console_loudly(
@@ -122,7 +123,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         raise RuntimeError("the screen is broken")
 
     console.wire_watchers.insert(0, broken_screen)
-    console.start_local_inputs()
+    console.sources.start_local_inputs()
     try:
         console.host(HostAction.NEXT)
         await asyncio.sleep(0.01)
@@ -131,7 +132,7 @@ async def test_a_failing_watcher_does_not_cut_the_outputs_short(mock_pins: MockF
         assert cues.played == [Cue.SIGNAL]
         assert svoya_of(console).phase == "answering"
     finally:
-        console.close_local_inputs()
+        console.sources.close_local_inputs()
 
 
 async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_pins: MockFactory) -> None:

@@ -39,9 +39,10 @@ from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA
+from console.shell.own_actions import CHECK_BUTTONS, END_CHECK
 from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS
 from console.shell.resume_offer import SHELL_ACTIONS
-from console.shell.runtime import CHECK_BUTTONS, END_CHECK, Console
+from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from console.tools.replay import replay_lines
 from drivers.mcu_inputs import HeldPads, PadEdge
@@ -439,17 +440,17 @@ def console_events() -> list[Payload]:
     console.wire_watchers.append(seen.append)
     for state in sorted(enum_of(EVENT_DEFS, "source_state")):
         clock.now += 10 * MS
-        console.report_status("sim", state, f"the simulated MCU is {state}")
+        console.sources.report_status("sim", state, f"the simulated MCU is {state}")
     console.report_error("sim", "frame with a bad CRC dropped")
     for payload in (b'{"action": "next"}', b'{"action": "dance"}', b"[1]", b"\xff"):
         clock.now += 10 * MS
         console.on_command(payload)
     # A button held down past [console] held_button_s, then seen up by the box's HEARTBEAT.
-    console.button_edge("sim", "sim:2", True, clock.now)
+    console.sources.button_edge("sim", "sim:2", True, clock.now)
     clock.now += round(console.config.console.held_button_s * 1000) * MS
-    console.on_held_timer()
+    console.sources.on_held_timer()
     clock.now += 2000 * MS
-    McuFeed(console, "sim").held(HeldPads((), clock.now))
+    McuFeed(console.sources, "sim").held(HeldPads((), clock.now))
     return seen
 
 
@@ -465,7 +466,7 @@ def held_events() -> list[Payload]:
     due = console.referee.next_deadline()
     assert due is not None
     clock.now = due + 1000 * MS
-    feed = McuFeed(console, "sim")
+    feed = McuFeed(console.sources, "sim")
     feed.edge(PadEdge((0,), True, due - 100 * MS, 0, 0))
     feed.watermark(McuWatermark(due - 100 * MS))
     return [e for e in seen if e["type"] == "console_held"]
@@ -837,7 +838,7 @@ async def test_topics_qos_and_retain_on_a_real_broker(mosquitto: Broker) -> None
     try:
         await asyncio.wait_for(ready.wait(), 5)
         async with subscriber(mosquitto, t.events, t.state, t.status) as live:
-            console.report_status("sim", "connected", "The simulated MCU is connected.")
+            console.sources.report_status("sim", "connected", "The simulated MCU is connected.")
             await live.client.publish(t.command, b'{"action": "next"}', qos=1)
             await until(lambda: any(e["type"] == "question_started" for e in live.on(t.events)))
             now = time.monotonic_ns()

@@ -442,9 +442,10 @@ def console_events() -> list[Payload]:
     sector's question drawn from the demo question file; a corrected verdict (tests/test_table_
     corrections.py replays corrections from journals)."""
     w = Walk()
-    w.console.report_status("table", "connected", "The MCU 'chgk-sim 1.0' on /dev/pts/3 is connected.")
-    w.console.report_status("table", "disconnected", "The MCU on /dev/pts/3 stopped answering.")
-    w.console.report_status("table", "incompatible", "The MCU speaks protocol 2; this console speaks 1.")
+    sources = w.console.sources
+    sources.report_status("table", "connected", "The MCU 'chgk-sim 1.0' on /dev/pts/3 is connected.")
+    sources.report_status("table", "disconnected", "The MCU on /dev/pts/3 stopped answering.")
+    sources.report_status("table", "incompatible", "The MCU speaks protocol 2; this console speaks 1.")
     w.console.report_error("table", "bad frame from the MCU: CRC mismatch")
     w.command(action="start_timer", x=1)
     w.host(PICK_SECTOR, sector=8)  # the 12th sector: question_needed, question_drawn, question_source
@@ -452,12 +453,12 @@ def console_events() -> list[Payload]:
     w.host("answer_wrong", after_ms=20_000)
     w.host("correct_round", to="team", reason="ответ засчитан после уточнения")  # round_corrected
     w.host("correct_round", to="team", reason="повтор")  # refused: the point is the team's already
-    w.console.report_status("table", "resyncing", "The clock of the MCU on /dev/pts/3 cannot be trusted.")
-    w.console.button_edge("gpio", "gpio:0", True, w.clock.now)  # held past held_button_s, released
+    sources.report_status("table", "resyncing", "The clock of the MCU on /dev/pts/3 cannot be trusted.")
+    w.console.sources.button_edge("gpio", "gpio:0", True, w.clock.now)  # held past held_button_s, released
     w.clock.now += round(w.console.config.console.held_button_s * 1e9)
-    w.console.on_held_timer()
+    w.console.sources.on_held_timer()
     w.clock.now += 1_000_000_000
-    w.console.button_edge("gpio", "gpio:0", False, w.clock.now)
+    w.console.sources.button_edge("gpio", "gpio:0", False, w.clock.now)
     w.host(PICK_SECTOR, sector=3)
     w.host("start_timer")
     w.held(61_000)  # held up past the minute's end: said (console_held) with the next command

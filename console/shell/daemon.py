@@ -85,13 +85,13 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                       resume=found if isinstance(found, resume.Resumption) else None)
     stops: list[Stop] = []
     for name, source in config.sources.items():
-        stop_source = source_kind(source.kind).attach(console, name, source)
+        stop_source = source_kind(source.kind).attach(console.sources, name, source)
         if stop_source is not None:
             stops.append(stop_source)
 
-    add_host_inputs(console, config.host)  # pedals and key devices (console/shell/host_keys.py)
+    add_host_inputs(console.sources, config.host)  # pedals and key devices (console/shell/host_keys.py)
     resume.announce(console, found)  # voids what was interrupted, says it resumed
-    if console.offer is None:  # else once the host has chosen (console/shell/resume_offer.py)
+    if console.own.offer is None:  # else once the host has chosen (console/shell/resume_offer.py)
         console.journal.commit()  # synced and named: the journal to resume from now on
 
     def ready() -> None:
@@ -115,7 +115,7 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
         chosen.append(path)
         stop.set()
 
-    console.on_resume = resume_chosen
+    console.own.on_resume = resume_chosen
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     loop.add_signal_handler(signal.SIGHUP, _recheck, config_path)
@@ -129,7 +129,7 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                             host_pages=console.game.host_pages, scripts=console.game.scripts,
                             mqtt_username=config.display.mqtt_username,
                             mqtt_password=config.display.mqtt_password,
-                            protocol=protocol_of(console), media=console.hall_media,
+                            protocol=protocol_of(console), media=console.own.hall_media,
                             pages=console.game.pages, login_pages=console.game.login_pages,
                             game=console.kind)
     try:

@@ -239,7 +239,7 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
     journal of another config to the host (`Console.offer_resume`)."""
     if isinstance(found, NotResumed):
         if found.offered:
-            console.offer_resume(found.path, found.differs)
+            console.own.offer_resume(found.path, found.differs)
             return
         kept = f"; the journal is kept as {found.kept_as.name}" if found.kept_as else ""
         console.report_error("journal", f"{found.path.name} not resumed: {found.why}; a fresh game{kept}")

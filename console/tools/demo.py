@@ -300,7 +300,7 @@ async def play_on_simulated_table(
                          volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        add_mcu(console, name, sim.port, config.sources[name].baudrate)
+        add_mcu(console.sources, name, sim.port, config.sources[name].baudrate)
     # Key 1, 2, ... presses the first button of each player or team, in the config's order.
     first: dict[str, str] = {}
     for pad, owner in console.game.pads(config).items():
@@ -332,7 +332,7 @@ async def wait_connected(sims: dict[str, SimulatedMcu], console: Console) -> Non
     """Until the console's link to every simulated MCU is up (at most CONNECT_WAIT_S)."""
     deadline = time.monotonic() + CONNECT_WAIT_S
     while time.monotonic() < deadline:
-        if all(console.links[name].connected for name in sims):
+        if all(console.sources.links[name].connected for name in sims):
             return
         await asyncio.sleep(0.02)
     log.warning("demo: the simulated MCU did not connect within %.0f s", CONNECT_WAIT_S)

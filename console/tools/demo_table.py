@@ -299,7 +299,7 @@ async def run_table_demo(
                          volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        add_mcu(console, name, sim.port, config.sources[name].baudrate)
+        add_mcu(console.sources, name, sim.port, config.sources[name].baudrate)
     # The top is mounted as the config's calibration says, so the engine's sectors are the top's.
     table = config.section(TableSection)
     top = SimTop(seed=top_seed, rate_hz=SAMPLE_RATE_HZ, sensor_offset_deg=table.zero_offset_deg,
