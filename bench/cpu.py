@@ -119,7 +119,7 @@ def _commands(samples: int) -> float:
         table.now += 100 * MS
         payload = b'{"action": "next"}' if i % 2 == 0 else b'{"action": "cancel"}'
         start = time.process_time_ns()
-        table.console.on_command(payload)
+        table.console.commands.on_command(payload)
         if i >= 200:
             runs.append((time.process_time_ns() - start) / 1000)
     return statistics.median(runs)

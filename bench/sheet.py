@@ -58,7 +58,7 @@ class SheetTable:
         self.now += 1_000_000
         payload = json.dumps(command, ensure_ascii=False).encode()
         start = time.process_time_ns()
-        self.console.on_jury_command(payload)
+        self.console.commands.on_jury_command(payload)
         self.console.game.retained_parts(self.console.referee)
         return (time.process_time_ns() - start) / 1000
 

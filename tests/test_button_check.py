@@ -35,7 +35,7 @@ def press(c: Console, clock: Clock, pad: int) -> None:
 
 def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
     c, clock, journal, events = console()
-    c.on_command(b'{"action": "check_buttons"}')
+    c.commands.on_command(b'{"action": "check_buttons"}')
     press(c, clock, 0)
     press(c, clock, 3)
     press(c, clock, 0)  # again: nothing new
@@ -47,7 +47,7 @@ def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
     assert check.lamps()["sim:0"] is LampMode.ON and check.lamps()["sim:1"] is LampMode.OFF
     assert [e["type"] for e in events if e["type"] == "press_ignored"] == []  # no false start
     assert not [line for line in journal.getvalue().splitlines() if '"press"' in line]
-    c.on_command(b'{"action": "end_check"}')
+    c.commands.on_command(b'{"action": "end_check"}')
     assert check.silent() == ["Борис (sim:1)", "Вера (sim:2)"]
     press(c, clock, 1)  # the game's again: a press between questions is its false start
     assert [e["reason"] for e in events if e["type"] == "press_ignored"] == ["false_start"]
@@ -56,7 +56,7 @@ def test_presses_during_the_check_go_to_it_not_to_the_game() -> None:
 def test_the_check_is_refused_during_a_question_and_the_game_goes_on() -> None:
     c, clock, _journal, events = console()
     c.host(HostAction.NEXT)
-    c.on_command(b'{"action": "check_buttons"}')
+    c.commands.on_command(b'{"action": "check_buttons"}')
     (error,) = [e for e in events if e["type"] == "error"]
     assert error["source"] == "button_check" and "between questions" in str(error["message"])
     assert c.own.button_check is None
@@ -64,7 +64,7 @@ def test_the_check_is_refused_during_a_question_and_the_game_goes_on() -> None:
     clock.now += 20 * MS
     c.fire_due()
     assert [e["player"] for e in events if e["type"] == "signal_accepted"] == ["p3"]
-    c.on_command(json.dumps({"action": "end_check", "extra": 1}).encode())  # bad: refused
+    c.commands.on_command(json.dumps({"action": "end_check", "extra": 1}).encode())  # bad: refused
     assert any("unknown key" in str(e.get("message")) for e in events if e["type"] == "error")
 
 
@@ -73,17 +73,17 @@ def test_a_player_added_on_the_tablet_is_checked_and_one_removed_is_not() -> Non
     tablet), not the config's: a button given to a new player is checked under their name, a
     removed player's is not, and a button held down is said to be the new player's."""
     c, clock, _journal, events = console()
-    c.on_command(b'{"action": "remove_player", "player": "p4"}')
-    c.on_command('{"action": "add_player", "name": "Дина"}'.encode())
+    c.commands.on_command(b'{"action": "remove_player", "player": "p4"}')
+    c.commands.on_command('{"action": "add_player", "name": "Дина"}'.encode())
     press(c, clock, 3)  # the button p4 left: now Дина's
-    c.on_command(b'{"action": "check_buttons"}')
+    c.commands.on_command(b'{"action": "check_buttons"}')
     check = c.own.button_check
     assert check is not None
     buttons = check.view()["buttons"]
     assert isinstance(buttons, list)
     owners = {b["pad"]: b["name"] for b in buttons if isinstance(b, dict)}
     assert owners == {"sim:0": "Анна", "sim:1": "Борис", "sim:2": "Вера", "sim:3": "Дина"}
-    c.on_command(b'{"action": "end_check"}')
+    c.commands.on_command(b'{"action": "end_check"}')
     assert c.sources.held is not None
     c.sources.button_edge("sim", "sim:3", True, clock.now)
     clock.now += 6_000 * MS

@@ -115,12 +115,12 @@ def test_a_commands_own_time_is_bounded_by_the_consoles_reading() -> None:
     clock.now += 5 * S
     claims = ((alive - 3 * S, alive), (clock.now + 2 * S, clock.now), (alive + 1 * S, alive + 1 * S))
     for sent, expected in claims:
-        console.on_command(json.dumps({"action": "cancel", "sent_ns": sent}).encode())
+        console.commands.on_command(json.dumps({"action": "cancel", "sent_ns": sent}).encode())
         line = json.loads(journal.getvalue().splitlines()[-1])
         assert (line["host"], line["at_ms"], line.get("arrive_ms", line["at_ms"])) == (
             "cancel", expected / MS, clock.now / MS)
     before = journal.getvalue()
-    console.on_command(b'{"action": "next", "sent_ns": "soon"}')
+    console.commands.on_command(b'{"action": "next", "sent_ns": "soon"}')
     assert journal.getvalue() == before  # refused, nothing journalled or judged
     (error,) = [e for e in events if e["type"] == "error" and e.get("source") == "mqtt"]
     assert "sent_ns must be an integer" in str(error["message"])
@@ -171,12 +171,12 @@ def test_a_verdict_given_in_time_during_a_hold_ends_the_round_before_time_is_cal
     console.wire_watchers.append(events.append)
     for command in ({"action": "pick_sector", "sector": 2}, {"action": "start_timer"}):
         clock.now += 100 * MS
-        console.on_command(json.dumps(command).encode())
+        console.commands.on_command(json.dumps(command).encode())
     (started,) = [e for e in events if e["type"] == "timer_started"]
     end = started["deadline_ns"]
     assert isinstance(end, int)
     clock.now = end + 1 * S  # held up across the minute's end
-    console.on_command(json.dumps({"action": "answer_correct", "sent_ns": end - 100 * MS}).encode())
+    console.commands.on_command(json.dumps({"action": "answer_correct", "sent_ns": end - 100 * MS}).encode())
     kinds = [e["type"] for e in events]
     assert "time_up" not in kinds and "round_ended" in kinds, kinds
     assert kinds.index("timer_warning") < kinds.index("round_ended")

@@ -382,7 +382,7 @@ async def test_a_player_who_left_has_no_flat_topics_left(mosquitto: Broker) -> N
         before = await flat_topics(mosquitto)
         assert before["chgk/t1/flat/score/p3"] == b"0"
         assert before["chgk/t1/flat/name/p3"] == "Игрок 3".encode()
-        console.on_command(b'{"action": "remove_player", "player": "p3"}')
+        console.commands.on_command(b'{"action": "remove_player", "player": "p3"}')
         await asyncio.sleep(0.3)  # the state, then its flat topics, published
         after = await flat_topics(mosquitto)
         assert "chgk/t1/flat/score/p1" in after

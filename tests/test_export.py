@@ -65,9 +65,9 @@ def a_journal(tmp_path: Path) -> Path:
     clock.now += 20 * MS
     console.host(HostAction.NAME)
     console.host(HostAction.WRONG)
-    console.on_command(json.dumps({"action": "undo", "reason": "не та кнопка"}).encode())
+    console.commands.on_command(json.dumps({"action": "undo", "reason": "не та кнопка"}).encode())
     console.host(HostAction.CORRECT)
-    console.on_command(json.dumps({"action": "adjust_score", "player": "p2", "delta": 5,
+    console.commands.on_command(json.dumps({"action": "adjust_score", "player": "p2", "delta": 5,
                                    "reason": "апелляция"}).encode())
     path = tmp_path / "2026-12-03.jsonl"
     path.write_text(journal.getvalue(), encoding="utf-8")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from console.shell.flat_topics import flat_values
-from console.shell.mqtt_link import plain_command
+from console.shell.mqtt_wire import plain_command
 from tests.brainring_harness import Ring
 
 

@@ -153,7 +153,7 @@ async def test_the_sports_board_follows_a_running_sports_console(mosquitto_ws: B
                       f'[sports]\ncount_s = 3\nwarning_at_s = 1\ncollection_s = 1\n', encoding="utf-8")
     console = Console(load_config(config))
     async with board_of(console, mosquitto_ws, "timer.html") as browser:
-        console.on_command(b'{"action": "start"}')
+        console.commands.on_command(b'{"action": "start"}')
         await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
         await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
         await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")

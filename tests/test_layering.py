@@ -268,3 +268,40 @@ def test_the_layer_check_sees_an_upward_import() -> None:
     assert layer_of("console.config") == 2 and layer_of("console.sources") == 2
     assert layer_of("console.sources.mcu") == 4 and layer_of("console.shell.runtime") == 5
     assert layer_of("console.engine.svoya.referee") == 0 and layer_of("console.games.svoya.kind") == 3
+
+
+# The shell stays a thin asyncio layer over parts that each do one job (issue 30's figures).
+RUNTIME_MAX_LINES = 350
+CONSOLE_MAX_ATTRIBUTES = 25
+SHELL_FILE_MAX_LINES = 450
+
+
+def console_attributes(tree: ast.Module) -> set[str]:
+    """The attributes `Console.__init__` gives itself (``self.x = ...`` / ``self.x: T = ...``)."""
+    (console,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Console"]
+    found: set[str] = set()
+    for node in ast.walk(console):
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, ast.AnnAssign) else [])
+        for target in targets:
+            if not isinstance(target, ast.Attribute):
+                continue
+            if isinstance(target.value, ast.Name) and target.value.id == "self":
+                found.add(target.attr)
+    return found
+
+
+def test_the_runtime_is_a_thin_shell() -> None:
+    path = ROOT / "console" / "shell" / "runtime.py"
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= RUNTIME_MAX_LINES
+    attributes = console_attributes(ast.parse(path.read_text(encoding="utf-8")))
+    assert len(attributes) <= CONSOLE_MAX_ATTRIBUTES, sorted(attributes)
+    for shell_file in (ROOT / "console" / "shell").glob("*.py"):
+        lines = len(shell_file.read_text(encoding="utf-8").splitlines())
+        assert lines <= SHELL_FILE_MAX_LINES, f"{shell_file.name}: {lines} lines"
+
+
+def test_the_attribute_count_sees_every_assignment() -> None:
+    tree = ast.parse("class Console:\n def __init__(self):\n  self.a = 1\n  self.b: int = 2\n"
+                     " def later(self):\n  self.c = 3\n  other.d = 4\n")
+    assert console_attributes(tree) == {"a", "b", "c"}

@@ -23,7 +23,8 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from console.shell.mqtt_link import QUEUE_LIMIT, MqttLink, Topics, encode
+from console.shell.mqtt_link import QUEUE_LIMIT, MqttLink
+from console.shell.mqtt_wire import Topics, encode
 from tests.conftest import Broker, start_mosquitto, until
 
 
@@ -457,14 +458,14 @@ async def test_a_broker_away_for_long_is_said_once_then_once_a_minute(
     """Issue 19: an unreachable broker was a WARNING a second for the whole evening. It is said
     at the first failure, then (here the minute shortened) with the count of tries; being
     reached again is said once too."""
-    import console.shell.mqtt_link as mqtt_link
+    import console.shell.broker_retries as broker_retries
 
     caplog.set_level("INFO", logger="chgk.mqtt")
     async with gate(mosquitto) as (port, open_):
         reached = asyncio.Event()
         link = MqttLink("127.0.0.1", port, Topics("chgk", "t1"), on_command=lambda _payload: None,
                         on_connected=reached.set, reconnect_interval=0.02)
-        monkeypatch.setattr(mqtt_link, "RETRY_SAID_EVERY_S", 0.25)
+        monkeypatch.setattr(broker_retries, "RETRY_SAID_EVERY_S", 0.25)
         task = asyncio.create_task(link.run())
         try:
             await asyncio.sleep(0.6)  # dozens of tries

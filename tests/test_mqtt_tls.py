@@ -34,7 +34,8 @@ from console.config import ConfigError
 from console.games import config_from_dict
 from console.mqtt_tls import TlsSettings, client_context
 from console.shell.display_server import DisplayServer
-from console.shell.mqtt_link import MqttLink, Topics
+from console.shell.mqtt_link import MqttLink
+from console.shell.mqtt_wire import Topics
 from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from drivers.sim_mcu import SimulatedMcu

@@ -16,7 +16,7 @@ import pytest
 
 from console.games.svoya.packs import LIST_BUDGET_BYTES, catalogue
 from console.packs import MAX_NAME, PackError, load_pack
-from console.shell.mqtt_link import MAX_MESSAGE_BYTES, encode
+from console.shell.mqtt_wire import MAX_MESSAGE_BYTES, encode
 from console.shell.pack_shelf import PackShelf
 from tests.conftest import Broker
 from tests.daemon_process import daemon_process

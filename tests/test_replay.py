@@ -245,7 +245,7 @@ def live_and_replayed(kind: str, commands: list[dict[str, object]]) -> tuple[lis
     events: list[dict[str, object]] = []
     console.wire_watchers.append(events.append)
     for command in commands:
-        console.on_command(json.dumps(command).encode())
+        console.commands.on_command(json.dumps(command).encode())
         clock.now += 10**9
     out, err = io.StringIO(), io.StringIO()
     status = replay_lines(journal.getvalue().splitlines(), "journal", out, err)

@@ -248,7 +248,7 @@ def test_a_journal_of_another_config_is_offered_and_kept_aside_when_the_host_sta
     assert console.state()["phase"] == "idle" and scores(console.state()) == {"p0": 0, "p1": 0}
     again = resume.prepare(other, clock.now)  # a restart now: asked again, this start not committed
     assert isinstance(again, resume.NotResumed) and again.path == path
-    console.on_command(b'{"action": "start_fresh"}')
+    console.commands.on_command(b'{"action": "start_fresh"}')
     assert [(e["type"], e["state"]) for e in events][1:] == [("resume_offer", "declined")]
     kept = path.with_name(path.name.replace(".jsonl", ".not-resumed.jsonl"))
     assert kept.exists()  # (the name it had may be this start's now: a start in the same second)
@@ -446,7 +446,7 @@ def offer_events(config: Any) -> list[dict[str, Any]]:
                 console.host(HostAction.NEXT) if console.kind == "svoya" else console.feed(
                     [console.sources.host_command({"action": "new_game"}, clock.now)])
             else:
-                console.on_command(action)
+                console.commands.on_command(action)
             console.journal.close()
     return [e for e in events if e["type"] == "resume_offer"]
 
@@ -503,9 +503,9 @@ def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_show
     clock.now = 40 * S  # rebooted: 40 s since boot
     console, events = restarted(tmp_path / "j1.jsonl", config, clock)
     assert isinstance(console.referee, resume.TimeShifted)
-    console.on_command(b'{"action": "choose_pack", "file": "pictures.siq"}')
+    console.commands.on_command(b'{"action": "choose_pack", "file": "pictures.siq"}')
     assert console.host_state()["pack"]["file"] == "pictures.siq"
-    console.on_command('{"action": "show_media", "name": "карта реки.png"}'.encode())
+    console.commands.on_command('{"action": "show_media", "name": "карта реки.png"}'.encode())
     assert console.own.hall_media.shown == {"name": "карта реки.png", "kind": "image"}
     assert [e for e in events if e["type"] == "error"] == []
 
@@ -553,7 +553,7 @@ def test_a_chosen_pack_is_not_copied_into_every_checkpoint(tmp_path: Path) -> No
     path = tmp_path / "journal-20261205-190000.jsonl"
     clock = Clock(5_000 * S)
     first = Console(config, clock=clock, journal=path.open("w", encoding="utf-8"))
-    first.on_command(json.dumps({"action": "choose_pack", "file": pack.name}).encode())
+    first.commands.on_command(json.dumps({"action": "choose_pack", "file": pack.name}).encode())
     first.host(HostAction.NEXT, at=clock.now)
     clock.now += S
     first.host(HostAction.CANCEL, at=clock.now)

@@ -140,7 +140,7 @@ async def test_a_flood_of_bad_commands_is_shown_as_ten_errors_and_a_count(mock_p
     events and then one count, not hundreds; the game is untouched."""
     console, _cues, events = gpio_console()
     for _ in range(300):
-        console.on_command(b'{"action": "dance"}')
+        console.commands.on_command(b'{"action": "dance"}')
     errors = [e for e in events if e["type"] == "error"]
     assert len(errors) == 10 and all("dance" in e["message"] for e in errors)
     await until(lambda: len([e for e in events if e["type"] == "error"]) == 11, within=3)

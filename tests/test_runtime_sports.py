@@ -22,7 +22,7 @@ def sports_console() -> tuple[Console, NullPlayer, list[dict[str, Any]]]:
 
 def test_003_5_3_minute_warning_at_50_s_and_10_s_to_hand_in_answers() -> None:
     console, cues, events = sports_console()
-    console.on_command(b'{"action": "start"}')
+    console.commands.on_command(b'{"action": "start"}')
     start = events[0]["started_at_ns"]  # «Время!» as the console received it
     for second in (50, 60, 70):  # the console's timer would fire these; step them by hand
         console._carry_out(console.referee.on_timer(start + second * NS_PER_S + 1), start)
@@ -34,8 +34,8 @@ def test_003_5_3_minute_warning_at_50_s_and_10_s_to_hand_in_answers() -> None:
 
 def test_bad_sports_commands_are_errors() -> None:
     console, _cues, events = sports_console()
-    console.on_command(b'{"action": "go"}')
-    console.on_command(b'{"action": "start", "question": 3}')
+    console.commands.on_command(b'{"action": "go"}')
+    console.commands.on_command(b'{"action": "start", "question": 3}')
     assert [e["type"] for e in events] == ["error", "error"]
     assert "start, cancel" in events[0]["message"]
 
@@ -43,7 +43,7 @@ def test_bad_sports_commands_are_errors() -> None:
 def test_another_games_input_is_refused_and_the_count_goes_on() -> None:
     """A «Своя игра» host action (a pedal wired by mistake) must never cancel the minute."""
     console, _cues, events = sports_console()
-    console.on_command(b'{"action": "start"}')
+    console.commands.on_command(b'{"action": "start"}')
     console.feed([Host(HostAction.READING_FINISHED, console.clock())])
     assert [e["type"] for e in events] == ["sports_timer_started", "error"]
     assert "только «Время!» и «Снять отсчёт»" in events[1]["message"]
@@ -52,7 +52,7 @@ def test_another_games_input_is_refused_and_the_count_goes_on() -> None:
 
 async def test_the_countdown_runs_on_the_consoles_own_timer() -> None:
     console, _cues, events = sports_console()
-    console.on_command(b'{"action": "start"}')
+    console.commands.on_command(b'{"action": "start"}')
     await asyncio.sleep(0.01)
     assert console.referee.running_timer() is not None
     assert events[-1]["type"] == "sports_timer_started"

@@ -444,7 +444,7 @@ def console_events() -> list[Payload]:
     console.report_error("sim", "frame with a bad CRC dropped")
     for payload in (b'{"action": "next"}', b'{"action": "dance"}', b"[1]", b"\xff"):
         clock.now += 10 * MS
-        console.on_command(payload)
+        console.commands.on_command(payload)
     # A button held down past [console] held_button_s, then seen up by the box's HEARTBEAT.
     console.sources.button_edge("sim", "sim:2", True, clock.now)
     clock.now += round(console.config.console.held_button_s * 1000) * MS
@@ -646,7 +646,7 @@ def test_a_bad_host_command_changes_nothing_but_says_what_was_wrong() -> None:
     w.host("next")
     before = w.check()
     for payload in (b'{"action": "dance"}', b"{}", b'{"action": "next", "x": 1}', b"not json"):
-        w.console.on_command(payload)
+        w.console.commands.on_command(payload)
         error = w.events[-1]
         validate("event", error)
         assert (error["type"], error["source"]) == ("error", "mqtt")
@@ -771,7 +771,7 @@ def test_command_schema_agrees_with_the_console(text: str) -> None:
     console = Console(demo_config(), clock=Clock())
     seen: list[Payload] = []
     console.wire_watchers.append(seen.append)
-    console.on_command(text.encode())
+    console.commands.on_command(text.encode())
     refused = any(e["type"] == "error" and e.get("source") == "mqtt" for e in seen)
     try:
         validate("command", json.loads(text))

@@ -47,7 +47,7 @@ from console.games.chgk.kind import PICK_SECTOR
 from console.games.chgk.kind import parse_command as parse_chgk_command
 from console.games.chgk.texts import DESCRIBED, describe_table, read_table_event
 from console.schemas import ALL_KINDS, KINDS, TABLE_KINDS, load_schema, validate
-from console.shell.mqtt_link import Topics
+from console.shell.mqtt_wire import Topics
 from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import Console
 from console.tools.replay import replay_lines
@@ -416,7 +416,7 @@ class Walk:
     def command(self, after_ms: float = 100, **command: Any) -> Payload:
         """A host command from MQTT, as the tablet sends it."""
         self.at(after_ms)
-        self.console.on_command(json.dumps(command).encode())
+        self.console.commands.on_command(json.dumps(command).encode())
         return self.check()
 
     def host(self, action: str, after_ms: float = 100, **args: Any) -> Payload:
@@ -462,7 +462,7 @@ def console_events() -> list[Payload]:
     w.host(PICK_SECTOR, sector=3)
     w.host("start_timer")
     w.held(61_000)  # held up past the minute's end: said (console_held) with the next command
-    w.console.on_command(b'{"action": "answer_correct"}')
+    w.console.commands.on_command(b'{"action": "answer_correct"}')
     return w.events
 
 
@@ -982,7 +982,7 @@ def test_an_integral_float_is_the_one_known_difference() -> None:
 def test_command_schema_agrees_with_the_console(text: str) -> None:
     """On the wire: the schema accepts a payload exactly when the console takes it."""
     w = Walk()
-    w.console.on_command(text.encode())
+    w.console.commands.on_command(text.encode())
     refused = any(e["type"] == "error" and e.get("source") == "mqtt" for e in w.events)
     try:
         validate("table_command", json.loads(text))

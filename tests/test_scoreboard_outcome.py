@@ -52,13 +52,14 @@ async def test_the_scoreboard_says_the_outcome_and_hides_dead_countdowns(mosquit
             console.host(HostAction.CORRECT)
             outcome = await asyncio.to_thread(browser.wait_for, says("Верно"))
             assert outcome == "Верно! Вопрос взял(а) Игрок 1 (+10)"
-            console.on_command('{"action": "reverse", "reason": "ответ неточен"}'.encode())
+            console.commands.on_command('{"action": "reverse", "reason": "ответ неточен"}'.encode())
             reversed_text = await asyncio.to_thread(
                 browser.wait_for, says("Решение изменено"))
             assert reversed_text == "Решение изменено: ответ Игрок 1 не засчитан"
             header = await asyncio.to_thread(browser.evaluate, text_of("question"))
             assert header == "Далее: Тема 1 · 20"
-            console.on_command(b'{"action": "adjust_score", "player": "p3", "delta": 50, "reason": "x"}')
+            console.commands.on_command(
+                b'{"action": "adjust_score", "player": "p3", "delta": 50, "reason": "x"}')
             console.host(HostAction.NEW_GAME)
             await asyncio.to_thread(browser.wait_for, f"{DECISION} === ''")
         finally:

@@ -278,7 +278,7 @@ def test_a_correction_is_journaled_and_replays_to_the_same_decisions() -> None:
 
     def command(after_s: float, **cmd: Any) -> None:
         clock.now += round(after_s * S)
-        console.on_command(json.dumps(cmd, ensure_ascii=False).encode())
+        console.commands.on_command(json.dumps(cmd, ensure_ascii=False).encode())
 
     command(1, action="pick_sector", sector=1)
     command(1, action="start_timer")

@@ -1,66 +1,39 @@
 """The console's MQTT link: retained state, event stream, status with a last will, host commands.
 
-Topics (documented in docs/mqtt.md, payloads in schemas/):
+The topics and the one encoding of every payload are console/shell/mqtt_wire.py's; driving
+paho's socket from the event loop is console/shell/paho_socket.py's.
 
-* ``<prefix>/<node>/status``  retained, ``{"state": "online"|"offline", ...}``; the will is "offline";
-* ``<prefix>/<node>/state``   retained snapshot of the game, so a late display is right at once;
-* ``<prefix>/<node>/events``  non-retained stream of decisions, one JSON object per event;
-* ``<prefix>/<node>/host/command``  the host's tablet sends ``{"action": "correct"}`` here;
-  a command the broker delivers as retained is never executed (``on_retained_command``);
-* ``<prefix>/<node>/host/do/<action>``  the same command as a plain payload (a show
-  controller's button: `plain_command`), and ``<prefix>/<node>/flat/...`` retained plain values
-  of the state (console/shell/flat_topics.py), published as they change;
-* ``<prefix>/<node>/jury/command``  the game jury's sheet edits (a game with a jury only:
-  subscribed when ``on_jury_command`` is given), and ``<prefix>/<node>/sheet/...`` its retained
-  parts (`publish_retained`).
+Contract: publishing never blocks or raises in the caller. Messages wait in memory in the
+order console/shell/outbox.py keeps (events in order and never dropped, the live angle and
+each retained topic newest only, all retained topics again on reconnect) and are handed to
+paho-mqtt's public ``Client.publish``; the link reconnects on its own. One QoS per topic
+(``qos()``): the live angle at QoS 0, all else at QoS 1. An event is held until the broker
+has acknowledged it, so a display may see an event twice (same ``seq``), never miss one the
+console still holds. A queue past ``QUEUE_LIMIT`` while the broker is away is said loudly
+(an error, once until it drains), not shed. Nagle is off (TCP_NODELAY): a decision must not
+wait 40 ms for an ACK. The state snapshot is console/shell/state_publishing.py's.
 
-Contract: publishing never blocks or raises in the caller. Messages wait in memory (events in
-order, the live angle and the retained topics newest only) and are handed to paho-mqtt's public
-``Client.publish`` in that order; while the broker is away they wait (the newest of every
-retained topic is always re-sent on reconnect), and the link reconnects on its own. One QoS
-per topic (``qos()``): events, host events and every retained topic at QoS 1, the live angle
-at QoS 0. An event is held until the broker has acknowledged it, so a link lost mid-send
-re-sends it first on the next connection: a display may see an event twice (same ``seq``),
-never miss one the console still holds. Nagle is off (TCP_NODELAY, set in paho's public
-``on_socket_open``): a decision must not wait 40 ms for an ACK. Events are never dropped: the
-live angle (~30 a second while the top spins) does not share their queue, and a queue grown
-past ``QUEUE_LIMIT`` while the broker is away is said loudly in the log (an error, once until
-it drains), not shed. The state snapshot, which is
-larger and only needs to be right, follows 5 ms after the event that changed it, coalesced.
-
-How: paho's public external-event-loop API, driven from the asyncio loop (no network thread):
-the socket's reader calls ``loop_read()``, a writer is registered only while ``want_write()``,
-``loop_misc()`` runs each second (keep-alive). With no network thread and no
-``on_socket_register_write`` callback, paho's ``publish()`` writes the packet at once when the
-socket can take it, so an event leaves inside the call that decided it (the press's own serial
-callback), not a task hop and an awaited confirmation later (docs/performance.md). Acks come
-back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
+How: paho's public external-event-loop API, driven from the asyncio loop with no network
+thread (console/shell/paho_socket.py): an event leaves inside the call that decided it. Acks
+come back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
 The blocking TCP connect (and name lookup) runs in the loop's default executor.
 
-TLS (``tls=TlsSettings(...)``, console/mqtt_tls.py, docs/broker.md): the context is
-built (its files read) and handed to paho's public ``tls_set_context``/``tls_insecure_set``
-in the executor too, and paho's ``connect()`` does the TLS handshake there, within its connect
-timeout: the event loop waits for neither. Reading drains the SSL object: a TLS record read for
-one packet may bring the next ones along into the SSL buffer, where the socket's readiness
-cannot see them, so the reader reads on while ``pending()`` says bytes wait there (as paho's
-own ``loop()`` does). A broker certificate that fails verification is logged as such (an
-error naming the problem) and retried like an unreachable broker.
+TLS (``tls=TlsSettings(...)``, console/mqtt_tls.py, docs/broker.md): the context is built
+(its files read) and handed to paho's public ``tls_set_context``/``tls_insecure_set`` in the
+executor too, and paho's ``connect()`` does the TLS handshake there, within its connect
+timeout: the event loop waits for neither. A certificate that fails verification is logged
+as such and retried like an unreachable broker (console/shell/broker_retries.py).
 
 Stopping: cancel the task running `run()`; it says "offline" (within a second) and returns.
-Every wait on the broker is bounded by `asyncio.timeout` (connect and CONNACK together,
-SUBACK, each PUBACK); a broker that stops answering is a lost link. A connection given up
-(no CONNACK in time, or the console stopping) is closed at once with paho's ``disconnect()``;
-one whose TCP connect was still running in the executor is closed as soon as that returns,
-so retries cannot pile up open sockets.
+Every wait on the broker is bounded (connect and CONNACK together, SUBACK, each PUBACK); a
+broker that stops answering is a lost link. A connection given up is closed at once (one
+still connecting in the executor as soon as that returns): retries pile up no sockets.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import socket
-import ssl
 from collections.abc import Callable
 from typing import Any
 
@@ -70,19 +43,16 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from console.mqtt_tls import TlsSettings, client_context
-from console.shell.flat_topics import flat_values
-from console.shell.outbox import Message, Outbox
+from console.shell.broker_retries import BrokerRetries
+from console.shell.mqtt_wire import MAX_MESSAGE_BYTES, Topics, encode, plain_command
+from console.shell.outbox import BrokerBarriers, Message, Outbox
+from console.shell.paho_socket import PahoSocket, close_client, no_delay
 
 log = logging.getLogger("chgk.mqtt")
 
-# The snapshot follows the event that changed it this much later: the event carries the
-# decision, and building and sending the snapshot (~150 µs of CPU on a Pi-class core) would
-# otherwise compete with the broker and the displays for the CPU while they deliver it.
-STATE_DELAY_S = 0.005
 QUEUE_LIMIT = 5000  # about an hour of a busy game: more waiting is said loudly (never dropped)
 BROKER_TIMEOUT_S = 10.0  # connect + CONNACK, SUBACK, each PUBACK
 GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping
-RETRY_SAID_EVERY_S = 60.0  # a broker that cannot be reached is said again this often
 KEEPALIVE_S = 60
 MAX_INFLIGHT = 20  # messages handed to paho and not yet acknowledged; the rest wait in order
 EVENT_QOS = 1  # decisions: acknowledged, so none is lost with a connection (docs/mqtt.md)
@@ -90,56 +60,9 @@ ANGLE_QOS = 0  # the live angle, 30 a second: a lost sample is superseded by the
 RETAINED_QOS = 1
 OK = MQTTErrorCode.MQTT_ERR_SUCCESS
 
-# One encoder for every payload, built once (public API; its C accelerator is used where the
-# interpreter has it). No circular check: payloads are trees built by console/wire.py.
-_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
-
-
-def plain_command(action: str, payload: bytes) -> bytes:
-    """A command sent as a plain payload on ``<base>/host/do/<action>`` (a show controller's
-    button) as the JSON command the console takes: the payload, when a JSON object, gives the
-    arguments (``{"reason": "..."}``); anything else (empty, "1", "press") is no argument."""
-    args: Any = None
-    try:
-        args = json.loads(payload) if payload.strip() else None
-    except (ValueError, RecursionError):
-        args = None
-    return encode({**(args if isinstance(args, dict) else {}), "action": action})
-
-
-def encode(payload: dict[str, Any]) -> bytes:
-    """The one JSON encoding of every payload (UTF-8, Russian text as is, compact). Text that is
-    not valid Unicode (a file name's undecodable bytes, kept by Python as lone surrogates) is
-    written as its JSON escape: a payload is always encoded, the link never stuck on one."""
-    return _JSON.encode(payload).encode("utf-8", "backslashreplace")
-
-
-# config/mosquitto/chgk-console.conf's message_size_limit: a larger payload the broker takes and
-# forwards to no one.
-MAX_MESSAGE_BYTES = 65536
-
 
 class LinkLost(Exception):
     """The connection to the broker is gone, refused, or stopped answering."""
-
-
-class Topics:
-    def __init__(self, prefix: str, node: str) -> None:
-        base = f"{prefix}/{node}"
-        self.base = base
-        self.status = f"{base}/status"
-        self.state = f"{base}/state"
-        self.events = f"{base}/events"
-        self.command = f"{base}/host/command"
-        self.angle = f"{base}/angle"  # the top's live angle while it spins (table)
-        self.record = f"{base}/record"  # the last game's record, retained (table)
-        self.host_state = f"{base}/host/state"  # the host's view: hidden sectors too (table)
-        self.host_events = f"{base}/host/events"  # events only the host may see (table)
-        self.host_notices = f"{base}/host/notices"  # the last notices, retained (the host's «Внимание»)
-        self.flat = f"{base}/flat"  # plain retained values for show control (console/shell/flat_topics.py)
-        self.do = f"{base}/host/do"  # + "/<action>": a host command as a plain payload (Companion)
-        self.jury = f"{base}/jury/command"  # the game jury's sheet (the sports stage; its own account)
-        self.sheet = f"{base}/sheet"  # + "/<part>": the jury's sheet, retained (the sports stage)
 
 
 class MqttLink:
@@ -162,8 +85,7 @@ class MqttLink:
         broker_timeout: float = BROKER_TIMEOUT_S,
         tls: TlsSettings | None = None,
     ) -> None:
-        self._host, self._port = host, port
-        self._tls = tls
+        self._host, self._port, self._tls = host, port, tls
         self.topics = topics
         self._on_command = on_command
         self._on_retained_command = on_retained_command
@@ -173,37 +95,27 @@ class MqttLink:
         self._username, self._password = username or None, password or None
         self._reconnect_interval = reconnect_interval
         self._broker_timeout = broker_timeout
-        # What waits for the broker and in what order (console/shell/outbox.py): events never
-        # dropped, the newest live angle and retained topics, what paho has not had acked.
+        # What waits for the broker and in what order (console/shell/outbox.py).
         self._outbox = Outbox(topics.angle, max_inflight=MAX_INFLIGHT, queue_limit=QUEUE_LIMIT)
         self._status: dict[str, Any] = {"state": "online"}
-        self._angle_topic = topics.angle
-        self._state_due: Callable[[], dict[str, Any]] | None = None
-        self._host_state_due: Callable[[], dict[str, Any]] | None = None
         self.connected = False
         # The connection being driven (one at a time): its client, once its socket is watched.
         self._loop: asyncio.AbstractEventLoop  # run()'s
         self._client: mqtt.Client | None = None
-        self._fd = -1
-        self._writing = False  # the socket watched for writing: paho has bytes it could not send
+        self._socket: PahoSocket | None = None  # its socket, watched
         self._ready = False  # handing messages to paho: from the SUBACK until lost or stopping
         self._connack = False
         self._suback_mid: int | None = None  # the SUBSCRIBE waiting for its SUBACK
         self._lost: str | None = None  # why this connection is lost, once it is
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
-        # (payload, retained, its topic), handled once paho's read returns
-        self._commands: list[tuple[bytes, bool, str]] = []
-        self._flat: dict[str, str] = {}  # the flat topics' values as last published
-        self._retries = 0  # tries since the broker was last reached (`_say_unreachable`)
-        self._retry_said: float | None = None  # when that was last said (loop time)
-        # `after_broker`: callers waiting for the next status handed to paho, then for its PUBACK.
-        self._barrier_waiting: list[Callable[[], None]] = []
-        self._barrier_mids: dict[int, list[Callable[[], None]]] = {}
+        self._commands: list[tuple[bytes, bool, str]] = []  # (payload, retained, topic): `_after_read`
+        self._retries = BrokerRetries(host, port, reconnect_interval)  # said, not flooded
+        self._barriers = BrokerBarriers()  # `after_broker`'s callers (console/shell/outbox.py)
 
     def qos(self, topic: str) -> int:
         """The one QoS every message on `topic` is published with."""
-        return ANGLE_QOS if topic == self._angle_topic else EVENT_QOS
+        return ANGLE_QOS if topic == self.topics.angle else EVENT_QOS
 
     # ------------------------------------------------------------------ publishing
 
@@ -227,15 +139,9 @@ class MqttLink:
         """Publish a retained message (newest wins) on `topic`."""
         self._retain(topic, encode(payload))
 
-    def publish_state(self, make_state: Callable[[], dict[str, Any]],
-                      make_host_state: Callable[[], dict[str, Any]] | None = None) -> None:
-        """Publish the state `make_state()` returns (and the host's, if given), soon: several
-        calls in a row publish once."""
-        first = self._state_due is None
-        self._state_due = make_state
-        self._host_state_due = make_host_state
-        if first:
-            asyncio.get_running_loop().call_later(STATE_DELAY_S, self._flush_state)
+    def retain(self, topic: str, payload: bytes) -> None:
+        """Publish an encoded retained message (newest wins) on `topic`."""
+        self._retain(topic, payload)
 
     def set_status(self, **fields: Any) -> None:
         """Update the retained status (e.g. the state of each button source)."""
@@ -251,7 +157,7 @@ class MqttLink:
         if not self._ready:
             callback()
             return
-        self._barrier_waiting.append(callback)
+        self._barriers.wait(callback)
         self._retain(self.topics.status, encode(self._status))
 
     def _release_barriers(self, callbacks: list[Callable[[], None]]) -> None:
@@ -260,23 +166,6 @@ class MqttLink:
                 callback()
             except Exception:  # a caller's bug must never take the link down
                 log.exception("mqtt: a caller waiting for the broker failed")
-
-    def _flush_state(self) -> None:
-        make_state, self._state_due = self._state_due, None
-        make_host_state, self._host_state_due = self._host_state_due, None
-        if make_state is not None:
-            state = make_state()
-            self._retain(self.topics.state, encode(state))
-            values = flat_values(state)
-            for name, value in values.items():  # only what changed
-                if self._flat.get(name) != value:
-                    self._flat[name] = value
-                    self._retain(f"{self.topics.flat}/{name}", value.encode())
-            for name in [n for n in self._flat if n not in values]:  # a player who left
-                del self._flat[name]
-                self._retain(f"{self.topics.flat}/{name}", b"")  # an empty retained message deletes it
-        if make_host_state is not None:
-            self._retain(self.topics.host_state, encode(make_host_state()))
 
     def _retain(self, topic: str, payload: bytes) -> None:
         self._outbox.retain(topic, payload)  # (re-published after a reconnect)
@@ -296,9 +185,8 @@ class MqttLink:
         if outbox.over_limit() is False:
             log.warning("mqtt: the events waiting for the broker are being delivered (%d left)",
                         outbox.queued_events)
-        if not self._writing and self._fd >= 0 and client.want_write():
-            self._loop.add_writer(self._fd, self._writable)
-            self._writing = True
+        if self._socket is not None:
+            self._socket.wants_write()
 
     def _send(self, client: mqtt.Client, message: Message) -> None:
         """One message to paho; one paho refuses outright (over MQTT's size limit, a wildcard
@@ -323,9 +211,8 @@ class MqttLink:
             self._lose(f"publishing failed: {mqtt.error_string(info.rc)}")
         elif not info.is_published():  # QoS 1 until its PUBACK; QoS 0 until written
             self._outbox.sent(info.mid, message)
-        if topic == self.topics.status and self._barrier_waiting:  # its PUBACK releases them
-            self._barrier_mids[info.mid] = self._barrier_waiting
-            self._barrier_waiting = []
+        if topic == self.topics.status:  # its PUBACK releases who waits for the broker
+            self._barriers.status_sent(info.mid)
 
     # ------------------------------------------------------------------ paho's callbacks
 
@@ -357,80 +244,56 @@ class MqttLink:
         if client is self._client:
             self._outbox.acked(mid)
             self._progress.set()
-            released = self._barrier_mids.pop(mid, None)
+            released = self._barriers.acked(mid)
             if released is not None:
                 # After this read's commands are handled (`_readable` hands them on after
                 # paho's read returns): a command that came before the ack must come first.
                 self._loop.call_soon(self._release_barriers, released)
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
-        # Handled once paho's read returns: the console's answer is then written at once,
-        # not queued behind paho's callback lock.
-        if client is self._client and message.topic == self.topics.command:
-            # A retained command is one the broker stored and replays at every (re)subscription:
-            # executing it would, say, wipe the scores with a stale new_game at each reconnect.
-            self._commands.append((bytes(message.payload), bool(message.retain), message.topic))
-        elif client is self._client and message.topic.startswith(self.topics.do + "/"):
-            command = plain_command(message.topic.removeprefix(self.topics.do + "/"), bytes(message.payload))
-            self._commands.append((command, bool(message.retain), message.topic))
-        elif client is self._client and message.topic == self.topics.jury:
-            self._commands.append((bytes(message.payload), bool(message.retain), message.topic))
+        # Handled once paho's read returns (`_after_read`): the console's answer is then written
+        # at once, not queued behind paho's callback lock. A retained command is one the broker
+        # stored and replays at every (re)subscription: it is reported, never executed.
+        topic, payload = message.topic, bytes(message.payload)
+        if client is not self._client:
+            return
+        if topic.startswith(self.topics.do + "/"):
+            payload = plain_command(topic.removeprefix(self.topics.do + "/"), payload)
+        elif topic not in (self.topics.command, self.topics.jury):
+            return
+        self._commands.append((payload, bool(message.retain), topic))
 
     def _on_socket_close(self, client: mqtt.Client, _userdata: Any, _sock: mqtt.SocketLike) -> None:
-        if client is self._client:
-            self._unwatch()
+        if client is self._client and self._socket is not None:
+            self._socket.unwatch()
 
     def _lose(self, reason: str) -> None:
         if self._lost is None:
             self._lost = reason
         self._ready = False
         # Nothing more comes on this connection: whoever waits for the broker waits no more.
-        waiting = [cb for cbs in self._barrier_mids.values() for cb in cbs] + self._barrier_waiting
-        self._barrier_mids, self._barrier_waiting = {}, []
-        self._release_barriers(waiting)
+        self._release_barriers(self._barriers.lost())
         self._lost_event.set()
         self._progress.set()
 
     # ------------------------------------------------------------------ the socket
 
     def _watch(self, client: mqtt.Client) -> None:
-        """Drive `client` from the event loop: read when its socket is readable."""
+        """Drive `client` from the event loop (console/shell/paho_socket.py)."""
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = self._on_subscribe
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         client.on_socket_close = self._on_socket_close
-        sock = client.socket()
-        if sock is None:
+        watched = PahoSocket(self._loop, client, on_read=self._after_read, lose=self._lose)
+        if not watched.watch():
             raise LinkLost("the connection closed as it opened")
-        self._client = client
-        self._fd = sock.fileno()
-        self._loop.add_reader(self._fd, self._readable)
+        self._client, self._socket = client, watched
         self._pump()  # a CONNECT paho could not write whole
 
-    def _unwatch(self) -> None:
-        if self._fd >= 0:
-            self._loop.remove_reader(self._fd)
-            if self._writing:
-                self._loop.remove_writer(self._fd)
-        self._fd = -1
-        self._writing = False
-
-    def _readable(self) -> None:
-        client = self._client
-        if client is None:
-            return
-        try:
-            rc = client.loop_read()
-            # TLS: what the SSL object has buffered already, the socket will not signal.
-            while rc == OK and client is self._client and _ssl_pending(client):
-                rc = client.loop_read()
-        except Exception as exc:  # raised in a callback, or by the socket: the link is in doubt
-            self._lose(f"reading from the broker failed: {exc!r}")
-            rc = OK
-        if rc != OK:
-            self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
+    def _after_read(self) -> None:
+        """What paho's read brought: the commands handed on, then what waits sent."""
         if self._commands:
             commands, self._commands = self._commands, []
             for payload, retained, topic in commands:
@@ -445,21 +308,6 @@ class MqttLink:
                     log.exception("mqtt: handling a host command failed")
         self._pump()  # room freed by the acks just read; paho's own answers (PUBACK, PINGRESP)
 
-    def _writable(self) -> None:
-        client = self._client
-        if client is None:
-            return
-        try:
-            rc = client.loop_write()
-        except Exception as exc:
-            self._lose(f"writing to the broker failed: {exc!r}")
-            rc = OK
-        if rc != OK:
-            self._lose(f"writing to the broker failed: {mqtt.error_string(rc)}")
-        if self._writing and not client.want_write():
-            self._loop.remove_writer(self._fd)
-            self._writing = False
-
     # ------------------------------------------------------------------ the connection
 
     async def run(self) -> None:
@@ -468,40 +316,12 @@ class MqttLink:
         while True:
             try:
                 await self._session()
-            except ssl.SSLCertVerificationError as refused:  # before OSError: it is one
-                log.error("mqtt: the broker at %s:%s failed TLS verification: %s (is mqtt.ca_file "
-                          "the CA that signed its certificate, for this host name? docs/broker.md); "
-                          "retrying", self._host, self._port, refused.verify_message or refused)
-            except ssl.SSLError as failed:
-                log.error("mqtt: TLS with the broker at %s:%s failed (%s); retrying",
-                          self._host, self._port, failed)
-            except (LinkLost, OSError) as lost:  # OSError: the TCP connect or the name lookup
-                if self.connected:
-                    log.warning("mqtt: lost the broker at %s:%s (%s); reconnecting",
-                                self._host, self._port, lost)
-                    self._retries, self._retry_said = 0, None
-                else:
-                    self._say_unreachable(lost)
-            except ValueError as bad:
-                # A host name the resolver rejects (UnicodeError is one: an empty or over-long
-                # label): the broker is not the game, so the buttons and the referee go on.
-                # Anything else is a bug, and stops the console (it resumes from the journal).
-                log.error("mqtt: cannot connect to %s:%s (%s); retrying", self._host, self._port, bad)
+            # OSError: the TCP connect or the name lookup; ValueError: a host name the resolver
+            # rejects. Anything else is a bug, and stops the console (it resumes from the journal).
+            except (LinkLost, OSError, ValueError) as failed:
+                self._retries.failed(failed, connected=self.connected, now=self._loop.time())
             self.connected = False
             await asyncio.sleep(self._reconnect_interval)
-
-    def _say_unreachable(self, why: object) -> None:
-        """The broker still cannot be reached: said once, then once a minute with the count of
-        tries (a broker away for the evening must not fill the log), each try at debug."""
-        self._retries += 1
-        now = self._loop.time()
-        if self._retry_said is None or now - self._retry_said >= RETRY_SAID_EVERY_S:
-            more = f", {self._retries} tries so far" if self._retries > 1 else ""
-            log.warning("mqtt: cannot reach the broker at %s:%s (%s); retrying every %g s%s",
-                        self._host, self._port, why, self._reconnect_interval, more)
-            self._retry_said = now
-        else:
-            log.debug("mqtt: cannot reach the broker at %s:%s (%s)", self._host, self._port, why)
 
     async def _session(self) -> None:
         client = mqtt.Client(CallbackAPIVersion.VERSION2, reconnect_on_failure=False)
@@ -509,7 +329,7 @@ class MqttLink:
             client.username_pw_set(self._username, self._password)
         client.will_set(self.topics.status, encode({"state": "offline"}), RETAINED_QOS, retain=True)
         client.max_inflight_messages_set(0)  # the link keeps its own bound (MAX_INFLIGHT)
-        client.on_socket_open = _no_delay
+        client.on_socket_open = no_delay
         self._lost, self._connack, self._suback_mid = None, False, None
         self._lost_event.clear()
         # paho's connect() blocks (name lookup, TCP connect, up to its 5 s connect timeout;
@@ -566,10 +386,7 @@ class MqttLink:
         self._outbox.reconnected()
         self._retain(self.topics.status, encode(self._status))
         self._ready = True
-        if self._retries:
-            log.info("mqtt: reached the broker at %s:%s after %d tries", self._host, self._port,
-                     self._retries)
-        self._retries, self._retry_said = 0, None
+        self._retries.reached()
         if self._on_connected is not None:
             self._on_connected()
         self._pump()
@@ -585,7 +402,7 @@ class MqttLink:
             try:
                 async with asyncio.timeout(tick):
                     await self._lost_event.wait()
-            except TimeoutError:
+            except TimeoutError:  # a tick
                 pass
             if self._lost is not None:
                 raise LinkLost(self._lost)
@@ -621,36 +438,12 @@ class MqttLink:
         close its connection now (or, with the TCP connect still running in the executor, as
         soon as that returns: only then is there a socket to close)."""
         self._ready = False
-        self._client = None
-        self._unwatch()
+        if self._socket is not None:
+            self._socket.unwatch()
+        self._client, self._socket = None, None
         self._outbox.lost()  # its unacknowledged events first next time
         if connecting.done():
-            _close(client, connecting)
+            close_client(client, connecting)
         else:
-            connecting.add_done_callback(lambda done: _close(client, done))
+            connecting.add_done_callback(lambda done: close_client(client, done))
 
-
-def _no_delay(_client: mqtt.Client, _userdata: Any, sock: mqtt.SocketLike) -> None:
-    """paho's on_socket_open: Nagle off before the CONNECT goes (paho sets no option itself)."""
-    if isinstance(sock, socket.socket):
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
-def _ssl_pending(client: mqtt.Client) -> int:
-    """Bytes the connection's SSL object holds already decrypted (0 without TLS)."""
-    sock = client.socket()
-    return sock.pending() if isinstance(sock, ssl.SSLSocket) else 0
-
-
-def _close(client: mqtt.Client, connecting: asyncio.Future[MQTTErrorCode]) -> None:
-    """Close a connection the link is done with, at once. With no network thread, paho's
-    `disconnect()` writes DISCONNECT and closes the socket within the call; a socket that
-    cannot take even that is closed as it is."""
-    if connecting.cancelled() or connecting.exception() is not None:
-        return  # no connection was made (and the failure is seen, not left unretrieved)
-    if client.socket() is None:
-        return
-    client.disconnect()
-    sock = client.socket()
-    if sock is not None:
-        sock.close()

@@ -16,9 +16,10 @@ when it is crossed, False once when the queue is back under half of it, None oth
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import NamedTuple
 
-__all__ = ["Message", "Outbox"]
+__all__ = ["BrokerBarriers", "Message", "Outbox"]
 
 
 class Message(NamedTuple):
@@ -101,3 +102,29 @@ class Outbox:
             self._over = False
             return False
         return None
+
+
+class BrokerBarriers:
+    """Who waits for the broker to acknowledge the status sent after they asked (`MqttLink.
+    after_broker`): `wait(callback)` before that status is handed on, `status_sent(mid)` when it
+    is, `acked(mid)` the callbacks its acknowledgement releases, `lost()` every one still
+    waiting (nothing more comes on a lost connection). Pure: the link calls them."""
+
+    def __init__(self) -> None:
+        self._waiting: list[Callable[[], None]] = []
+        self._by_mid: dict[int, list[Callable[[], None]]] = {}
+
+    def wait(self, callback: Callable[[], None]) -> None:
+        self._waiting.append(callback)
+
+    def status_sent(self, mid: int) -> None:
+        if self._waiting:
+            self._by_mid[mid], self._waiting = self._waiting, []
+
+    def acked(self, mid: int) -> list[Callable[[], None]] | None:
+        return self._by_mid.pop(mid, None)
+
+    def lost(self) -> list[Callable[[], None]]:
+        waiting = [cb for cbs in self._by_mid.values() for cb in cbs] + self._waiting
+        self._by_mid, self._waiting = {}, []
+        return waiting

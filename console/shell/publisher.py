@@ -24,7 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from console.engine.events import Event
-from console.shell.mqtt_link import MqttLink, Topics
+from console.shell.mqtt_link import MqttLink
+from console.shell.mqtt_wire import Topics
 from console.wire import event_json
 
 __all__ = ["Publisher"]

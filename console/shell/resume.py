@@ -261,7 +261,7 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
         t_ns=console.clock() + found.shift_ns, journal=found.path.name, inputs=found.inputs,
         voided=None if voided is None else voided[1], torn=found.torn is not None,
         given_back={} if voided is None else given_back(voided[0])))
-    console.publish_state()
+    console.retained.publish()
 
 
 def given_back(inputs: tuple[GameInput, ...]) -> dict[str, int]:

@@ -33,28 +33,28 @@ from console.games.kind import GameInput, GameKind
 from console.notices import ConsoleError, JournalStatus
 from console.scenario import step_to_json
 from console.shell.checkpoint import Checkpoints, checkpoint_key, code_fingerprint
-from console.shell.commands import command_object, command_time, refusal
+from console.shell.command_intake import CommandIntake
 from console.shell.deadlines import Deadlines
 from console.shell.error_reports import ErrorReports
 from console.shell.journal import Journal, clock_line, decides
 from console.shell.journal_files import JournalFiles, Resumed
 from console.shell.lag_watch import LagWatch
-from console.shell.mqtt_link import MqttLink, Topics
+from console.shell.mqtt_link import MqttLink
+from console.shell.mqtt_wire import Topics
 from console.shell.osc_cues import OscCues
 from console.shell.own_actions import OwnActions
 from console.shell.publisher import Publisher
 from console.shell.records import GameRecords
 from console.shell.resumption import Resumption
-from console.shell.retained_parts import RetainedParts
 from console.shell.sound import CuePlayer, NullPlayer
 from console.shell.sources_hub import SourcesHub
+from console.shell.state_publishing import StatePublishing
 from console.shell.timers import Timers
 from console.state_people import pads
 
 log = logging.getLogger("chgk.console")
 
 
-STATE_REFRESH_S = 0.5  # how stale a retained countdown may be for a display that joins late
 ERRORS_PER_SECOND = 10  # of one source, shown one by one; the rest are counted
 # A checkpoint (the referee's whole state) after this many journal lines, between questions:
 # a resume replays at most about this many (docs/performance.md, `bench resume`).
@@ -90,7 +90,12 @@ class Console:
         self.cues: CuePlayer = cue_player or NullPlayer()
         self.mqtt: MqttLink | None = None
         self.publisher = Publisher(self.topics, before_run=EVENTS_BEFORE_RUN)
-        self._parts = RetainedParts(self._publish_retained, self.topics.sheet)  # the game's besides its state
+        # The retained state, and the game's parts besides it (console/shell/state_publishing.py).
+        self.retained = StatePublishing(
+            link=lambda: self.mqtt, state=self.state, host_state=self.host_state,
+            parts=lambda: self.game.retained_parts(self.referee),
+            counting=lambda: self.referee.running_timer() is not None, timers=self.timers,
+            topics=self.topics)
         self.errors = ErrorReports(self._show_error, clock, per_second=ERRORS_PER_SECOND,
                                    max_chars=MAX_ERROR_CHARS)
         # The journal's health, as the retained status says it (None: no journal kept).
@@ -112,7 +117,6 @@ class Console:
             publish=self._publish, report_error=self.report_error, read_time=self.lag.read_time,
             on_status=lambda states: self._status(sources=states),
             deadline_pending=lambda: self.deadlines.due is not None)
-        self._refresh: asyncio.TimerHandle | None = None
         osc = config.osc
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
         # The engine as the journal's times have it (a resumed one may run ahead: TimeShifted)
@@ -134,6 +138,10 @@ class Console:
             self.game, config, clock=clock, engine=lambda: self._checkpoints.engine, pads_now=self._pads_now,
             feed=self.feed, publish=self._publish, report_error=self.report_error, set_status=self._status,
             set_lamps=self.sources.set_lamps, journal=self.journal)
+        # The host's and the jury's commands over MQTT (console/shell/command_intake.py).
+        self.commands = CommandIntake(
+            self.game, command_topic=self.topics.command, clock=clock, alive_at=lambda: self.lag.alive_at,
+            take=self.own.take, feed=self.feed, report_error=self.report_error)
 
     @property
     def watchers(self) -> list[Callable[[Event], None]]:
@@ -178,48 +186,6 @@ class Console:
 
     def host(self, action: HostAction, at: int | None = None) -> None:
         self.feed([Host(action, self.clock() if at is None else at)])
-
-    def on_jury_command(self, payload: bytes) -> None:
-        """The game jury's command from MQTT (``<base>/jury/command``: the sports stage's sheet,
-        docs/sports-sheet.md); refused like a host command when malformed, changing nothing."""
-        parse = self.game.parse_jury_command
-        assert parse is not None  # subscribed only for a game with a jury
-        received = self.clock()
-        try:
-            command = command_object(payload)
-            # The sheet's log says when each change was made: the console's wall clock at
-            # receipt, journalled with the edit (a replay reads it, never the clock).
-            command["when"] = time.strftime("%Y-%m-%d %H:%M:%S")
-            inp = parse(command, command_time(command.pop("sent_ns", None), received, self.lag.alive_at))
-        except (ValueError, RecursionError) as exc:
-            self.report_error("jury", refusal("jury", payload, exc, self.game.jury_help))
-            return
-        self.feed([inp])
-
-    def on_command(self, payload: bytes) -> None:
-        """A host command from MQTT (docs/mqtt.md): the console's own (`OwnActions`) or the
-        game's; anything malformed or unknown is refused with an error event that names the
-        problem, and changes nothing."""
-        received = self.clock()
-        try:
-            command = command_object(payload)
-            at = command_time(command.pop("sent_ns", None), received, self.lag.alive_at)
-            if self.own.take(command):
-                return
-            inp = self.game.parse_command(command, at)
-        except (ValueError, RecursionError) as exc:  # RecursionError: absurdly nested JSON
-            self.report_error("mqtt", refusal("host", payload, exc, self.game.command_help))
-            return
-        self.feed([inp])
-
-    def on_retained_command(self, payload: bytes, topic: str = "") -> None:
-        """A command the broker kept (published with the retain flag) is never executed: it
-        would run again at every reconnect. It is reported, with how to clear it: on the topic
-        it was kept on (host/command, a show controller's host/do/<action>, jury/command)."""
-        shown, where = payload[:200].decode("utf-8", errors="replace"), topic or self.topics.command
-        self.report_error("mqtt", f"retained command {shown!r} on {where} not executed (a command must "
-                                  "not be retained: it would replay at every reconnect); clear it with "
-                                  f"mosquitto_pub -r -n -t {where}")
 
     def _pads_now(self) -> dict[str, str]:
         """Each button of the game and whose it is: as the referee has them now (the host may
@@ -277,28 +243,14 @@ class Console:
         # The live angle (30 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
         if not all(isinstance(out, Event) and out.LIVE for out in outputs):
-            self.publish_state()
+            self.retained.publish()
         self.deadlines.arm()
-        self._keep_state_fresh()
+        self.retained.keep_fresh()
         if self.journal.lines >= CHECKPOINT_LINES and self.deadlines.due is None:
             # Between questions (no deadline pending: nothing on the press path to delay).
             self._checkpoint(max(now, self.deadlines.fed_at) + self._checkpoints.shift_ns)
         if self.journal.open and decides(outputs):  # after the lamps and the event: off their path
             self.journal.sync_soon()
-
-    def _keep_state_fresh(self) -> None:
-        """While a countdown runs, republish the state now and then, so that a display that
-        connects mid-window gets a retained `remaining_ms` that is at most this old."""
-        if self._refresh is not None or self.mqtt is None or self.referee.running_timer() is None:
-            return
-
-        def refresh() -> None:
-            self._refresh = None
-            if self.referee.running_timer() is not None:
-                self.publish_state()
-                self._keep_state_fresh()
-
-        self._refresh = self.timers.call_later(STATE_REFRESH_S, refresh)
 
     def _publish(self, event: Event) -> None:
         wire = self.publisher.publish(event)
@@ -314,21 +266,12 @@ class Console:
         if self.mqtt is not None:
             self.mqtt.set_status(**parts)
 
-    def publish_state(self) -> None:
-        if self.mqtt is not None:
-            self.mqtt.publish_state(self.state, self.host_state)
-            self._parts.publish(self.game.retained_parts(self.referee))
-
     def _oversize(self, topic: str, size: int) -> None:
         """A message the broker would drop unsaid: said to the host (a short one) instead."""
         if topic.endswith("/events"):
             return  # an event this size is a bug: logged by the link, not said in another event
         self.report_error("mqtt", f"a message to {topic} of {size} bytes is over the broker's limit: "
                                   "not sent")
-
-    def _publish_retained(self, topic: str, payload: dict[str, Any]) -> None:
-        if self.mqtt is not None:
-            self.mqtt.publish_retained(topic, payload)
 
     def host_state(self, now: int | None = None) -> dict[str, Any]:
         """The host's view (host/state): the public state plus what only the host may see."""
@@ -352,9 +295,9 @@ class Console:
             broker_host,
             broker_port,
             self.topics,
-            on_command=self.on_command,
-            on_retained_command=self.on_retained_command,
-            on_jury_command=None if self.game.parse_jury_command is None else self.on_jury_command,
+            on_command=self.commands.on_command,
+            on_retained_command=self.commands.on_retained_command,
+            on_jury_command=None if self.game.parse_jury_command is None else self.commands.on_jury_command,
             on_oversize=self._oversize,
             on_connected=on_ready,
             username=self.config.mqtt.username,
@@ -366,7 +309,7 @@ class Console:
                              **({} if self.journal_status is None else {"journal": self.journal_status}),
                              **self.own.status())
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
-        self.publish_state()
+        self.retained.publish()
         if self.own.pack_shelf is not None:
             self.own.pack_shelf.refresh()  # the tablet's list, in the status once it is read
         self.sources.start_local_inputs()

@@ -14,7 +14,7 @@ from typing import TextIO
 
 from console.engine.model import Output
 from console.playback import VirtualTable, play, read_scenario
-from console.shell.mqtt_link import encode
+from console.shell.mqtt_wire import encode
 from console.wire import events_json
 
 __all__ = ["VirtualTable", "replay_file", "replay_lines"]
