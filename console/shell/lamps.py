@@ -2,24 +2,17 @@
 
 Contract: `LampMasks(pads)` knows each player's pad (``"mcu:2"``: source ``mcu``, bit 2);
 `masks(lamps, sources)` gives every one of `sources` its (on, blink) masks for the referee's
-`SetLamps` (a source with no lamp lit gets (0, 0): its lamps go out). A `LampOutput` is what
-takes those masks: an MCU link, a Buzz! receiver, a source's GPIO lamps.
+`SetLamps` (a source with no lamp lit gets (0, 0): its lamps go out). A `LampOutput`
+(console/sources/host.py) takes those masks: an MCU link, a Buzz! receiver, GPIO lamps.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Protocol
 
 from console.engine.model import LampMode
 
-__all__ = ["LampMasks", "LampOutput"]
-
-
-class LampOutput(Protocol):
-    """A source's lamps: bit i is pad i; a blinking lamp blinks whatever `on` says."""
-
-    def set_lamps(self, on: int, blink: int) -> None: ...
+__all__ = ["LampMasks"]
 
 
 class LampMasks:
