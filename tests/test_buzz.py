@@ -29,7 +29,7 @@ from drivers.buzz_report import buttons, input_report, lamp_report, newly_presse
 from tests.conftest import Broker, until
 from tests.daemon_process import daemon_process
 from tests.support.clock import Clock
-from tests.test_console_mqtt import command, display
+from tests.support.mqtt_console import command, display
 
 MS = 1_000_000
 

@@ -22,7 +22,7 @@ from console.shell.runtime import Console
 from tests.conftest import Broker
 from tests.daemon_process import daemon_process
 from tests.support.clock import Clock
-from tests.test_console_mqtt import display
+from tests.support.mqtt_console import display
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each with a calm moment (no deadline pending) for a checkpoint; photo-finish.jsonl has none.

@@ -25,7 +25,7 @@ from tests.conftest import Broker, until
 from tests.daemon_process import daemon_process
 from tests.engine_harness import svoya_of
 from tests.fake_keyboard import FakeKeyboard
-from tests.test_console_mqtt import display
+from tests.support.mqtt_console import display
 
 MS = 1_000_000
 KEYS = "keys:usb-Foot_Switch-event-kbd"

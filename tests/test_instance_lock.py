@@ -10,7 +10,7 @@ from pathlib import Path
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import display
+from tests.support.mqtt_console import display
 from tests.test_resume_process import (
     ROOT,
     SVOYA,

@@ -29,7 +29,7 @@ from console.games import config_from_dict, load_config
 from console.shell import resume
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker, until
-from tests.test_console_mqtt import Display, display
+from tests.support.mqtt_console import Display, display
 from tests.test_resume_process import (
     SVOYA,
     box_connected,

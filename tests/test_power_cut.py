@@ -20,7 +20,7 @@ from console.games import game
 from console.scenario import parse_step, step_to_json
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import display
+from tests.support.mqtt_console import display
 from tests.test_resume_process import (
     SVOYA,
     daemon,

@@ -15,7 +15,7 @@ from typing import Any
 
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import Display, command, display
+from tests.support.mqtt_console import Display, command, display
 from tests.test_resume_process import (
     ROOT,
     SVOYA,

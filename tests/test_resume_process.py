@@ -21,7 +21,7 @@ import pytest
 from console.tools.replay import replay_file
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.test_console_mqtt import Display, command, display
+from tests.support.mqtt_console import Display, command, display
 
 ROOT = Path(__file__).resolve().parent.parent
 SVOYA = ('[game]\nkind = "svoya"\n[sources.mcu]\nkind = "serial_mcu"\nport = "{port}"\n'

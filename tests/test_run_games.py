@@ -22,7 +22,7 @@ from console.games import names
 from tests.browser import Browser
 from tests.conftest import Broker, free_port
 from tests.daemon_process import daemon_process
-from tests.test_console_mqtt import command, display
+from tests.support.mqtt_console import command, display
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from console.shell.display_server import DisplayServer
 from tests.browser import Browser
 from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
-from tests.test_console_mqtt import running_console
+from tests.support.mqtt_console import running_console
 
 NAMES = "[...document.querySelectorAll('.player .name')].map(e => e.textContent).join(',')"
 

@@ -11,7 +11,7 @@ from console.engine.model import HostAction
 from tests.browser import Browser
 from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
-from tests.test_console_mqtt import running_console
+from tests.support.mqtt_console import running_console
 from tests.test_scoreboard import scoreboard, text_of
 
 DECISION = text_of("decision")

@@ -27,7 +27,7 @@ from drivers.buzz_fake import FakeBuzz
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 from tests.conftest import Broker
-from tests.test_console_mqtt import Display, command, display
+from tests.support.mqtt_console import Display, command, display
 from tests.test_resume_process import (
     BRAINRING,
     BRAINRING_SCHEMAS,
