@@ -20,8 +20,8 @@ from drivers.mcu_session import PadEdge, Problem, StatusChanged, Watermark
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import HelloRequest, Ping
 from tests.conftest import until
-from tests.test_line_noise import svoya_console
-from tests.test_mcu_session import MS, RTT, Device, Harness, sent
+from tests.support.mcu_harness import MS, RTT, Device, Harness, sent
+from tests.support.pty_console import svoya_console
 
 S = 1000 * MS
 

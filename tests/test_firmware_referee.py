@@ -27,9 +27,18 @@ from console.games import config_from_dict
 from console.shell.runtime import Console
 from console.sources.mcu import add_mcu
 from tests.conftest import Broker, until
-from tests.test_firmware_sim import CPU_HZ, DEBOUNCE_US, RESOLUTION_US, Chip, built, chip, pytestmark
+from tests.support.firmware_sim import (
+    CPU_HZ,
+    DEBOUNCE_US,
+    RESOLUTION_US,
+    Chip,
+    built,
+    chip,
+    needs_firmware_sim,
+)
 
-__all__ = ["built", "chip", "pytestmark"]  # the chip's fixtures and skip reason, from test_firmware_sim
+__all__ = ["built", "chip"]  # the chip's fixtures, from tests/support/firmware_sim.py
+pytestmark = needs_firmware_sim
 
 PLAYERS = 4  # p1..p4 on the box's pads 0..3
 

@@ -16,19 +16,8 @@ from drivers.mcu_session import PadEdge, Problem, Watermark
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import RESEND_DEPTH, Resend
 from tests.conftest import until
-from tests.test_line_noise import svoya_console
-from tests.test_mcu_session import MS, PORT, RTT, Device, Harness, sent
-
-TIMEOUT = 50 * MS  # the session's default wait for the frames asked for again
-
-
-def connected_harness(device: Device | None = None) -> Harness:
-    """Connected, clock seeded, and one HEARTBEAT seen (a gap shows against a known number)."""
-    h = Harness(device=device or Device())
-    h.handshake()
-    h.recv(h.device.heartbeat(h.now), 1 * MS)
-    h.inputs.clear()
-    return h
+from tests.support.mcu_harness import MS, PORT, RTT, TIMEOUT, Device, Harness, connected_harness, sent
+from tests.support.pty_console import svoya_console
 
 
 def test_a_gap_asks_for_the_missing_frames_and_holds_later_presses() -> None:

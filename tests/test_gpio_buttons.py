@@ -18,10 +18,11 @@ from typing import Any
 
 import pytest
 from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockFactory
 
 from drivers.gpio_buttons import EdgeLockout, GpioButtons, GpioError, GpioPress
 from tests.gpio_mock import EdgeSpy
+from tests.support.gpio import HeldPin
 
 MS = 1_000_000
 
@@ -93,17 +94,6 @@ async def handoff() -> None:
     """Let the loop run the callbacks handed over with call_soon_threadsafe."""
     for _ in range(5):
         await asyncio.sleep(0)
-
-
-class HeldPin(MockPin):  # type: ignore[misc]
-    """A mock pin held low by its wiring until ``held`` is cleared: the pull-up (which drives
-    the mock pin high through its public ``drive_high``) does not move it."""
-
-    held = True
-
-    def drive_high(self) -> None:
-        if not self.held:
-            super().drive_high()
 
 
 class OwnClockFactory(MockFactory):  # type: ignore[misc]

@@ -29,8 +29,8 @@ from drivers.mcu_serial import McuLink, Watermark
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import linked, until
 from tests.support.clock import Clock
-from tests.test_gpio_buttons import HeldPin
-from tests.test_mcu_session import Harness
+from tests.support.gpio import HeldPin
+from tests.support.mcu_harness import Harness
 
 MS = 1_000_000
 S = 1_000 * MS

@@ -23,9 +23,8 @@ from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import HelloRequest, Resend
 from tests.conftest import until
 from tests.engine_harness import MS, Table
-from tests.test_gap_repair import TIMEOUT, connected_harness
-from tests.test_line_noise import svoya_console
-from tests.test_mcu_session import RTT, Harness, sent
+from tests.support.mcu_harness import RTT, TIMEOUT, Harness, connected_harness, sent
+from tests.support.pty_console import svoya_console
 
 
 def test_an_unrepaired_gap_marks_the_next_watermark() -> None:

@@ -14,37 +14,18 @@ import os
 import select
 import time
 import tty
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from console.engine.model import HostAction
-from console.games import config_from_dict
-from console.shell.runtime import Console
-from drivers.mcu_serial import McuLink
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import FrameDecoder, Heartbeat, Hello, Message, ProtocolError, Resend, encode_delimited
-from tests.conftest import linked, until
-from tests.test_firmware_sim import Chip, built, chip
-from tests.test_firmware_sim import pytestmark as needs_firmware_sim
+from tests.conftest import until
+from tests.support.firmware_sim import Chip, built, chip, needs_firmware_sim
+from tests.support.pty_console import svoya_console
 
 __all__ = ["built", "chip"]  # fixtures used by the firmware test below
-
-
-@contextlib.asynccontextmanager
-async def svoya_console(sim: SimulatedMcu) -> AsyncIterator[tuple[Console, McuLink, list[dict[str, Any]]]]:
-    """A «Своя игра» console (two players on pads 0 and 1 of the MCU), no broker: the wire
-    events it would publish are collected."""
-    config = config_from_dict({
-        "console": {"node": "t1", "journal": ""},
-        "players": [{"id": f"p{i + 1}", "name": f"Игрок {i + 1}", "pad": f"mcu:{i}"} for i in range(2)],
-        "sources": {"mcu": {"kind": "serial_mcu", "port": sim.port}},
-        "sound": {"enabled": False},
-    }, "test")
-    console = Console(config)
-    async with linked(console, sim) as (link, events):
-        yield console, link, events
 
 
 def _kinds(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
