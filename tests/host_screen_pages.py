@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from tests.conftest import free_port
 from tests.daemon_process import daemon_process
-from tests.test_broker_lockdown import ACL, locked_config, make_passwords, wait_listening
+from tests.support.lockdown import ACL, locked_config, make_passwords, wait_listening
 
 CHROMIUM = "/usr/bin/chromium"
 NODE = "t1"

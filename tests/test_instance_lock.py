@@ -11,7 +11,7 @@ from pathlib import Path
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
 from tests.support.mqtt_console import display
-from tests.test_resume_process import (
+from tests.support.resume_process import (
     ROOT,
     SVOYA,
     box_connected,
@@ -24,7 +24,7 @@ from tests.test_resume_process import (
     write_config,
 )
 
-__all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
+__all__ = ["sim"]  # the simulated box, a fixture of tests/support/resume_process.py
 
 
 async def second_run(config: Path) -> tuple[int, str]:

@@ -30,7 +30,7 @@ from console.shell import resume
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker, until
 from tests.support.mqtt_console import Display, display
-from tests.test_resume_process import (
+from tests.support.resume_process import (
     SVOYA,
     box_connected,
     daemon,
@@ -43,7 +43,7 @@ from tests.test_resume_process import (
     write_config,
 )
 
-__all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
+__all__ = ["sim"]  # the simulated box, a fixture of tests/support/resume_process.py
 TOPICS = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
 
 

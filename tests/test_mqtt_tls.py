@@ -42,7 +42,7 @@ from drivers.sim_mcu import SimulatedMcu
 from tests.browser import Browser
 from tests.conftest import daemon_config, free_port, until
 from tests.daemon_process import daemon_process
-from tests.test_broker_lockdown import (  # noqa: F401  (pytest finds fixtures by name)
+from tests.support.lockdown import (  # noqa: F401  (pytest finds fixtures by name)
     ACL,
     locked_config,
     make_passwords,

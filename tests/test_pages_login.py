@@ -1,5 +1,5 @@
 """The hall's pages log in: a board served by the display server, in a real headless Chromium,
-against mosquitto with the shipped lockdown (the `locked` fixture of tests/test_broker_lockdown.py)
+against mosquitto with the shipped lockdown (the `locked` fixture of tests/support/lockdown.py)
 and the real console publishing as `console`. With the display account's login from the
 config the page is "на связи" and shows the game; with a wrong password, or none, the broker
 refuses it and the page says "нет связи" and why.
@@ -20,7 +20,7 @@ import pytest
 
 from console.shell.display_server import DisplayServer
 from tests.browser import Browser
-from tests.test_broker_lockdown import (  # noqa: F401  (pytest finds fixtures by name)
+from tests.support.lockdown import (  # noqa: F401  (pytest finds fixtures by name)
     BASE,
     LockedBroker,
     locked,

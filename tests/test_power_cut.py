@@ -1,5 +1,5 @@
 """Fault: the power goes mid-fight (issue 8). `chgk-console run` as a process on a real
-mosquitto and a simulated button box on a test-owned pty (tests/test_resume_process.py's rig);
+mosquitto and a simulated button box on a test-owned pty (tests/support/resume_process.py's rig);
 the power cut is a SIGKILL and what a disk holds after one: the journal's last line cut off
 mid-write (the console syncs after each decision, so what a cut loses is the line being
 written). The next start resumes from the rest: the same scores, the question that was in play
@@ -21,7 +21,7 @@ from console.scenario import parse_step, step_to_json
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
 from tests.support.mqtt_console import display
-from tests.test_resume_process import (
+from tests.support.resume_process import (
     SVOYA,
     daemon,
     events_after,

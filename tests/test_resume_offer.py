@@ -16,7 +16,7 @@ from typing import Any
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
 from tests.support.mqtt_console import Display, command, display
-from tests.test_resume_process import (
+from tests.support.resume_process import (
     ROOT,
     SVOYA,
     box_connected,
@@ -31,7 +31,7 @@ from tests.test_resume_process import (
     write_config,
 )
 
-__all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
+__all__ = ["sim"]  # the simulated box, a fixture of tests/support/resume_process.py
 TOPICS = ("chgk/t1/events", "chgk/t1/state", "chgk/t1/status")
 RENAMED = SVOYA.replace('name = "Боря"', 'name = "Борис"')
 

@@ -6,108 +6,36 @@ round voided (console/shell/resume.py), a ``resumed`` event."""
 
 from __future__ import annotations
 
-import asyncio
 import io
 import json
 import signal
-import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from console.tools.replay import replay_file
 from drivers.sim_mcu import SimulatedMcu
 from tests.conftest import Broker
-from tests.support.mqtt_console import Display, command, display
+from tests.support.mqtt_console import command, display
+from tests.support.resume_process import (
+    BRAINRING,
+    BRAINRING_SCHEMAS,
+    SVOYA,
+    box_connected,
+    daemon,
+    events_after,
+    online,
+    play,
+    scores,
+    sim,
+    state_where,
+    write_config,
+)
 
-ROOT = Path(__file__).resolve().parent.parent
-SVOYA = ('[game]\nkind = "svoya"\n[sources.mcu]\nkind = "serial_mcu"\nport = "{port}"\n'
-         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
-         '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n')
+__all__ = ["sim"]  # the simulated box, a fixture of tests/support/resume_process.py
+
 TABLE = ('[game]\nkind = "chgk"\n[sources.top]\nkind = "serial_mcu"\nport = "{port}"\n'
          '[[teams]]\nid = "t1"\nname = "Совы"\n[table]\nteam = "t1"\n')
 TABLE_SCHEMAS = {"events": "table_event", "state": "table_state"}
-
-
-@pytest.fixture
-def sim() -> Iterator[SimulatedMcu]:
-    mcu = SimulatedMcu(pads=2)
-    mcu.start()
-    yield mcu
-    mcu.stop()
-
-
-def write_config(tmp_path: Path, broker: Broker, game: str) -> Path:
-    config = tmp_path / "console.toml"
-    config.write_text(
-        f'[console]\nnode = "t1"\njournal = "{tmp_path / "journal" / "journal.jsonl"}"\n{game}'
-        f'[mqtt]\nhost = "{broker.host}"\nport = {broker.port}\n'
-        f'[display]\nhttp_port = 0\n[sound]\nenabled = false\n', encoding="utf-8")
-    return config
-
-
-@asynccontextmanager
-async def daemon(config: Path, run: int) -> AsyncIterator[asyncio.subprocess.Process]:
-    """The daemon for the body; whatever is left of it is killed after."""
-    log_path = config.with_name(f"daemon-{run}.log")
-    with log_path.open("wb") as log:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "console.cli", "run", "--config", str(config), cwd=ROOT, stderr=log)
-        try:
-            yield proc
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
-
-
-async def online(d: Display, after: int) -> None:
-    """The daemon started after the first `after` messages said it is online."""
-    await d.wait_for(lambda: [p for t, p in d.seen[after:]
-                              if t.endswith("/status") and p["state"] == "online"], within=20)
-
-
-def events_after(d: Display, after: int, kind: str) -> list[dict[str, Any]]:
-    return [p for t, p in d.seen[after:] if t.endswith("/events") and p["type"] == kind]
-
-
-async def state_where(d: Display, check: Any, after: int = 0) -> dict[str, Any]:
-    found: dict[str, Any] = await d.wait_for(
-        lambda: next((p for t, p in d.seen[after:] if t.endswith("/state") and check(p)), None))
-    return found
-
-
-async def play(d: Display, broker: Broker, payload: bytes, check: Any) -> dict[str, Any]:
-    """A host command, then the first state after it that passes `check`."""
-    mark = len(d.seen)
-    await command(broker, payload)
-    return await state_where(d, check, after=mark)
-
-
-async def box_connected(d: Display, after: int = 0) -> None:
-    """The button box said it is connected (after the first `after` messages)."""
-    await d.wait_for(lambda: [p for t, p in d.seen[after:] if t.endswith("/events")
-                              and p["type"] == "source_status" and p["state"] == "connected"])
-
-
-async def question(d: Display, broker: Broker, sim: SimulatedMcu, pad: int, verdict: bytes = b"correct"
-                   ) -> dict[str, Any]:
-    """A question played to its end: announced, read, `pad` presses and is judged `verdict`;
-    the state once it is over."""
-    await play(d, broker, b'{"action": "next"}', lambda p: p["phase"] == "reading")
-    await play(d, broker, b'{"action": "reading_finished"}', lambda p: p["phase"] == "open")
-    mark = len(d.seen)
-    sim.press(pad)
-    sim.release(pad)
-    await state_where(d, lambda p: p["phase"] == "answering", after=mark)
-    return await play(d, broker, b'{"action": "' + verdict + b'"}', lambda p: p["phase"] == "idle")
-
-
-def scores(state: dict[str, Any]) -> dict[str, int]:
-    return {p["id"]: p["score"] for p in state["players"]}
 
 
 async def test_svoya_killed_mid_question_resumes_with_the_same_scores(
@@ -202,12 +130,6 @@ async def test_the_table_killed_mid_round_resumes_at_the_spin(
             played = {s["sector"]: s["played"] for s in state["sectors"]}
             assert played[3] and not played[7]
         assert d.invalid == [], d.invalid
-
-
-BRAINRING = ('[game]\nkind = "brainring"\n[sources.mcu]\nkind = "serial_mcu"\nport = "{port}"\n'
-             '[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["mcu:0"]\n'
-             '[[brainring.teams]]\nid = "t2"\nname = "Ежи"\npads = ["mcu:1"]\n')
-BRAINRING_SCHEMAS = {"events": "brainring_event", "state": "brainring_state"}
 
 
 def team_scores(state: dict[str, Any]) -> dict[str, int]:

@@ -28,7 +28,7 @@ from console.season.model import GameResult, Ruling, Team
 from console.season.service import SeasonService
 from tests.conftest import free_port
 from tests.host_screen_pages import LINK_UP, chromium
-from tests.test_bridge import Hall, bridged_hall, workdir  # noqa: F401  (the fixture)
+from tests.support.bridged_hall import Hall, bridged_hall, workdir  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parent.parent
 TEAMS = ["a", "b", "c", "d"]

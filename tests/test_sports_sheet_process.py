@@ -17,7 +17,7 @@ from typing import Any
 import aiomqtt
 
 from tests.conftest import Broker
-from tests.test_resume_process import daemon
+from tests.support.resume_process import daemon
 
 TEAMS = "".join(f'[[sports.teams]]\nname = "Команда {n}"\n' for n in range(1, 9))
 BASE = "chgk/t1"

@@ -28,7 +28,7 @@ from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
 from tests.conftest import Broker
 from tests.support.mqtt_console import Display, command, display
-from tests.test_resume_process import (
+from tests.support.resume_process import (
     BRAINRING,
     BRAINRING_SCHEMAS,
     SVOYA,
@@ -40,7 +40,7 @@ from tests.test_resume_process import (
     write_config,
 )
 
-__all__ = ["sim"]  # the simulated box, a fixture of test_resume_process
+__all__ = ["sim"]  # the simulated box, a fixture of tests/support/resume_process.py
 MS = 1_000_000
 # A hold this long is the test's own stall, not a hiccup of a loaded machine (said from 20 ms).
 STALL_MS = 500
