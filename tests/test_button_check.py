@@ -14,7 +14,7 @@ from console.shell.runtime import Console
 from console.sources.mcu import McuFeed
 from drivers.mcu_serial import PadEdge, Watermark
 from tests.support.clock import Clock
-from tests.test_schemas import DEMO_TOML
+from tests.support.demo import DEMO_TOML
 
 
 def console() -> tuple[Console, Clock, io.StringIO, list[dict[str, object]]]:

@@ -29,8 +29,7 @@ from console.tools.replay import replay_lines
 from drivers.mcu_serial import PadEdge, Watermark
 from tests.conftest import Broker
 from tests.support.clock import Clock
-from tests.test_schemas import DEMO_TOML
-from tests.test_schemas_table import DEMO_CHGK
+from tests.support.demo import DEMO_CHGK, DEMO_TOML
 
 
 def held_console() -> tuple[Console, Clock, list[dict[str, object]], io.StringIO]:

@@ -4,13 +4,12 @@ client sent into its pages."""
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from console.shell.display_server import MAX_CONNECTIONS, MAX_PER_ADDRESS, DisplayServer
+from tests.support.display_http import get, injected_config
 
 DATA = Path(__file__).resolve().parent.parent / "console" / "data"
 
@@ -23,16 +22,6 @@ async def serving() -> AsyncIterator[DisplayServer]:
         yield server
     finally:
         await server.close()
-
-
-async def get(port: int, request: bytes) -> bytes:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    writer.write(request)
-    try:
-        async with asyncio.timeout(5):
-            return await reader.read()
-    finally:
-        writer.close()
 
 
 async def open_from(port: int, address: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
@@ -96,14 +85,6 @@ async def test_a_host_header_that_is_not_a_host_is_not_written_into_the_page() -
         assert b'"ws": "ws://127.0.0.1:9001/"' in response
         ipv6 = await get(server.port, b"GET / HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n")
         assert b'"ws": "ws://[::1]:9001/"' in ipv6
-
-
-def injected_config(response: bytes) -> dict[str, str]:
-    """The window.CHGK the server wrote into a page, read back as JavaScript would."""
-    found = re.search(rb"<script>window\.CHGK = (.*?);</script>", response)
-    assert found, response[:500]
-    config: dict[str, str] = json.loads(found[1])
-    return config
 
 
 async def test_the_page_carries_the_display_login_and_a_password_cannot_break_out() -> None:

@@ -21,7 +21,7 @@ from drivers.mcu_serial import PadEdge, Watermark
 from tests.cli_run import Done, cli
 from tests.host_screen_pages import chromium
 from tests.support.clock import Clock
-from tests.test_schemas import DEMO_TOML
+from tests.support.demo import DEMO_TOML
 
 ROOT = Path(__file__).resolve().parent.parent
 

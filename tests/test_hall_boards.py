@@ -29,7 +29,7 @@ from console.shell.display_server import DisplayServer
 from console.shell.runtime import Console
 from tests.browser import Browser
 from tests.conftest import Broker
-from tests.test_scoreboard import table_config
+from tests.support.scoreboard import table_config
 
 S = NS_PER_S
 BASE = "chgk/t1"

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import json
 import socket
-import struct
 import subprocess
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import zipfile
-import zlib
 from pathlib import Path
 
 from playwright.sync_api import expect
@@ -24,40 +22,11 @@ from playwright.sync_api import expect
 from console.shell.hall_media import HallMedia
 from drivers.sim_mcu import SimulatedMcu
 from tests.host_screen_pages import WAIT_MS, click, console_with_pages
+from tests.support.packs import PACKAGE, package, png
 
-PACKAGE = """<?xml version="1.0" encoding="utf-8"?>
-<package name="Картинки" version="4" id="m" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
-  <rounds><round name="Раунд"><themes><theme name="Реки"><questions>
-    <question price="10">
-      <scenario><atom type="say">Что за река на карте?</atom><atom type="image">@карта реки.png</atom>
-        <atom type="voice">@гимн.mp3</atom></scenario>
-      <right><answer>Волга</answer></right>
-    </question>
-  </questions></theme></themes></round></rounds>
-</package>
-"""
 GAME = ('[game]\nkind = "svoya"\nthemes = 0\n'
         '[[players]]\nid = "p1"\nname = "Аня"\npad = "mcu:0"\n'
         '[[players]]\nid = "p2"\nname = "Боря"\npad = "mcu:1"\n')
-
-
-def png(width: int, height: int) -> bytes:
-    """A real PNG (grey pixels), so the browser decodes it and says its size."""
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-    rows = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
-
-
-def package(tmp_path: Path) -> Path:
-    """The pack as SIGame writes it: the media under Images/ and Audio/, names URL-escaped."""
-    path = tmp_path / "pictures.siq"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("content.xml", PACKAGE)
-        z.writestr("Images/%D0%BA%D0%B0%D1%80%D1%82%D0%B0%20%D1%80%D0%B5%D0%BA%D0%B8.png", png(40, 30))
-        z.writestr("Audio/гимн.mp3", b"ID3 not really a song")
-    return path
 
 
 def test_the_packs_files_are_found_by_name_and_nothing_else(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from tests.host_screen_pages import (
     running_daemon,
     wait_serving,
 )
-from tests.test_svoya_pack_choice import evening_pack
+from tests.support.packs import evening_pack
 
 # The configured pack is not there: the console starts on numbered themes and says so.
 GAME = ('[game]\nkind = "svoya"\nthemes = 0\nanswer_window_s = 10.0\npack_dir = "packs"\n'

@@ -12,7 +12,7 @@ import pytest
 
 from console.shell.display_server import DisplayServer
 from console.texts import PAGE_TEXTS
-from tests.test_display_server import get, injected_config
+from tests.support.display_http import get, injected_config
 
 DATA = Path(__file__).resolve().parent.parent / "console" / "data"
 

@@ -12,6 +12,7 @@ import pytest
 
 from console.packs import PackError, load_pack
 from console.packs.siq import MAX_CONTENT_BYTES, MAX_ENTRIES
+from tests.support.packs import siq
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "packs" / "club-evening.toml"
@@ -86,17 +87,6 @@ V5 = """<?xml version="1.0" encoding="utf-8"?>
   </rounds>
 </package>
 """
-
-
-def siq(tmp_path: Path, content: str | bytes, name: str = "pack.siq", extra: int = 0,
-        method: int = zipfile.ZIP_DEFLATED) -> Path:
-    path = tmp_path / name
-    with zipfile.ZipFile(path, "w", compression=method) as z:
-        z.writestr("content.xml", content.encode() if isinstance(content, str) else content)
-        z.writestr("Images/nile.jpg", b"\xff\xd8 not really a jpeg")
-        for i in range(extra):
-            z.writestr(f"Images/{i}.png", b"")
-    return path
 
 
 def refused(path: Path) -> str:

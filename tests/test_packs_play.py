@@ -14,21 +14,11 @@ from console.schemas import validate
 from console.shell.runtime import Console
 from tests.engine_harness import svoya_of
 from tests.support.clock import Clock
+from tests.support.packs import console_with
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "packs" / "club-evening.toml"
 MS = NS_PER_MS
-
-
-def console_with(pack: str, tmp_path: Path,
-                 **game_section: Any) -> tuple[Console, Clock, list[dict[str, Any]]]:
-    config = config_from_dict({**game("svoya").scenario_defaults,
-                               "game": {"pack": pack, **game_section}}, str(tmp_path / "console.toml"))
-    clock = Clock()
-    console = Console(config, clock=clock)
-    events: list[dict[str, Any]] = []
-    console.wire_watchers.append(events.append)
-    return console, clock, events
 
 
 def step(console: Console, clock: Clock, *inputs: Any) -> None:

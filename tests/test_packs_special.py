@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from console.packs import load_pack
-from tests.test_packs import siq
+from tests.support.packs import siq
 
 V4_SPECIAL = """<?xml version="1.0" encoding="utf-8"?>
 <package name="Особые v4" version="4" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
@@ -116,7 +116,7 @@ def test_the_host_is_told_of_the_cells_left_out_and_sees_a_cat_for_what_it_is(tm
     from console.engine.model import HostAction
     from console.games import game
     from console.schemas import validate
-    from tests.test_packs_play import console_with
+    from tests.support.packs import console_with
 
     siq(tmp_path, V4_SPECIAL, name="v4.siq")
     console, _clock, _events = console_with("v4.siq", tmp_path)

@@ -237,7 +237,7 @@ def live_and_replayed(kind: str, commands: list[dict[str, object]]) -> tuple[lis
     from console.games import config_from_dict
     from console.shell.runtime import Console
     from tests.support.clock import Clock
-    from tests.test_run_games import KINDS
+    from tests.support.game_kinds import KINDS
 
     toml = '[console]\nnode = "t1"\njournal = ""\n' + KINDS[kind].config + "[sound]\nenabled = false\n"
     clock, journal = Clock(), io.StringIO()

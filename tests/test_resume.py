@@ -30,23 +30,10 @@ from console.shell.runtime import Console
 from console.texts import describe_notice
 from tests.quartet_harness import Fight
 from tests.support.clock import Clock
+from tests.support.resumed_fights import restarted, resumed_events, svoya_config, table_config
 
 MS = 1_000_000
 S = 1_000 * MS
-
-
-def svoya_config(players: int = 3, seed: int = 0) -> Any:
-    return config_from_dict({
-        "game": {"seed": seed},
-        "players": [{"id": f"p{i}", "name": f"Игрок {i}", "pad": f"mcu:{i}"} for i in range(players)],
-        "sources": {"mcu": {"kind": "simulated_mcu", "pads": 4}},
-    }, "test")
-
-
-def table_config() -> Any:
-    return config_from_dict({"game": {"kind": "chgk"},
-                             "sources": {"top": {"kind": "simulated_mcu", "pads": 1}},
-                             "teams": [{"id": "t1", "name": "Совы"}], "table": {"team": "t1"}}, "test")
 
 
 def press(console: Console, pad: int, t: int) -> None:
@@ -76,19 +63,6 @@ def svoya_fight(path: Path, clock: Clock) -> Console:
     clock.now += S
     press(console, 2, clock.now)  # during the reading: p2 has the turn, then the power goes
     return console
-
-
-def restarted(path: Path, config: Any, clock: Clock) -> tuple[Console, list[dict[str, Any]]]:
-    """What the daemon does at start: read the journal, build the console on it (appended to:
-    console/shell/journal_files.py `Resumed`), announce."""
-    found = resume.load(path, config, clock())
-    assert isinstance(found, resume.Resumption)
-    journal = Resumed(path, found.keep_bytes, needs_newline=found.needs_newline)
-    console = Console(config, clock=clock, journal=journal, resume=found)
-    events: list[dict[str, Any]] = []
-    console.wire_watchers.append(events.append)
-    resume.announce(console, found)
-    return console, events
 
 
 def scores(state: dict[str, Any]) -> dict[str, int]:
@@ -361,37 +335,6 @@ def test_every_input_kind_has_its_times_shifted() -> None:
         assert 15 in values and 5 not in values, inp
 
 
-def resumed_events(kind: str) -> list[dict[str, Any]]:
-    """Real ``resumed`` events (and what precedes them) of every `voided` value of a game
-    kind's schema ("svoya": the event schema; "table": the table's, ChGK and sports timer),
-    for the schema tests' corpora: each a fight journaled, then resumed."""
-    import tempfile
-
-    sports = config_from_dict({"game": {"kind": "sports"}}, "test")
-    fights: dict[str, list[tuple[Any, list[GameInput]]]] = {
-        "svoya": [(svoya_config(), [Host(HostAction.NEXT, 0)]),
-                  (svoya_config(), [Host(HostAction.NEXT, 0), Host(HostAction.CANCEL, 0)])],
-        "table": [(table_config(), [SectorPicked(3, 0, PickSource.HOST)]),
-                  (table_config(), [ChgkHost(ChgkAction.NEW_GAME, 0)]),
-                  (sports, [SportsHost(SportsAction.START, 0)])],
-    }
-    events: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as directory:
-        for n, (config, inputs) in enumerate(fights[kind]):
-            clock = Clock(1_000 * S)
-            path = Path(directory) / f"journal-20261130-19050{n}.jsonl"
-            before = Console(config, clock=clock, journal=path.open("w", encoding="utf-8"))
-            for inp in inputs:
-                clock.now += S
-                before.feed([resume.shifted(inp, clock.now)])
-            before.journal.close()
-            clock.now += 10 * S
-            console, seen = restarted(path, config, clock)
-            console.journal.close()
-            events += seen
-    return events
-
-
 def test_every_voided_value_is_produced() -> None:
     def voided(kind: str) -> list[object]:
         return [e["voided"] for e in resumed_events(kind) if e["type"] == "resumed"]
@@ -423,32 +366,6 @@ def test_a_quartet_fight_voids_the_question_in_play_of_its_theme() -> None:
     after = f.fight.snapshot(f.now)
     assert after["teams"] == before["teams"]  # seats and points as they were
     assert [e["reason"] for e in f.events("question_ended")][-1] == "cancelled"
-
-
-def offer_events(config: Any) -> list[dict[str, Any]]:
-    """Real ``resume_offer`` events, for the schema tests' corpora: today's journal of another
-    config offered, declined by the host (and one declined by playing on), and one accepted."""
-    import tempfile
-
-    events: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory() as directory:
-        for n, action in enumerate((b'{"action": "start_fresh"}', None, b'{"action": "resume_journal"}')):
-            clock = Clock(1_000 * S)
-            offered = Path(directory) / f"journal-20261202-19050{n}.jsonl"
-            offered.write_text('{"config": {}}\n', encoding="utf-8")
-            console = Console(config, clock=clock, journal=(Path(directory) / f"new-{n}.jsonl").open(
-                "w", encoding="utf-8"))
-            console.own.on_resume = lambda path: None
-            console.wire_watchers.append(events.append)
-            console.own.offer_resume(offered, ("players",))
-            clock.now += S
-            if action is None:
-                console.host(HostAction.NEXT) if console.kind == "svoya" else console.feed(
-                    [console.sources.host_command({"action": "new_game"}, clock.now)])
-            else:
-                console.commands.on_command(action)
-            console.journal.close()
-    return [e for e in events if e["type"] == "resume_offer"]
 
 
 def test_a_forgotten_pack_is_offered_and_resumed_with_the_journals_own_pack(tmp_path: Path) -> None:
@@ -484,7 +401,7 @@ def test_after_a_reboot_a_pack_chosen_on_the_tablet_is_played_and_its_media_show
     """The referee resumed ahead of a new clock (a power cut) is the same referee to the pack
     choice and the hall's media (issue 19): the chosen pack is played, its picture shown, and
     the problems status follows the chosen pack."""
-    from tests.test_hall_media import package
+    from tests.support.packs import package
 
     packs = tmp_path / "packs"
     packs.mkdir()

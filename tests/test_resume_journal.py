@@ -8,7 +8,6 @@ import errno
 import io
 import json
 import os
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -199,32 +198,6 @@ def test_replay_refuses_a_bad_clock_line() -> None:
     status = replay_lines(io.StringIO('{"at_ms": 0, "host": "next"}\n{"clock_ms": "soon"}\n'),
                           "j", out, err)
     assert status == 1 and "j:2: clock_ms must be a (finite) number" in err.getvalue()
-
-
-def journal_events(config: Any) -> list[dict[str, Any]]:
-    """The ``journal_status`` notices, as published: a console's journal whose reader goes away
-    (a pipe: the next write fails, as on a pulled card), then one that could not be created at
-    start (a file stands where its directory should be) and can be after."""
-    now = [5_000 * S]
-    seen: list[dict[str, Any]] = []
-    read_end, write_end = os.pipe()
-    with os.fdopen(write_end, "w", encoding="utf-8") as pipe:
-        console = Console(config, clock=lambda: now[0], journal=pipe)
-        console.wire_watchers.append(seen.append)
-        os.close(read_end)
-        console.journal.write({"clock_ms": 1.0})  # EPIPE: failing
-        console.journal.close()
-    with tempfile.TemporaryDirectory() as tmp:
-        blocked = Path(tmp) / "disk"
-        blocked.write_text("", encoding="utf-8")
-        console = Console(config, clock=lambda: now[0], journal=JournalFiles(blocked / "journal.jsonl"))
-        console.wire_watchers.append(seen.append)
-        blocked.unlink()
-        blocked.mkdir()
-        now[0] += 90 * S
-        console.journal.retry(now[0])  # created, written, synced: writing
-        console.journal.close()
-    return [e for e in seen if e["type"] == "journal_status"]
 
 
 def test_a_journal_that_could_not_be_created_at_start_is_created_when_it_can_be(tmp_path: Path) -> None:

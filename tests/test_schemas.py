@@ -49,11 +49,10 @@ from drivers.mcu_inputs import HeldPads, PadEdge
 from drivers.mcu_inputs import Watermark as McuWatermark
 from tests.conftest import Broker, until
 from tests.support.clock import Clock
-from tests.test_resume import offer_events, resumed_events
-from tests.test_resume_journal import journal_events
+from tests.support.demo import DEMO_TOML
+from tests.support.resumed_fights import journal_events, offer_events, resumed_events
 
 ROOT = Path(__file__).resolve().parent.parent
-DEMO_TOML = ROOT / "console" / "data" / "demo.toml"
 MS = NS_PER_MS
 Payload = dict[str, Any]
 

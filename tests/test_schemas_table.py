@@ -54,12 +54,11 @@ from console.tools.replay import replay_lines
 from console.wire import event_json, events_json
 from drivers.sim_top import SimTop, SpinTruth
 from tests.support.clock import Clock
-from tests.test_resume import offer_events, resumed_events
-from tests.test_resume_journal import journal_events
+from tests.support.demo import DEMO_CHGK
+from tests.support.resumed_fights import journal_events, offer_events, resumed_events
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES_DIR = ROOT / "examples"
-DEMO_CHGK = ROOT / "console" / "data" / "demo-chgk.toml"
 DOC = ROOT / "docs" / "mqtt-table.md"
 S = NS_PER_S
 MS = NS_PER_MS

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 from console.engine.model import HostAction
@@ -13,23 +11,9 @@ from tests.browser import Browser
 from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
 from tests.support.mqtt_console import running_console
+from tests.support.scoreboard import scoreboard, table_config, text_of
 
 NAMES = "[...document.querySelectorAll('.player .name')].map(e => e.textContent).join(',')"
-
-
-def text_of(element_id: str) -> str:
-    return f"document.getElementById('{element_id}').textContent"
-
-
-@asynccontextmanager
-async def scoreboard(broker: Broker) -> AsyncIterator[str]:
-    assert broker.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=broker.ws_port, base="chgk/t1")
-    await server.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}/scoreboard"
-    finally:
-        await server.close()
 
 
 async def test_the_scoreboard_shows_scores_the_answerer_and_the_photo_finish(
@@ -81,13 +65,6 @@ async def test_the_display_server_refuses_other_paths(mosquitto_ws: Broker) -> N
         response = await reader.read()
         writer.close()
         assert response.startswith(b"HTTP/1.1 404")
-
-
-def table_config(tmp_path: Path, port: int) -> Path:
-    demo = Path(__file__).resolve().parent.parent / "console" / "data" / "demo-chgk.toml"
-    text = demo.read_text(encoding="utf-8").replace('host = ""', f'host = "127.0.0.1"\nport = {port}')
-    (tmp_path / "table.toml").write_text(text.replace('node = "demo"', 'node = "t1"'), encoding="utf-8")
-    return tmp_path / "table.toml"
 
 
 async def test_the_table_board_follows_the_chgk_table(mosquitto_ws: Broker, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from tests.browser import Browser
 from tests.conftest import Broker, until
 from tests.engine_harness import svoya_of
 from tests.support.mqtt_console import running_console
-from tests.test_scoreboard import scoreboard, text_of
+from tests.support.scoreboard import scoreboard, text_of
 
 DECISION = text_of("decision")
 

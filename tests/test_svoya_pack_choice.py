@@ -7,7 +7,6 @@ pack whole, so a replay needs no file."""
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,38 +18,7 @@ from console.games.svoya.packs import catalogue, choice, choice_from_line
 from console.packs import PackError
 from console.shell.pack_shelf import PackShelf
 from tests.engine_harness import MS, S, Table, make_rules
-from tests.test_svoya_pack_fights import play_one
-
-ROUNDS = """<?xml version="1.0" encoding="utf-8"?>
-<package name="Осенний вечер" version="4" id="e" xmlns="http://vladimirkhil.com/ygpackage3.0.xsd">
-  <rounds>
-{rounds}
-    <round name="Финал" type="final"><themes><theme name="Ставки"><questions>
-      <question price="0"><scenario><atom>Ставка</atom></scenario>
-        <right><answer>Да</answer></right></question>
-    </questions></theme></themes></round>
-  </rounds>
-</package>
-"""
-
-
-def siq_round(name: str, themes: list[str], values: tuple[int, ...]) -> str:
-    cells = "".join(
-        f'<theme name="{theme}"><questions>' + "".join(
-            f'<question price="{v}"><scenario><atom>{theme} за {v}</atom></scenario>'
-            f'<right><answer>Ответ {v}</answer></right></question>' for v in reversed(values))
-        + "</questions></theme>" for theme in themes)
-    return f'    <round name="{name}"><themes>{cells}</themes></round>'
-
-
-def evening_pack(folder: Path) -> Path:
-    """Two rounds (the second at doubled prices, as SIGame packs are) and a final of bets."""
-    path = folder / "evening.siq"
-    rounds = "\n".join((siq_round("Первый раунд", ["Реки", "Горы"], (10, 20)),
-                        siq_round("Второй раунд", ["Моря", "Леса", "Озёра"], (20, 40))))
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("content.xml", ROUNDS.format(rounds=rounds))
-    return path
+from tests.support.packs import evening_pack, play_one
 
 
 def upcoming(t: Table) -> tuple[object, object]:

@@ -8,21 +8,11 @@ from __future__ import annotations
 
 from console.engine.model import Host, HostAction
 from console.engine.svoya.rules import HostCard, PackTheme
-from tests.engine_harness import MS, S, Table, make_rules
+from tests.engine_harness import S, Table, make_rules
+from tests.support.packs import play_one
 
 PACK = tuple(PackTheme(name, tuple(HostCard(value=v, text=f"{name} {v}", answer="да") for v in (10, 20)))
              for name in ("Реки", "Горы", "Озёра", "Моря", "Леса"))
-
-
-def play_one(t: Table, player: str = "p1") -> None:
-    """The next question: `player` first and right."""
-    t.host(HostAction.NEXT)
-    t.advance(100 * MS)
-    t.press(player)
-    t.advance(100 * MS)
-    t.host(HostAction.NAME)
-    t.host(HostAction.CORRECT)
-    t.advance(1 * S)
 
 
 def position(t: Table) -> tuple[object, object]:
