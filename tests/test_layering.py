@@ -305,3 +305,40 @@ def test_the_attribute_count_sees_every_assignment() -> None:
     tree = ast.parse("class Console:\n def __init__(self):\n  self.a = 1\n  self.b: int = 2\n"
                      " def later(self):\n  self.c = 3\n  other.d = 4\n")
     assert console_attributes(tree) == {"a", "b", "c"}
+
+
+# What tests share lives in tests/support/ (issue 30), never in a test module another imports.
+def modules_of_tests() -> dict[str, Path]:
+    """Every test module (tests/test_*.py, and those in tests' folders), by dotted name."""
+    return {".".join(path.relative_to(ROOT).with_suffix("").parts): path
+            for path in sorted((ROOT / "tests").rglob("test_*.py"))}
+
+
+def imported_tests(path: Path, tests: set[str]) -> set[str]:
+    """The modules among `tests` that `path` imports, at its top or in a function: by name
+    (`import tests.test_x`, or a name from it) or from their package (`from tests import test_x`)."""
+    names = imports(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+    return names & tests
+
+
+def test_no_test_module_imports_another() -> None:
+    modules = modules_of_tests()
+    found = [f"{path.relative_to(ROOT)} imports {other}" for name, path in modules.items()
+             for other in sorted(imported_tests(path, set(modules)) - {name})]
+    assert not found, "\n".join(found)
+
+
+def test_the_test_import_check_sees_an_import(tmp_path: Path) -> None:
+    """The check above is not vacuous: it sees each way of naming a test module, in a function
+    too, and not a helper module or a support module's names."""
+    path = tmp_path / "test_a.py"
+    test = "tests.test_"  # apart, so that grepping the tests for such imports finds none here
+    path.write_text(f"from {test}b import helper\nimport {test}c\nfrom tests import test_d\n"
+                    "from tests.support.clock import Clock\nfrom tests.cli_run import run\n\n"
+                    f"def f() -> None:\n    from {test}e import other\n", encoding="utf-8")
+    tests = {"tests.test_b", "tests.test_c", "tests.test_d", "tests.test_e", "tests.test_f"}
+    assert imported_tests(path, tests) == {"tests.test_b", "tests.test_c", "tests.test_d", "tests.test_e"}
+    assert {"tests.test_layering", "tests.hardware.test_button_box"} <= set(modules_of_tests())
