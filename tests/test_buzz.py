@@ -22,7 +22,7 @@ from console.engine.svoya.events import QuestionEnded, SignalAccepted
 from console.games import config_from_dict
 from console.notices import SourceStatus
 from console.shell.runtime import Console
-from console.sources.buzz import add_buzz
+from console.sources.buzz import BuzzSettings, add_buzz
 from drivers.buzz import BuzzLink, find_buzz
 from drivers.buzz_fake import FakeBuzz
 from drivers.buzz_report import buttons, input_report, lamp_report, newly_pressed, selection
@@ -264,10 +264,9 @@ def buzz_config(**source: object) -> dict[str, object]:
 
 
 def test_a_buzz_source_declares_its_poll_interval() -> None:
-    config = config_from_dict(buzz_config(), "test")
-    assert config.sources["buzz"].resolution_us == 10_000
-    assert config.sources["buzz"].max_delay_ms == 20.0
-    assert config.sources["buzz"].buzzer_buttons == ("red",)
+    buzz = config_from_dict(buzz_config(), "test").sources["buzz"]
+    assert isinstance(buzz, BuzzSettings)
+    assert (buzz.resolution_us, buzz.max_delay_ms, buzz.buzzer_buttons) == (10_000, 20.0, ("red",))
     with pytest.raises(ConfigError, match="resolution_us: a Buzz! reports once per USB poll"):
         config_from_dict(buzz_config(resolution_us=1000), "test")
     with pytest.raises(ConfigError, match="buzzer_buttons"):

@@ -19,7 +19,7 @@ from console.engine.model import HostAction
 from console.engine.svoya.events import QuestionEnded, SignalAccepted
 from console.games import config_from_dict
 from console.shell.runtime import Console
-from console.sources import source_kind
+from console.sources.gpio import GpioButtonsSettings
 from drivers.gpio_lamps import GpioLamps
 from tests.conftest import until
 
@@ -124,7 +124,8 @@ def gpio_config(**source: object) -> dict[str, object]:
 
 
 def test_lamp_pins_are_checked() -> None:
-    assert config_from_dict(gpio_config(lamp_pins=list(LAMPS)), "t").sources["pads"].lamp_pins == LAMPS
+    pads = config_from_dict(gpio_config(lamp_pins=list(LAMPS)), "t").sources["pads"]
+    assert isinstance(pads, GpioButtonsSettings) and pads.lamp_pins == LAMPS
     with pytest.raises(ConfigError, match="one lamp pin per pad"):
         config_from_dict(gpio_config(lamp_pins=[20, 21]), "t")
     with pytest.raises(ConfigError, match="a pin of its own"):
@@ -135,7 +136,7 @@ def test_lamp_pins_are_checked() -> None:
 async def gpio_console() -> AsyncIterator[tuple[Console, list[Event]]]:
     config = config_from_dict(gpio_config(lamp_pins=list(LAMPS)), "t")
     console = Console(config)
-    source_kind("gpio").attach(console.sources, "pads", config.sources["pads"])
+    config.sources["pads"].attach(console.sources, "pads")
     events: list[Event] = []
     console.watchers.append(events.append)
     console.sources.start_local_inputs()

@@ -20,7 +20,7 @@ from console.engine.model import HostAction
 from console.engine.svoya.events import QuestionEnded, SignalAccepted, SignalsHeld, SignalsResumed
 from console.games import config_from_dict
 from console.shell.runtime import Console
-from console.sources import source_kind
+from console.sources.gpio import GpioButtonsSettings
 from tests.conftest import until
 
 BUTTONS = (5, 6, 13)
@@ -52,7 +52,7 @@ def gpio_config(**source: object) -> dict[str, object]:
 async def gpio_console() -> AsyncIterator[tuple[Console, list[Event]]]:
     config = config_from_dict(gpio_config(), "t")
     console = Console(config)
-    source_kind("gpio").attach(console.sources, "pads", config.sources["pads"])
+    config.sources["pads"].attach(console.sources, "pads")
     events: list[Event] = []
     console.watchers.append(events.append)
     console.sources.start_local_inputs()
@@ -63,8 +63,10 @@ async def gpio_console() -> AsyncIterator[tuple[Console, list[Event]]]:
 
 
 def test_the_plugs_pin_is_checked() -> None:
-    assert config_from_dict(gpio_config(), "t").sources["pads"].presence_pin == PLUG
-    assert config_from_dict(gpio_config(presence_pin=-1), "t").sources["pads"].presence_pin == -1
+    for presence_pin, expected in ((None, PLUG), (-1, -1)):
+        config = gpio_config() if presence_pin is None else gpio_config(presence_pin=presence_pin)
+        pads = config_from_dict(config, "t").sources["pads"]
+        assert isinstance(pads, GpioButtonsSettings) and pads.presence_pin == expected
     with pytest.raises(ConfigError, match=r"presence_pin.*a button's or a lamp's"):
         config_from_dict(gpio_config(presence_pin=BUTTONS[0]), "t")
     with pytest.raises(ConfigError, match="presence_pin"):

@@ -28,7 +28,7 @@ from console.shell.journal_files import JournalFiles, Resumed, set_aside
 from console.shell.protocol_export import ProtocolExport
 from console.shell.runtime import Console
 from console.shell.sound import open_player
-from console.sources import Stop, source_kind
+from console.sources import Stop
 
 log = logging.getLogger("chgk.daemon")
 
@@ -85,7 +85,7 @@ async def _run(config: Config, config_path: str, found: resume.Resumption | resu
                       resume=found if isinstance(found, resume.Resumption) else None)
     stops: list[Stop] = []
     for name, source in config.sources.items():
-        stop_source = source_kind(source.kind).attach(console.sources, name, source)
+        stop_source = source.attach(console.sources, name)
         if stop_source is not None:
             stops.append(stop_source)
 

@@ -56,6 +56,7 @@ from console.shell.journal_files import set_aside
 from console.shell.journal_read import read_journal
 from console.shell.resume_offer import NOT_RESUMED
 from console.shell.resumption import NotResumed, Resumption
+from console.sources import SourceSettings
 
 if TYPE_CHECKING:
     from console.shell.runtime import Console
@@ -217,12 +218,18 @@ def with_journal_settings(config: Config, path: Path) -> Config | str:
         return f"{path.name} does not begin with a usable config line {problems.getvalue().strip()}".strip()
     own = scenario.config
     # The journal's sources as it judged them, each at this machine's address if it has one.
-    sources = {name: dataclasses.replace(source, **{key: getattr(config.sources[name], key)
-                                                    for key in (*_ADDRESSES, "pin_factory")})
-               if name in config.sources else source
+    sources = {name: _at_address(source, config.sources[name]) if name in config.sources else source
                for name, source in own.sources.items()}
     return dataclasses.replace(config, game=own.game, players=own.players, sources=sources,
                                sections=own.sections)
+
+
+def _at_address(judged: SourceSettings, here: SourceSettings) -> SourceSettings:
+    """The journal's settings of a source with this machine's address of it (the keys both
+    kinds have: a serial port, GPIO pins and their factory)."""
+    keys = {f.name for f in dataclasses.fields(judged)} & {f.name for f in dataclasses.fields(here)}
+    return dataclasses.replace(judged, **{key: getattr(here, key) for key in (*_ADDRESSES, "pin_factory")
+                                          if key in keys})
 
 
 def _chosen_before(path: Path) -> bool:

@@ -3,16 +3,19 @@
 Contract (python-can's backend table and gpiozero's pin factories are the models):
 
 * `source_kind(name)` gives the `SourceKind` of ``[sources.X] kind = name``: what it gives the
-  games (`roles`: players' buttons, the top's angle), whether it is *ordered*, how many pads it
-  has and what its settings must hold. `kinds()` lists the names.
+  games (`roles`: players' buttons, the top's angle), whether it is *ordered*, and its
+  settings' class (`settings()`). `kinds()` lists the names.
+* A kind's settings are a `SourceSettings` subclass in its backend module: the keys its
+  `[sources.X]` table may hold with their defaults, how many pads it has, what must hold of
+  them (`problem`), and `attach(host, name)`.
 * An *ordered* source reports each scan of its pads whole and in time order, and follows it
   with a watermark (everything up to then has been said): the referee may decide on its
   presses at once. An unordered one (GPIO edges) promises neither, so its presses wait out
   its declared `max_delay_ms`. This is the one place that says which sources are which.
-* `attach(host, name, section)` builds the source's driver on the console's `SourceHost`
-  (console/sources/host.py), importing its backend module only then: a Pi without
-  pyserial's or gpiozero's hardware libraries still runs the games that do not need them.
-  It returns what to call when the daemon stops.
+* `settings.attach(host, name)` builds the source's driver on the console's `SourceHost`
+  (console/sources/host.py) and returns what to call when the daemon stops. A backend module
+  is imported only when a config names its kind: a Pi without pyserial's or gpiozero's
+  hardware libraries still runs the games that do not need them.
 
 A new device is one backend module in this package and one entry in `_KINDS`.
 """
@@ -22,10 +25,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
-
-from drivers.buzz_report import COLOURS, HANDSETS, POLL_INTERVAL_US
-from firmware_proto import MAX_PADS
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from console.sources.host import SourceHost
@@ -34,36 +34,43 @@ BUTTONS = "buttons"  # players' pads: presses and their sources' watermarks
 ANGLE = "angle"  # the top's angle sensor
 
 
-class SourceSettings(Protocol):
-    """The `[sources.NAME]` settings a backend reads (console.config.SourceSection)."""
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def port(self) -> str: ...
-    @property
-    def baudrate(self) -> int: ...
-    @property
-    def pads(self) -> int: ...
-    @property
-    def pins(self) -> tuple[int, ...]: ...
-    @property
-    def counts_per_turn(self) -> int: ...
-    @property
-    def pin_factory(self) -> str: ...
-    @property
-    def pull_up(self) -> bool: ...
-    @property
-    def resolution_us(self) -> int: ...
-    @property
-    def buzzer_buttons(self) -> tuple[str, ...]: ...
-    @property
-    def lamp_pins(self) -> tuple[int, ...]: ...
-    @property
-    def presence_pin(self) -> int: ...
-
-
 Stop = Callable[[], None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourceSettings:
+    """What every `[sources.NAME]` table holds: its kind and the timing it declares. Each kind's
+    settings are a subclass in its backend module, with their defaults, their checks and
+    `attach`: config.py builds the kind's class from the table and refuses a key it lacks."""
+
+    kind: str
+    resolution_us: int = 1  # presses closer than this are one scan (a kind may default otherwise)
+    max_delay_ms: float = 5.0  # an unordered source's press reaches the console within this
+
+    def pad_count(self) -> int:
+        """How many pads it has (a player's pad must exist)."""
+        return 0
+
+    def problem(self) -> tuple[str, str] | None:
+        """What is wrong with these settings as a whole: (key, what), or None."""
+        return None
+
+    def gpio_pins(self) -> tuple[int, ...]:
+        """The Pi's GPIO pins its players' inputs take (no host pedal may share one)."""
+        return ()
+
+    def device(self) -> str:
+        """The device file it opens ("" for none or one found by itself)."""
+        return ""
+
+    def replayed(self) -> dict[str, object]:
+        """What a journal's header keeps of it for a replay (console/shell/resume.py compares
+        it with a config's): its kind, its timing and where it is."""
+        return {"kind": self.kind, "resolution_us": self.resolution_us, "max_delay_ms": self.max_delay_ms}
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        """Build the source's driver on `host` as `name`; what to call when the daemon stops."""
+        raise NotImplementedError(f"{type(self).__name__} does not attach a source")
 
 
 @dataclass(frozen=True)
@@ -73,80 +80,31 @@ class SourceKind:
     name: str
     roles: frozenset[str]
     ordered: bool
-    pads: Callable[[SourceSettings], int]  # how many pads it has (a player's pad must exist)
-    problem: Callable[[SourceSettings], tuple[str, str] | None]  # (key, what is wrong) or None
-    backend: str  # "module:function", the function attaching it to a SourceHost
+    settings_path: str  # "module:Class": its `SourceSettings` subclass, in its backend module
     # It keeps what it stamped while its link was lost and sends it again (an MCU's frames):
     # a window waits for that after it is back (console/engine/arbiter.py).
     resends: bool = False
-    defaults: tuple[tuple[str, object], ...] = ()  # settings this kind defaults otherwise (config.py)
 
-    def attach(self, host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-        """Build this source's driver on `host` (see the module docstring)."""
-        module, _, function = self.backend.partition(":")
-        build: Callable[[SourceHost, str, SourceSettings], Stop | None] = getattr(
-            importlib.import_module(module), function)
-        return build(host, name, settings)
+    def settings(self) -> type[SourceSettings]:
+        """The dataclass of this kind's `[sources.NAME]` table (importing its backend now)."""
+        module, _, cls = self.settings_path.partition(":")
+        settings: type[SourceSettings] = getattr(importlib.import_module(module), cls)
+        return settings
 
-
-def _needs_port(s: SourceSettings) -> tuple[str, str] | None:
-    return None if s.port else ("port", "a serial_mcu source needs a port")
-
-
-def _gpio_buttons(s: SourceSettings) -> tuple[str, str] | None:
-    if not s.pins:
-        return ("pins", "a gpio source needs its pins")
-    if s.lamp_pins and len(s.lamp_pins) != len(s.pins):
-        return ("lamp_pins", f"one lamp pin per pad: {len(s.pins)} pins, {len(s.lamp_pins)} lamp pins")
-    if set(s.lamp_pins) & set(s.pins) or len(set(s.lamp_pins)) != len(s.lamp_pins):
-        return ("lamp_pins", "each lamp needs a pin of its own, not a button's or another lamp's")
-    if s.presence_pin < -1:
-        return ("presence_pin", f"a BCM pin, or -1 for none, got {s.presence_pin}")
-    if s.presence_pin in (*s.pins, *s.lamp_pins):
-        return ("presence_pin", f"pin {s.presence_pin} is a button's or a lamp's: the plug's wire "
-                                "needs its own")
-    return None
-
-
-def _buzz(s: SourceSettings) -> tuple[str, str] | None:
-    if s.resolution_us < POLL_INTERVAL_US:
-        # Finer than the poll would let the referee order presses the device cannot order.
-        return ("resolution_us", f"a Buzz! reports once per USB poll ({POLL_INTERVAL_US // 1000} ms): "
-                                 f"at least {POLL_INTERVAL_US}")
-    if not s.buzzer_buttons or any(c not in COLOURS for c in s.buzzer_buttons):
-        return ("buzzer_buttons", f"some of {', '.join(COLOURS)}")
-    return None
-
-
-def _encoder_pins(s: SourceSettings) -> tuple[str, str] | None:
-    if len(s.pins) in (2, 3) and s.counts_per_turn >= 4:
-        return None
-    return ("", "a gpio_encoder needs pins = [A, B] or [A, B, index] and counts_per_turn (at least 4)")
-
-
-# A Buzz! press waits up to one poll (10 ms) for its report, then the USB transfer and the read.
-BUZZ_MAX_DELAY_MS = 20.0
-MCU_PADS = MAX_PADS  # the wire protocol's pad mask is 16 bits (firmware_proto/PROTOCOL.md)
 
 _KINDS = {
     kind.name: kind for kind in (
         SourceKind("serial_mcu", frozenset({BUTTONS, ANGLE}), ordered=True,
-                   pads=lambda s: MCU_PADS, problem=_needs_port,
-                   backend="console.sources.mcu:attach_serial", resends=True),
+                   settings_path="console.sources.mcu:SerialMcuSettings", resends=True),
         SourceKind("simulated_mcu", frozenset({BUTTONS, ANGLE}), ordered=True,
-                   pads=lambda s: s.pads, problem=lambda s: None,
-                   backend="console.sources.mcu:attach_simulated", resends=True),
+                   settings_path="console.sources.mcu:SimulatedMcuSettings", resends=True),
         SourceKind("gpio", frozenset({BUTTONS}), ordered=False,
-                   pads=lambda s: len(s.pins), problem=_gpio_buttons,
-                   backend="console.sources.gpio:attach_buttons"),
+                   settings_path="console.sources.gpio:GpioButtonsSettings"),
         SourceKind("gpio_encoder", frozenset({ANGLE}), ordered=True,
-                   pads=lambda s: 0, problem=_encoder_pins,
-                   backend="console.sources.gpio:attach_encoder"),
+                   settings_path="console.sources.gpio:GpioEncoderSettings"),
         # One report per 10 ms poll, in order, all handsets in it: ordered (console/sources/buzz.py).
         SourceKind("buzz", frozenset({BUTTONS}), ordered=True,
-                   pads=lambda s: HANDSETS, problem=_buzz,
-                   backend="console.sources.buzz:attach_buzz",
-                   defaults=(("resolution_us", POLL_INTERVAL_US), ("max_delay_ms", BUZZ_MAX_DELAY_MS))),
+                   settings_path="console.sources.buzz:BuzzSettings"),
     )
 }
 

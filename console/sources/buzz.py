@@ -14,22 +14,24 @@ an ordered source as having reported a resolution past its watermark (a scan qua
 the watermark one resolution back: a first Buzz! press is final once the next report arrives
 a resolution later, or after the declared max_delay_ms (about 30 ms after the press: the
 honest price of a 10 ms poll). Its timing (resolution_us of at least the 10 ms poll,
-max_delay_ms) is declared in the source's settings (console/sources: the kind's defaults). `attach_buzz` is
-this backend's entry in the source registry.
+max_delay_ms) is declared in the source's settings, whose defaults they are. `BuzzSettings` is
+this backend's kind in the source registry: its `[sources.NAME]` settings and `attach`.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from console.engine.model import Press, Watermark
 from console.sources import BUTTONS, SourceSettings, Stop
 from drivers.buzz import BuzzLink
+from drivers.buzz_report import COLOURS, HANDSETS, POLL_INTERVAL_US
 
 if TYPE_CHECKING:
     from console.sources.host import SourceHost
 
-__all__ = ["add_buzz", "attach_buzz"]
+__all__ = ["BuzzSettings", "add_buzz"]
 
 
 def add_buzz(host: SourceHost, name: str, port: str, *, buzzer_buttons: tuple[str, ...] = ("red",),
@@ -66,7 +68,37 @@ def add_buzz(host: SourceHost, name: str, port: str, *, buzzer_buttons: tuple[st
     return link
 
 
-def attach_buzz(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    add_buzz(host, name, settings.port, buzzer_buttons=settings.buzzer_buttons,
-             resolution_us=settings.resolution_us)
-    return None
+# A Buzz! press waits up to one poll (10 ms) for its report, then the USB transfer and the read.
+BUZZ_MAX_DELAY_MS = 20.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuzzSettings(SourceSettings):
+    """``kind = "buzz"``: Sony Buzz! USB buzzers, four handsets to a receiver."""
+
+    port: str = ""  # the receiver's hidraw/usb path ("" = the first one found by its USB ids)
+    buzzer_buttons: tuple[str, ...] = ("red",)  # which of a handset's buttons buzz
+    # Finer than the poll would let the referee order presses the device cannot order.
+    resolution_us: int = POLL_INTERVAL_US
+    max_delay_ms: float = BUZZ_MAX_DELAY_MS
+
+    def pad_count(self) -> int:
+        return HANDSETS
+
+    def device(self) -> str:
+        return self.port
+
+    def replayed(self) -> dict[str, object]:
+        return {**super().replayed(), **({"port": self.port} if self.port else {})}
+
+    def problem(self) -> tuple[str, str] | None:
+        if self.resolution_us < POLL_INTERVAL_US:
+            return ("resolution_us", f"a Buzz! reports once per USB poll ({POLL_INTERVAL_US // 1000} ms): "
+                                     f"at least {POLL_INTERVAL_US}")
+        if not self.buzzer_buttons or any(c not in COLOURS for c in self.buzzer_buttons):
+            return ("buzzer_buttons", f"some of {', '.join(COLOURS)}")
+        return None
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        add_buzz(host, name, self.port, buzzer_buttons=self.buzzer_buttons, resolution_us=self.resolution_us)
+        return None

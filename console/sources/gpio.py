@@ -6,7 +6,8 @@ a `SourceHost` and register it as a *local input*: the console claims its pins w
 it stops. Each edge reaches the referee stamped with the kernel's (the pin factory's) time;
 the encoder's readings go through the same thinning as an MCU's (`SourceHost.angle`). A box
 of buttons on a plug may have a presence pin (`watch_plug`): pulled out, it is a lost source.
-The `attach_*` functions are this backend's entries in the source registry.
+`GpioButtonsSettings` and `GpioEncoderSettings` are this backend's kinds in the source registry: their
+`[sources.NAME]` settings and `attach`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ from drivers.link_state import LinkState
 if TYPE_CHECKING:
     from console.sources.host import SourceHost
 
-__all__ = ["GpioInput", "add_buttons", "add_encoder", "add_lamps", "add_pedal", "attach_buttons",
-           "attach_encoder", "watch_plug"]
+__all__ = ["GpioButtonsSettings", "GpioEncoderSettings", "GpioInput", "add_buttons", "add_encoder",
+           "add_lamps", "add_pedal", "watch_plug"]
 
 
 @dataclass
@@ -156,14 +157,67 @@ def add_lamps(host: SourceHost, name: str, pins: Sequence[int], *,
     return lamps
 
 
-def attach_buttons(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    add_buttons(host, name, settings.pins, pull_up=settings.pull_up, pin_factory=settings.pin_factory,
-                presence_pin=settings.presence_pin)
-    if settings.lamp_pins:
-        add_lamps(host, name, settings.lamp_pins, pin_factory=settings.pin_factory)
-    return None
+@dataclass(frozen=True, kw_only=True)
+class GpioButtonsSettings(SourceSettings):
+    """``kind = "gpio"``: players' buttons (and their lamps) on the Pi's own pins."""
+
+    pins: tuple[int, ...] = ()  # BCM pin per pad index
+    pin_factory: str = ""  # gpiozero's pin factory ("" = gpiozero's choice, "mock" for tests)
+    pull_up: bool = True  # buttons to ground with the internal pull-up
+    lamp_pins: tuple[int, ...] = ()  # BCM pin of each pad's lamp (() = no lamps)
+    presence_pin: int = -1  # BCM pin a wire in the box's plug ties to GND (-1 = none)
+
+    def pad_count(self) -> int:
+        return len(self.pins)
+
+    def gpio_pins(self) -> tuple[int, ...]:
+        return self.pins
+
+    def replayed(self) -> dict[str, object]:
+        return {**super().replayed(), **({"pins": list(self.pins)} if self.pins else {})}
+
+    def problem(self) -> tuple[str, str] | None:
+        if not self.pins:
+            return ("pins", "a gpio source needs its pins")
+        if self.lamp_pins and len(self.lamp_pins) != len(self.pins):
+            return ("lamp_pins",
+                    f"one lamp pin per pad: {len(self.pins)} pins, {len(self.lamp_pins)} lamp pins")
+        if set(self.lamp_pins) & set(self.pins) or len(set(self.lamp_pins)) != len(self.lamp_pins):
+            return ("lamp_pins", "each lamp needs a pin of its own, not a button's or another lamp's")
+        if self.presence_pin < -1:
+            return ("presence_pin", f"a BCM pin, or -1 for none, got {self.presence_pin}")
+        if self.presence_pin in (*self.pins, *self.lamp_pins):
+            return ("presence_pin", f"pin {self.presence_pin} is a button's or a lamp's: the plug's wire "
+                                    "needs its own")
+        return None
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        add_buttons(host, name, self.pins, pull_up=self.pull_up, pin_factory=self.pin_factory,
+                    presence_pin=self.presence_pin)
+        if self.lamp_pins:
+            add_lamps(host, name, self.lamp_pins, pin_factory=self.pin_factory)
+        return None
 
 
-def attach_encoder(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    add_encoder(host, name, settings.pins, settings.counts_per_turn, pin_factory=settings.pin_factory)
-    return None
+@dataclass(frozen=True, kw_only=True)
+class GpioEncoderSettings(SourceSettings):
+    """``kind = "gpio_encoder"``: the top's quadrature encoder on the Pi's pins."""
+
+    pins: tuple[int, ...] = ()  # BCM pins A, B[, index]
+    counts_per_turn: int = 0  # quadrature cycles per turn of the top
+    pin_factory: str = ""
+
+    def gpio_pins(self) -> tuple[int, ...]:
+        return self.pins
+
+    def replayed(self) -> dict[str, object]:
+        return {**super().replayed(), **({"pins": list(self.pins)} if self.pins else {})}
+
+    def problem(self) -> tuple[str, str] | None:
+        if len(self.pins) in (2, 3) and self.counts_per_turn >= 4:
+            return None
+        return ("", "a gpio_encoder needs pins = [A, B] or [A, B, index] and counts_per_turn (at least 4)")
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        add_encoder(host, name, self.pins, self.counts_per_turn, pin_factory=self.pin_factory)
+        return None

@@ -6,13 +6,14 @@ its lamps. `McuFeed` is the link's translation into the console's inputs: in a g
 takes buttons, each scan's presses and the watermark after it go to the referee together
 (`SourceHost.scan`), a HEARTBEAT's held pads and each edge to the held-button view after
 the referee's decision; in a game that takes the top's angle from this source, the sensor's
-readings do (`SourceHost.angle`). The `attach_*` functions are this backend's entries in the
-source registry.
+readings do (`SourceHost.angle`). `SerialMcuSettings` and `SimulatedMcuSettings` are this backend's kinds in
+the source registry: their `[sources.NAME]` settings and `attach`.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 from console.engine.model import AngleSample, Press
 from console.engine.model import Watermark as SourceWatermark
@@ -22,7 +23,7 @@ from drivers.mcu_serial import AngleReading, HeldPads, McuLink, PadEdge, Waterma
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import MAX_PADS
 
-__all__ = ["McuFeed", "add_mcu", "attach_serial", "attach_simulated"]
+__all__ = ["McuFeed", "SerialMcuSettings", "SimulatedMcuSettings", "add_mcu"]
 
 log = logging.getLogger("chgk.console")
 
@@ -98,14 +99,46 @@ def add_mcu(host: SourceHost, name: str, port: str, baudrate: int) -> McuLink:
     return link
 
 
-def attach_serial(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    add_mcu(host, name, settings.port, settings.baudrate)
-    return None
+@dataclass(frozen=True, kw_only=True)
+class SerialMcuSettings(SourceSettings):
+    """``kind = "serial_mcu"``: a button box or top sensor on a serial port."""
+
+    port: str = ""  # the device path (best its /dev/serial/by-id/ link)
+    baudrate: int = 115200
+
+    def pad_count(self) -> int:
+        return MAX_PADS  # the wire protocol's pad mask is 16 bits (firmware_proto/PROTOCOL.md)
+
+    def problem(self) -> tuple[str, str] | None:
+        return None if self.port else ("port", "a serial_mcu source needs a port")
+
+    def device(self) -> str:
+        return self.port
+
+    def replayed(self) -> dict[str, object]:
+        return {**super().replayed(), **({"port": self.port} if self.port else {})}
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        add_mcu(host, name, self.port, self.baudrate)
+        return None
 
 
-def attach_simulated(host: SourceHost, name: str, settings: SourceSettings) -> Stop | None:
-    """An MCU simulated on a pseudo-terminal speaking the real protocol (the demo's table)."""
-    sim = SimulatedMcu(pads=settings.pads)
-    sim.start()
-    add_mcu(host, name, sim.port, settings.baudrate)
-    return sim.stop
+@dataclass(frozen=True, kw_only=True)
+class SimulatedMcuSettings(SourceSettings):
+    """``kind = "simulated_mcu"``: an MCU simulated on a pseudo-terminal speaking the real
+    protocol (the demo's table)."""
+
+    pads: int = 4  # how many pads it has
+    baudrate: int = 115200
+
+    def pad_count(self) -> int:
+        return self.pads
+
+    def replayed(self) -> dict[str, object]:
+        return {**super().replayed(), "pads": self.pads}
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        sim = SimulatedMcu(pads=self.pads)
+        sim.start()
+        add_mcu(host, name, sim.port, self.baudrate)
+        return sim.stop

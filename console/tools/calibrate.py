@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from console.config import Config, ConfigError, SourceSection
+from console.config import Config, ConfigError
 from console.engine.spin.sectors import (
     MIN_DIRECTION_TURN_DEG,
     RAW_PER_TURN,
@@ -42,6 +42,7 @@ from console.engine.spin.sectors import (
 )
 from console.games import load_config
 from console.games.chgk.config import TableSection
+from console.sources.mcu import SerialMcuSettings, SimulatedMcuSettings
 from console.tools.calibration_store import (
     KEY_COMMENTS,
     StoredCalibration,
@@ -70,7 +71,6 @@ __all__ = [
     "store_calibration",
 ]
 
-MCU_KINDS = ("serial_mcu", "simulated_mcu")  # the sources that can carry ANGLE frames
 
 PROMPT_ZERO = "Поставьте стрелку волчка точно на границу перед сектором 1 и нажмите Enter"
 PROMPT_TURN = (
@@ -106,7 +106,7 @@ _HALF_TURN = RAW_PER_TURN // 2
 # -- the angle source ---------------------------------------------------------------------------------
 
 
-def find_angle_source(config: Config) -> tuple[str, SourceSection]:
+def find_angle_source(config: Config) -> tuple[str, SerialMcuSettings | SimulatedMcuSettings]:
     """The ``[sources.NAME]`` that reads the top: ``table.angle_source`` if set, else the only
     serial_mcu / simulated_mcu source.  Raises ConfigError naming the file and
     ``table.angle_source`` when there is none, several, or the named one cannot read it."""
@@ -117,12 +117,14 @@ def find_angle_source(config: Config) -> tuple[str, SourceSection]:
         if source is None:
             raise ConfigError(config.source, key,
                               f"источника {named!r} нет в [sources] (есть: {', '.join(config.sources)})")
-        if source.kind not in MCU_KINDS:
+        if not isinstance(source, SerialMcuSettings | SimulatedMcuSettings):
             raise ConfigError(config.source, key,
                               f"источник {named!r} вида {source.kind!r} не передаёт угол волчка: "
                               f"нужен serial_mcu или simulated_mcu")
         return named, source
-    candidates = [name for name, s in config.sources.items() if s.kind in MCU_KINDS]
+    mcus = {name: s for name, s in config.sources.items()
+            if isinstance(s, SerialMcuSettings | SimulatedMcuSettings)}
+    candidates = list(mcus)
     if not candidates:
         raise ConfigError(config.source, key,
                           "нет источника, читающего датчик волчка: добавьте [sources.ИМЯ] "
@@ -131,7 +133,7 @@ def find_angle_source(config: Config) -> tuple[str, SourceSection]:
         raise ConfigError(config.source, key,
                           f"источников МК несколько ({', '.join(candidates)}): укажите, "
                           f"какой из них читает датчик волчка")
-    return candidates[0], config.sources[candidates[0]]
+    return candidates[0], mcus[candidates[0]]
 
 
 # -- the ritual ---------------------------------------------------------------------------------------
@@ -249,7 +251,7 @@ async def run_calibration(
     except ConfigError as exc:
         _say(stdout, f"chgk-console calibrate: {exc}")
         return 1
-    device = port or (source.port if source.kind == "serial_mcu" else "")
+    device = port or (source.port if isinstance(source, SerialMcuSettings) else "")
     if not device:
         _say(stdout, f"chgk-console calibrate: {config_path}: sources.{name}: это симулятор МК "
                      f"(simulated_mcu), у него нет последовательного порта: укажите порт в --port")

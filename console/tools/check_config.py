@@ -56,8 +56,9 @@ def check_config(path: str, out: TextIO, err: TextIO) -> int:
     print(f"{path}: {'OK' if not problems else 'problems'} — {kind.title}"
           + (f"; buttons: {buttons}" if buttons else "") + f"; sources: {sources}", file=out)
     for name, section in config.sources.items():
-        if section.port.startswith("/dev/") and not Path(section.port).exists():
-            print(f"warning: sources.{name}.port: {section.port} does not exist now "
+        device = section.device()
+        if device.startswith("/dev/") and not Path(device).exists():
+            print(f"warning: sources.{name}.port: {device} does not exist now "
                   "(the box unplugged? the console waits for it and says so)", file=out)
     if kind.pack_choice is not None:
         _report_packs(kind.pack_choice.folder(config), kind.pack_choice.catalogue, out)

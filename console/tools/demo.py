@@ -33,7 +33,7 @@ from console.shell.display_server import HOST_PAGE, OVERLAY_PAGE, DisplayServer
 from console.shell.mdns import local_name
 from console.shell.runtime import Console
 from console.shell.sound import open_player
-from console.sources.mcu import add_mcu
+from console.sources.mcu import SimulatedMcuSettings, add_mcu
 from drivers.sim_mcu import SimulatedMcu
 
 log = logging.getLogger("chgk.demo")
@@ -289,8 +289,8 @@ async def play_on_simulated_table(
     on them, the embedded broker and the display server, `view(console, interactive, broker)`
     watching the events, then the screen loop with the game's `keys(console, buttons)` until
     'q' or the end of input; returns the exit status (2 with no simulated_mcu source)."""
-    sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
-            if s.kind == "simulated_mcu"}
+    simulated = {name: s for name, s in config.sources.items() if isinstance(s, SimulatedMcuSettings)}
+    sims = {name: SimulatedMcu(pads=s.pads) for name, s in simulated.items()}
     if not sims:
         print("demo: the config has no simulated_mcu source to play on", file=sys.stderr)
         return 2
@@ -300,7 +300,7 @@ async def play_on_simulated_table(
                          volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        add_mcu(console.sources, name, sim.port, config.sources[name].baudrate)
+        add_mcu(console.sources, name, sim.port, simulated[name].baudrate)
     # Key 1, 2, ... presses the first button of each player or team, in the config's order.
     first: dict[str, str] = {}
     for pad, owner in console.game.pads(config).items():

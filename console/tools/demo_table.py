@@ -47,7 +47,7 @@ from console.games.chgk.texts import (
 )
 from console.shell.runtime import Console
 from console.shell.sound import open_player
-from console.sources.mcu import add_mcu
+from console.sources.mcu import SimulatedMcuSettings, add_mcu
 from console.tools.demo import QUIT_KEY, demo_network, demo_services, screen_loop, wait_connected
 from drivers.sim_mcu import SimulatedMcu
 from drivers.sim_top import LiveTopFeed, SimTop
@@ -286,8 +286,8 @@ async def run_table_demo(
     if config.game.kind != "chgk":
         print("demo: the table demo needs game.kind = \"chgk\"", file=sys.stderr)
         return 2
-    sims = {name: SimulatedMcu(pads=s.pads) for name, s in config.sources.items()
-            if s.kind == "simulated_mcu"}
+    simulated = {name: s for name, s in config.sources.items() if isinstance(s, SimulatedMcuSettings)}
+    sims = {name: SimulatedMcu(pads=s.pads) for name, s in simulated.items()}
     angle_source = config.section(TableSection).angle_source or next(iter(sims), "")
     if angle_source not in sims:
         print("demo: the config has no simulated_mcu source for the top (see table.angle_source)",
@@ -299,7 +299,7 @@ async def run_table_demo(
                          volume=config.sound.volume)
     console = Console(config, cue_player=player)
     for name, sim in sims.items():
-        add_mcu(console.sources, name, sim.port, config.sources[name].baudrate)
+        add_mcu(console.sources, name, sim.port, simulated[name].baudrate)
     # The top is mounted as the config's calibration says, so the engine's sectors are the top's.
     table = config.section(TableSection)
     top = SimTop(seed=top_seed, rate_hz=SAMPLE_RATE_HZ, sensor_offset_deg=table.zero_offset_deg,

@@ -139,13 +139,7 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
                  "lost_source_wait_s": config.game.lost_source_wait_s},
         "brainring": {**own, "seed": seed,
                       "teams": [{"id": t.id, "name": t.name, "pads": list(t.pads)} for t in b.teams]},
-        "sources": {
-            name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
-                   **({"port": s.port} if s.port else {}),
-                   **({"pins": list(s.pins)} if s.pins else {}),
-                   **({"pads": s.pads} if s.kind == "simulated_mcu" else {})}
-            for name, s in config.sources.items()
-        },
+        "sources": {name: s.replayed() for name, s in config.sources.items()},
         "host": {"max_delay_ms": config.host.max_delay_ms},
     }
 

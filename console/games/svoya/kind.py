@@ -166,13 +166,7 @@ def journal_header(config: Config, seed: int) -> dict[str, Any]:
         "game": {**{k: getattr(g, k) for k in g.__dataclass_fields__}, "values": list(g.values),
                  "seed": seed, "pack": str(path.resolve()) if path else ""},
         "players": [{"id": p.id, "name": p.name, "pad": p.pad} for p in config.players],
-        "sources": {
-            name: {"kind": s.kind, "resolution_us": s.resolution_us, "max_delay_ms": s.max_delay_ms,
-                   **({"port": s.port} if s.port else {}),
-                   **({"pins": list(s.pins)} if s.pins else {}),
-                   **({"pads": s.pads} if s.kind == "simulated_mcu" else {})}
-            for name, s in config.sources.items()
-        },
+        "sources": {name: s.replayed() for name, s in config.sources.items()},
         "host": {"max_delay_ms": config.host.max_delay_ms},
     }
 
