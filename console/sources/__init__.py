@@ -105,6 +105,9 @@ _KINDS = {
         # One report per 10 ms poll, in order, all handsets in it: ordered (console/sources/buzz.py).
         SourceKind("buzz", frozenset({BUTTONS}), ordered=True,
                    settings_path="console.sources.buzz:BuzzSettings"),
+        # Each press at its own time, then the least "not pressed as of" of the phones: ordered.
+        SourceKind("phones", frozenset({BUTTONS}), ordered=True,
+                   settings_path="console.sources.phones:PhonesSettings"),
     )
 }
 

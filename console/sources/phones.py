@@ -1,0 +1,110 @@
+"""Players' phones as buttons (issue 35): a page the console serves, judged on the press's own time.
+
+Contract: `PhonesSettings` is this backend's kind in the source registry (``kind =
+"phones"``): `seats` places, pads ``<name>:0`` .. ``<name>:<seats - 1>``, bound to players as
+any pad is (the config's ``pad``, or the host's binding by a press); the phones' page and
+WebSocket on `port` (drivers/phone_server.py), joined with the evening's `code` (four random
+digits at each start when it is ""). Each press reaches the referee at its own time on the
+console's clock, followed by the source's watermark (the least "not pressed as of" of its
+live phones: drivers/phone_seats.py); the source's state is the seats' (a silent phone: lost,
+an open window waits for it). The referee's lamps reach each phone as its own.
+
+Timing, declared for the arbiter: a phone's press is known to within its touch pipeline
+(10-30 ms between devices, which no clock sync removes) plus its clock's error, so
+`resolution_us` (20 ms by default) is the span within which phones' presses are a photo
+finish; `max_delay_ms` (1.5 s) is longer than a phone is given to be silent before it counts as
+lost (1 s), so a sleeping phone is waited for, never passed over.
+"""
+
+from __future__ import annotations
+
+import secrets
+import socket
+from dataclasses import dataclass
+from importlib import resources
+from typing import TYPE_CHECKING
+
+from console.engine.model import Press, Watermark
+from console.sources import SourceSettings, Stop
+from drivers.link_state import LinkState
+from drivers.phone_clock import TOUCH_ALLOWANCE_MS
+from drivers.phone_seats import PhoneSeats, SeatsOutput
+from drivers.phone_server import PhoneServer
+
+if TYPE_CHECKING:
+    from console.sources.host import SourceHost
+
+__all__ = ["PhonesSettings", "add_phones"]
+
+MAX_SEATS = 32
+PAGES = {"/": ("text/html; charset=utf-8", "phone.html"),
+         "/phone.js": ("text/javascript; charset=utf-8", "phone.js")}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhonesSettings(SourceSettings):
+    """``kind = "phones"``: players' phones (or laptops) as buttons, over the club's Wi-Fi."""
+
+    seats: int = 8  # how many phones may join
+    port: int = 8090  # the phones' page and WebSocket (http://<console>:<port>/)
+    bind: str = "0.0.0.0"
+    code: str = ""  # the join code shown to the hall ("" = four random digits at each start)
+    touch_allowance_ms: float = TOUCH_ALLOWANCE_MS  # ± a touch pipeline's spread between devices
+    resolution_us: int = 20_000  # presses closer than this are a photo finish (see the module)
+    max_delay_ms: float = 1_500.0
+
+    def pad_count(self) -> int:
+        return self.seats
+
+    def problem(self) -> tuple[str, str] | None:
+        if not 1 <= self.seats <= MAX_SEATS:
+            return ("seats", f"from 1 to {MAX_SEATS}, got {self.seats}")
+        if self.code and not (self.code.isdigit() and 4 <= len(self.code) <= 8):
+            return ("code", f"4 to 8 digits (typed on a phone's keypad), got {self.code!r}")
+        if not 1 <= self.port <= 65535:
+            return ("port", f"a TCP port, got {self.port}")
+        return None
+
+    def attach(self, host: SourceHost, name: str) -> Stop | None:
+        add_phones(host, name, self)
+        return None
+
+
+def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneServer:
+    """The phones' server of source `name` on `host`: a local input and the phones' lamps."""
+    code = settings.code or f"{secrets.randbelow(10_000):04d}"
+    seats = PhoneSeats(name, settings.seats, code, secret=secrets.token_bytes(16),
+                       touch_allowance_ms=settings.touch_allowance_ms)
+    data = resources.files("console") / "data"
+    files = {path: (content_type, (data / file).read_bytes()) for path, (content_type, file) in PAGES.items()}
+    takes_buttons = host.takes("buttons")
+    where = f"{_host_name(settings.bind)}:{settings.port}"
+
+    def on_output(out: SeatsOutput) -> None:
+        for problem in out.problems:
+            host.report_error(name, problem)
+        if out.state is not None:
+            state, detail = out.state
+            host.report_status(name, state, f"{detail}; код {code}, страница http://{where}/")
+        if takes_buttons and (out.presses or out.mark_ns is not None):
+            presses = [Press(name, pad, at) for pad, at in out.presses]
+            if out.mark_ns is None:
+                host.feed(presses)
+            else:
+                host.scan(presses, Watermark(name, out.mark_ns))
+
+    def listening(port: int) -> None:
+        host.report_status(name, LinkState.CONNECTED, f"телефонов: 0; код {code}, страница http://{where}/")
+
+    server = PhoneServer(seats, bind=settings.bind, port=settings.port, files=files, clock=host.clock,
+                         on_output=on_output, on_listening=listening,
+                         on_error=lambda message: host.report_error(name, message))
+    host.add_local_input(server)
+    host.add_lamps(name, server)
+    return server
+
+
+def _host_name(bind: str) -> str:
+    """Where a phone on the hall's Wi-Fi reaches this machine: its mDNS name for a server on
+    every address (console/shell/mdns.py says the same), else the address it listens on."""
+    return f"{socket.gethostname().split('.')[0]}.local" if bind in ("", "0.0.0.0", "::") else bind
