@@ -22,7 +22,7 @@ Contract:
   from NTP-style exchanges, fast (every `SYNC_FAST_NS`) until it has `SETTLED_EXCHANGES`, then
   every `SYNC_NS`. A press before its phone's first exchange, or at or before a "not pressed"
   its phone already sent, is refused and said to the host; one claimed later than it could
-  have happened is clamped.
+  have happened is clamped. A page opened again starts its clock afresh.
 * The source's watermark is the least "not pressed as of" of its live seats, each on the
   console's clock, and never goes back; with no live seat it is the console's clock itself
   (`on_timer`): nothing can come. A press is never placed at or behind it.
@@ -228,6 +228,9 @@ class PhoneSeats:
         self._by_conn.pop(conn, None)
         seat.conn, seat.heard_ns, seat.next_sync_ns = conn, now, now
         seat.pending.clear()
+        # A page opened again has a clock of its own (a new time origin): known again from its
+        # syncs. What the old page pressed and never sent is gone with it: nothing to wait for.
+        seat.clock, seat.exchanges = self._clock(), 0
         self._by_conn[conn] = seat
         out.sends.append((conn, {"type": "joined", "seat": seat.index, "pad": seat.pad, "token": seat.token,
                                  "heartbeat_ms": HEARTBEAT_MS}))

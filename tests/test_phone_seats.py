@@ -210,3 +210,19 @@ def test_the_host_sees_each_phones_clock() -> None:
     assert [row["seat"] for row in rows] == [1, 2]
     assert rows[0]["round_trip_ms"] == [6.0, 6.0]  # 3 ms each way
     assert float(str(rows[0]["uncertainty_ms"])) >= 20.0  # the touch pipeline's allowance at least
+
+
+def test_a_page_opened_again_has_its_clock_known_afresh() -> None:
+    seats, (anna, boris), now = seated()
+    beat(seats, anna, now)
+    token = anna.joined["token"]
+    seats.closed(anna.name, now)
+    reopened = Phone("a2", skew_ms=-50_000.0)  # a new page: a new time origin, far behind the old
+    seats.receive(reopened.name, {"type": "hello", "token": token}, now + 100 * MS)
+    early = seats.receive(reopened.name, {"type": "press", "at": reopened.ms(now + 100 * MS)}, now + 101 * MS)
+    assert early.presses == []  # not before its clock is known again
+    now = sync_all(seats, [reopened, boris], now + 100 * MS)
+    beat(seats, reopened, now)
+    out = seats.receive(reopened.name, {"type": "press", "at": reopened.ms(now + 10 * MS)}, now + 13 * MS)
+    ((_, at),) = out.presses  # not refused for the old page's heartbeats, placed by the new clock
+    assert abs(at - (now + 10 * MS)) <= MS

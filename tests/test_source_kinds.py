@@ -13,6 +13,7 @@ from console.sources import SourceSettings, kinds, source_kind
 from console.sources.buzz import BuzzSettings
 from console.sources.gpio import GpioButtonsSettings, GpioEncoderSettings
 from console.sources.mcu import SerialMcuSettings, SimulatedMcuSettings
+from console.sources.phones import PhonesSettings
 
 
 def with_source(**source: object) -> dict[str, object]:
@@ -26,7 +27,8 @@ def with_source(**source: object) -> dict[str, object]:
 
 def test_each_kind_is_its_backends_settings_class_which_attaches_it() -> None:
     expected = {"serial_mcu": SerialMcuSettings, "simulated_mcu": SimulatedMcuSettings,
-                "gpio": GpioButtonsSettings, "gpio_encoder": GpioEncoderSettings, "buzz": BuzzSettings}
+                "gpio": GpioButtonsSettings, "gpio_encoder": GpioEncoderSettings, "buzz": BuzzSettings,
+                "phones": PhonesSettings}
     assert {name: source_kind(name).settings() for name in kinds()} == expected
     for name, settings in expected.items():
         assert issubclass(settings, SourceSettings)

@@ -1,0 +1,202 @@
+"""Phones as buttons as a club runs them (issue 35): `chgk-console run` against the shipped
+lockdown with a simulated button box and a `phones` source, the host's screen and players'
+phone pages in Chromium (each page its own browser context: its own localStorage, as its own
+phone), in «Своя игра» and «Брейн-ринг»: phones and the wired box in one fight, a forged
+stamp refused, a page closed mid-window waited for, a page that cannot take another's seat."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from drivers.sim_mcu import SimulatedMcu
+from tests.conftest import free_port
+from tests.host_screen_pages import (
+    WAIT_MS,
+    Lockdown,
+    chromium,
+    click,
+    console_toml,
+    lockdown,
+    log_in_as_host,
+    running_daemon,
+    wait_serving,
+)
+
+pytestmark = pytest.mark.process
+
+CODE = "4821"
+ANSWERING = "игрок отвечает"  # the host's screen's phase once a press took the turn
+PACK = ('name = "Телефоны"\n[[themes]]\nname = "Города"\n'
+        '[[themes.questions]]\nvalue = 10\ntext = "Столица Канады."\nanswer = "Оттава"\n'
+        '[[themes.questions]]\nvalue = 20\ntext = "Столица Австралии."\nanswer = "Канберра"\n'
+        '[[themes.questions]]\nvalue = 30\ntext = "Столица Бразилии."\nanswer = "Бразилиа"\n')
+SVOYA_PLAYERS = ('[[players]]\nid = "a"\nname = "Аня"\npad = "phones:0"\n'
+                 '[[players]]\nid = "b"\nname = "Боря"\npad = "phones:1"\n'
+                 '[[players]]\nid = "v"\nname = "Вера"\npad = "mcu:0"\n')
+BRAINRING_TEAMS = ('[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["phones:0", "mcu:0"]\n'
+                   '[[brainring.teams]]\nid = "t2"\nname = "Ежи"\npads = ["phones:1", "mcu:1"]\n')
+
+
+@dataclass
+class Hall:
+    """The console running, the host's screen logged in, the phones' address."""
+
+    browser: Browser
+    host: Page
+    sim: SimulatedMcu
+    phones: str  # http://127.0.0.1:<port>/
+
+    def phone(self, seat: int) -> Page:
+        """A phone opening the join link (the code in it), seated at `seat` (0-based)."""
+        page = self.browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        page.goto(f"{self.phones}?c={CODE}")
+        expect(page.locator("#seat")).to_have_text(f"Место {seat + 1}", timeout=WAIT_MS)
+        return page
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as chrome:
+        yield chrome
+
+
+@pytest.fixture(scope="module")
+def broker() -> Iterator[Lockdown]:
+    with lockdown() as locked:
+        yield locked
+
+
+@contextmanager
+def hall(browser: Browser, broker: Lockdown, tmp_path: Path, game: str) -> Iterator[Hall]:
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    http_port, phones_port = free_port(), free_port()
+    sources = (f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+               f'[sources.phones]\nkind = "phones"\nport = {phones_port}\nbind = "127.0.0.1"\n'
+               f'code = "{CODE}"\n')
+    config = tmp_path / "console.toml"
+    config.write_text(console_toml(broker, game + sources, http_port), encoding="utf-8")
+    try:
+        with running_daemon(config):
+            url = f"http://127.0.0.1:{http_port}"
+            wait_serving(f"{url}/host")
+            host = browser.new_context().new_page()
+            host.goto(f"{url}/host")
+            log_in_as_host(host, broker.passwords["host"])
+            yield Hall(browser, host, sim, f"http://127.0.0.1:{phones_port}/")
+    finally:
+        sim.stop()
+
+
+@contextmanager
+def svoya(browser: Browser, broker: Lockdown, tmp_path: Path) -> Iterator[Hall]:
+    pack = tmp_path / "pack.toml"
+    pack.write_text(PACK, encoding="utf-8")
+    with hall(browser, broker, tmp_path, f'[game]\nkind = "svoya"\nthemes = 0\npack = "{pack}"\n'
+              + SVOYA_PLAYERS) as h:
+        yield h
+
+
+def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    with svoya(browser, broker, tmp_path) as h:
+        anya, borya = h.phone(0), h.phone(1)
+        click(h.host, "next")
+        click(h.host, "reading_finished")
+        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        borya.locator("#buzz").click()
+        expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+        expect(h.host.locator("#presses li.first")).to_contain_text("Боря")
+        expect(borya.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
+        expect(anya.locator("body")).to_have_attribute("data-lamp", "off")
+        click(h.host, "wrong")
+        click(h.host, "reset")
+        # The wired box and the phone in the same window: Вера's button, then Аня's phone.
+        h.sim.press(0)
+        h.sim.release(0)
+        expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+        expect(h.host.locator("#presses li.first")).to_contain_text("Вера")
+        expect(anya.locator("body")).to_have_attribute("data-lamp", "off")
+        click(h.host, "correct")
+
+
+def test_a_forged_stamp_is_refused_and_a_page_cannot_take_another_seat(
+        browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    with svoya(browser, broker, tmp_path) as h:
+        anya, _ = h.phone(0), h.phone(1)
+        click(h.host, "next")
+        click(h.host, "reading_finished")
+        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        anya.wait_for_timeout(500)  # a few heartbeats said "not pressed"
+        # A modified page: Аня's own token, claiming a press half a second ago.
+        said = anya.evaluate("""() => new Promise((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            const heard = [];
+            const token = localStorage.getItem("chgk.phone.token");
+            const send = (m) => ws.send(JSON.stringify(m));
+            ws.onopen = () => send({type: "hello", token: token});
+            ws.onmessage = (e) => {
+                const m = JSON.parse(e.data);
+                heard.push(m);
+                if (m.type === "sync") send({type: "sync", id: m.id, rx: e.timeStamp, tx: performance.now()});
+                if (m.type === "joined") {
+                    setInterval(() => send({type: "hb", at: performance.now() - 50}), 80);
+                    setTimeout(() => send({type: "press", at: performance.now() - 500}), 1500);
+                }
+                if (m.type === "press_refused") resolve(heard);
+            };
+            setTimeout(() => resolve(heard), 8000);
+        })""")
+        assert said[-1]["type"] == "press_refused", said
+        assert "раньше" in said[-1]["reason"]
+        expect(h.host.locator("#notices")).to_contain_text("места 1", timeout=WAIT_MS)
+        assert h.host.locator("#presses li.first").count() == 0  # nothing was taken of it
+        # Another phone with a made-up token (and no code) gets no seat, so presses for none.
+        stranger = h.browser.new_context().new_page()
+        stranger.goto(h.phones)  # no code in the link
+        expect(stranger.locator("#join")).to_be_visible(timeout=WAIT_MS)
+        refused = stranger.evaluate("""() => new Promise((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            ws.onopen = () => ws.send(JSON.stringify({type: "hello", token: "0123456789abcdef01234567"}));
+            ws.onmessage = (e) => resolve(JSON.parse(e.data));
+        })""")
+        assert refused == {"type": "refused", "reason": "этот телефон не узнан: введите код"}
+
+
+def test_a_phone_closed_mid_window_is_waited_for_and_comes_back_to_its_seat(
+        browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    with svoya(browser, broker, tmp_path) as h:
+        anya, borya = h.phone(0), h.phone(1)
+        click(h.host, "next")
+        click(h.host, "reading_finished")
+        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        context = anya.context
+        anya.close()  # the phone locked its screen: the page is gone
+        expect(h.host.locator("#link")).to_contain_text("нет связи: phones", timeout=WAIT_MS)
+        # Borya's press waits for Аня's phone: she may have pressed before it went silent.
+        borya.locator("#buzz").click()
+        expect(h.host.locator("#presses li.first")).to_contain_text("Боря", timeout=WAIT_MS)  # heard
+        h.host.wait_for_timeout(1000)
+        expect(h.host.locator("#phase")).not_to_contain_text(ANSWERING)  # not decided
+        back = context.new_page()  # the same phone opens the page again: its token, its seat
+        back.goto(h.phones)
+        expect(back.locator("#seat")).to_have_text("Место 1", timeout=WAIT_MS)
+        expect(h.host.locator("#link")).to_have_text("на связи", timeout=WAIT_MS)
+        expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+        expect(borya.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
+
+
+def test_brainring_count_with_phones_and_the_box(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    with hall(browser, broker, tmp_path, '[game]\nkind = "brainring"\n' + BRAINRING_TEAMS) as h:
+        _, yozhi = h.phone(0), h.phone(1)
+        click(h.host, "next")
+        click(h.host, "time")
+        expect(h.host.locator("#clock")).to_be_visible(timeout=WAIT_MS)
+        yozhi.locator("#buzz").click()
+        expect(h.host.locator("#presses li.first")).to_contain_text("Ежи", timeout=WAIT_MS)
+        expect(yozhi.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
