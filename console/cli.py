@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 
     bench = sub.add_parser("bench", help="measure the console (see docs/performance.md)")
     bench.add_argument("what", choices=["latency", "table", "display", "noise", "storm", "press-path",
-                                        "resume", "cpu", "sheet"])
+                                        "resume", "cpu", "sheet", "phones"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
                        help="latency, display, press-path: presses to measure (300, 200, 300)")
@@ -126,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
             from bench.sheet import main as bench_sheet
 
             return bench_sheet(as_json=args.json)
+        if args.what == "phones":
+            from bench.phones import main as bench_phones
+
+            return bench_phones(samples=args.samples or 20, as_json=args.json)
         if args.what == "resume":
             from bench.resume import main as bench_resume
 
