@@ -52,6 +52,11 @@ LOST_AFTER_NS = 1_000 * NS_PER_MS  # heartbeats come every 50-100 ms; a Wi-Fi sp
 HEARTBEAT_MS = 80  # what the page is told to keep (it also keeps the phone's radio awake)
 IDLE_MARK_NS = HEARTBEAT_MS * NS_PER_MS  # with no live seat, the watermark follows the clock this often
 MAX_PENDING_SYNCS = 4  # requests unanswered at once: more is a page that does not answer
+# When the host's screen flags a phone: silent longer than a few heartbeats; a round trip that a
+# good Wi-Fi does not take; a press known less well than a tie window and a half.
+HEARD_FLAG_MS = 300
+ROUND_TRIP_FLAG_MS = 100.0
+UNCERTAINTY_FLAG_MS = 30.0
 
 
 @dataclass
@@ -186,18 +191,34 @@ class PhoneSeats:
     # ------------------------------------------------------------------ what the host sees
 
     def health(self, now: int) -> list[dict[str, object]]:
-        """Each taken seat's clock as the host screen shows it."""
+        """Each taken seat's clock as the host's screen shows it, with `flag`: what is wrong
+        with it in Russian ("" when nothing is: FLAGS says when)."""
         rows: list[dict[str, object]] = []
         for seat in self.seats:
             if seat.conn is None and not seat.live:
                 continue
             trips = sorted(seat.clock.round_trips_ns())
+            p95 = _ms_of(_quantile(trips, 0.95))
+            error = seat.clock.offset_error_ns()
+            best = seat.clock.best()
+            uncertainty = round(seat.clock.uncertainty_ns() / NS_PER_MS, 1)
+            heard = round((now - seat.heard_ns) / NS_PER_MS) if seat.heard_ns else None
+            flags = [why for bad, why in (
+                (seat.conn is None, "страница закрыта"),
+                (not seat.live, "часы ещё не сверены"),
+                (heard is not None and heard > HEARD_FLAG_MS, "молчит"),
+                (p95 is not None and p95 > ROUND_TRIP_FLAG_MS, "медленная сеть"),
+                (uncertainty > UNCERTAINTY_FLAG_MS, "неточное время"),
+            ) if bad]
             rows.append({
                 "seat": seat.index + 1, "pad": seat.pad, "online": seat.conn is not None,
-                "round_trip_ms": [_ms_of(_quantile(trips, 0.5)), _ms_of(_quantile(trips, 0.95))],
+                "offset_ms": None if best is None else round(best.offset_ns / NS_PER_MS, 1),
+                "offset_error_ms": _ms_of(error),
+                "round_trip_ms": [_ms_of(_quantile(trips, 0.5)), p95],
                 "granularity_ms": seat.clock.granularity_ms,
-                "uncertainty_ms": round(seat.clock.uncertainty_ns() / NS_PER_MS, 1),
-                "heard_ms_ago": round((now - seat.heard_ns) / NS_PER_MS) if seat.heard_ns else None,
+                "uncertainty_ms": uncertainty,
+                "heard_ms_ago": heard,
+                "flag": ", ".join(flags),
             })
         return rows
 

@@ -7,7 +7,8 @@ serves `files` (path -> (content type, bytes): the phone's page and script) over
 and takes WebSocket connections on ``/ws``. Each text message is a JSON object handed to the
 pure `PhoneSeats` (drivers/phone_seats.py) with the console's clock read right after it was
 read; what the seats say back is sent to the phones and the rest (`SeatsOutput`) handed to
-`on_output`. The seats' timer (their sync requests, a silent phone) runs on the loop.
+`on_output`; every HEALTH_S each joined phone's clock goes to `on_health`. The seats' timer
+(their sync requests, a silent phone) runs on the loop.
 
 What a phone cannot do: send more than `MAX_MESSAGE_BYTES` in one message (the connection is
 closed), more than `MAX_RATE` messages a second (closed, and said: a flooding page costs the
@@ -39,6 +40,7 @@ log = logging.getLogger("chgk.phones")
 MAX_MESSAGE_BYTES = 1024  # a page's messages are tens of bytes
 MAX_RATE = 100  # messages a second from one phone: its heartbeats are 12.5, a press a few more
 WS_PATH = "/ws"
+HEALTH_S = 2.0  # how often the phones' clocks are shown anew
 
 
 class PhoneServer:
@@ -46,12 +48,14 @@ class PhoneServer:
 
     def __init__(self, seats: PhoneSeats, *, bind: str, port: int, files: Mapping[str, tuple[str, bytes]],
                  clock: Callable[[], int], on_output: Callable[[SeatsOutput], None],
-                 on_listening: Callable[[int], None], on_error: Callable[[str], None]) -> None:
+                 on_listening: Callable[[int], None], on_error: Callable[[str], None],
+                 on_health: Callable[[list[dict[str, object]]], None] = lambda rows: None) -> None:
         self.seats = seats
         self.bind, self.port = bind, port
         self._files = dict(files)
         self._clock = clock
         self._on_output, self._on_listening, self._on_error = on_output, on_listening, on_error
+        self._on_health = on_health
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Server | None = None
         self._task: asyncio.Task[None] | None = None
@@ -89,9 +93,20 @@ class PhoneServer:
                 self.started.set()
                 self._on_listening(self.port)
                 self._arm()
-                await server.serve_forever()
+                await self._health()  # until the console closes: `serve` then closes each page
         except OSError as exc:
             self._on_error(f"phones: cannot listen on {self.bind}:{self.port}: {exc.strerror or exc}")
+
+    async def _health(self) -> None:
+        """Each phone's clock for the host's screen, every HEALTH_S while anyone has joined
+        (until cancelled)."""
+        shown: list[dict[str, object]] | None = None
+        while True:
+            await asyncio.sleep(HEALTH_S)
+            rows = self.seats.health(self._clock())
+            if rows or shown:
+                self._on_health(rows)
+            shown = rows
 
     def _http(self, connection: ServerConnection, request: Request) -> Response | None:
         """The page and its script over plain HTTP; a WebSocket only on WS_PATH."""

@@ -106,6 +106,15 @@ def svoya(browser: Browser, broker: Lockdown, tmp_path: Path) -> Iterator[Hall]:
 def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
         anya, borya = h.phone(0), h.phone(1)
+        # The host's tools: the code, the link with it and its QR code, each phone's clock by name.
+        h.host.click("#to-tools")
+        expect(h.host.locator("#phones-code")).to_have_text(CODE, timeout=WAIT_MS)
+        expect(h.host.locator("#phones-link")).to_contain_text(f"?c={CODE}")
+        assert h.host.locator("#phones-qr").evaluate("img => img.naturalWidth") > 0
+        expect(h.host.locator("#phones-list li")).to_have_count(2, timeout=WAIT_MS)
+        expect(h.host.locator('#phones-list li[data-seat="1"]')).to_contain_text("Аня")
+        expect(h.host.locator('#phones-list li[data-seat="2"]')).to_contain_text("точность ±")
+        h.host.click("#to-game")
         click(h.host, "next")
         click(h.host, "reading_finished")
         expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)

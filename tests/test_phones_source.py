@@ -22,6 +22,7 @@ from console.engine.model import HostAction
 from console.engine.svoya.events import SignalAccepted
 from console.games import config_from_dict
 from console.notices import ConsoleError, SourceStatus
+from console.schemas import validate
 from console.shell.runtime import Console
 from console.sources.phones import PhonesSettings
 from tests.conftest import free_port, until
@@ -96,6 +97,12 @@ class Page:
         return next((m["mode"] for m in reversed(self.said) if m["type"] == "lamp"), None)
 
 
+def shown_phones(console: Console) -> list[object]:
+    """The phones the host's screen is shown (the status's details of the phones' source)."""
+    rows = console.sources.details.get("phones", {}).get("phones", [])
+    return rows if isinstance(rows, list) else []
+
+
 @asynccontextmanager
 async def phone_console(**source: object) -> AsyncIterator[tuple[Console, list[Event], int]]:
     port = free_port()
@@ -147,6 +154,20 @@ async def test_the_first_press_by_its_own_time_wins_though_it_arrives_last() -> 
             assert abs(accepted.press_at_ns - anna_at) < 2 * MS
             await until(lambda: anna.lamp() == "on")
             assert boris.lamp() == "off"
+
+
+async def test_the_host_is_shown_the_code_the_link_and_each_phones_clock_as_the_status_schema_says() -> None:
+    async with phone_console() as (console, _, port):
+        start = time.monotonic_ns()
+        async with page(port, start), page(port, start):
+            await until(lambda: len(shown_phones(console)) == 2, within=5.0)
+            details = dict(console.sources.details["phones"])
+            validate("status", {"state": "online", "sources": {"phones": "connected"}, "node": "t",
+                                "game": "svoya", "seed": 1, "devices": {"phones": details}})
+            assert details["code"] == "4821" and str(details["url"]).endswith(f":{port}/?c=4821")
+            rows = details["phones"]
+            assert isinstance(rows, list) and [row["pad"] for row in rows] == ["phones:0", "phones:1"]
+            assert all(row["online"] and row["flag"] == "" for row in rows), rows
 
 
 async def test_a_phone_that_falls_silent_is_a_lost_source_and_back_when_it_speaks() -> None:

@@ -154,6 +154,7 @@ function render() {
     : "Консоль игры не в сети: команды не отправляются";
   renderActions();
   renderSources();
+  renderPhones();
   renderResumeOffer();
   renderButtonCheck();
   renderProblems();
@@ -206,6 +207,37 @@ function nameOf(id) {
   const players = (current().players ? current().players(s) : s.players) || [];
   const p = players.find(p => p.id === id);
   return p ? p.name : id;
+}
+
+// Whose a pad is: a player's («Своя игра», the quartet) or a team's («Брейн-ринг»), or nobody's.
+function padOwner(pad) {
+  const s = state || {};
+  const people = [...(s.players || []), ...(s.teams || [])];
+  const owner = people.find(p => p.pad === pad || (p.pads || []).includes(pad));
+  return owner ? owner.name : "";
+}
+
+// The phones' source (docs/phones.md): the join code, the page's address with it and its QR
+// code, and each joined phone's clock; a phone that needs the host's eye is flagged.
+function renderPhones() {
+  const phones = Object.values(devices).find(d => d && d.kind === "phones");
+  $("phones-box").hidden = !phones;
+  if (!phones) return;
+  $("phones-code").textContent = phones.code;
+  $("phones-link").href = phones.url;
+  $("phones-link").textContent = phones.url;
+  if ($("phones-qr").src !== phones.qr) $("phones-qr").src = phones.qr;
+  const ms = (v) => (v === null || v === undefined ? "—" : String(v).replace(".", ","));
+  $("phones-free").textContent = `занято мест: ${phones.phones.length} из ${phones.seats}`;
+  $("phones-list").replaceChildren(...phones.phones.map(p => {
+    const who = padOwner(p.pad);
+    const line = `Место ${p.seat}${who ? ` — ${who}` : ""}: связь ${ms(p.round_trip_ms[0])}/` +
+      `${ms(p.round_trip_ms[1])} мс, точность ±${ms(p.uncertainty_ms)} мс, шаг ${ms(p.granularity_ms)} мс, ` +
+      `слышен ${ms(p.heard_ms_ago)} мс назад`;
+    const li = el("li", { className: p.flag ? "flagged" : "" }, p.flag ? `${line} — ${p.flag}` : line);
+    li.dataset.seat = String(p.seat);
+    return li;
+  }));
 }
 
 // This question's presses in order, the first marked, the others with their delay (ms).

@@ -68,6 +68,7 @@ let clockOffset = null;  // local performance.now() ms minus the console's clock
 let countdown = null;    // {end: local ms} or {frozen: ms left} or null
 let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
+let devices = {};        // what else the status shows of a source (the phones' code and clocks)
 let journalState = null; // the journal's health, from the retained status (null: none kept)
 let packShelf = null;     // the packs the host may choose (the retained status; null: the game plays none)
 let hallMediaShown = null; // the pack's picture, sound or video the hall is shown ({name, kind})
@@ -132,6 +133,7 @@ function onMessage(kind, payload, packet) {
     consoleOnline = payload.state === "online";
     if (payload.game && !game) game = payload.game;
     sources = payload.sources || {};
+    devices = payload.devices || {};
     journalState = payload.journal || null;
     resumeOffer = payload.resume_offer || null;
     buttonCheck = payload.button_check || null;

@@ -116,6 +116,7 @@ class Console:
             self.game, config, clock=clock, timers=self.timers, pads_now=self._pads_now, feed=self.feed,
             publish=self._publish, report_error=self.report_error, read_time=self.lag.read_time,
             on_status=lambda states: self._status(sources=states),
+            on_details=lambda details: self._status(devices=details),
             deadline_pending=lambda: self.deadlines.due is not None)
         osc = config.osc
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None
@@ -307,6 +308,7 @@ class Console:
         self.mqtt.set_status(sources=dict(self.sources.status), node=self.config.console.node,
                              game=self.kind, seed=self.seed,
                              **({} if self.journal_status is None else {"journal": self.journal_status}),
+                             **({"devices": dict(self.sources.details)} if self.sources.details else {}),
                              **self.own.status())
         self.publisher.attach(self.mqtt)  # what was kept before: in order, with its numbers
         self.retained.publish()

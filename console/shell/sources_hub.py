@@ -7,7 +7,8 @@ source's state, the held-button view and its timer, the batching and thinning of
 angle and the press coalescer. It reaches the console only through the narrow callables it is
 built with: `feed(inputs, now)` hands inputs to the referee (now None: the clock),
 `publish(event)` says a notice, `on_status(states)` puts the sources' states in the retained
-status, `deadline_pending()` says whether the referee waits on a deadline, `read_time` is the
+status and `on_details(details)` what the host's screen shows of them beyond it (the phones'
+join code and clocks), `deadline_pending()` says whether the referee waits on a deadline, `read_time` is the
 lag watch's. The console asks it back to light the lamps (`set_lamps`), to read out every link
 before an overdue decision (`drain`), to start and close the local inputs, and tells it when
 the players' pads change (`players_changed`).
@@ -57,6 +58,7 @@ class SourcesHub:
         read_time: Callable[[int], tuple[int, int | None]],
         on_status: Callable[[dict[str, str]], None],
         deadline_pending: Callable[[], bool],
+        on_details: Callable[[dict[str, Mapping[str, object]]], None] = lambda details: None,
     ) -> None:
         self.clock = clock
         self._game = game
@@ -66,6 +68,8 @@ class SourcesHub:
         self.report_error = report_error
         self.read_time = read_time
         self._on_status = on_status
+        self._on_details = on_details
+        self.details: dict[str, Mapping[str, object]] = {}  # what the host's screen shows of a source
         self._deadline_pending = deadline_pending
         self.links: dict[str, RunningLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
         self.local_inputs: list[LocalInput] = []  # started and closed with run (console/sources/gpio.py)
@@ -178,6 +182,11 @@ class SourcesHub:
             elif state == LinkState.CONNECTED and source in self._lost:
                 self._lost.discard(source)
                 self._feed([SourceLink(source, True, now)], now)
+
+    def report_details(self, source: str, details: Mapping[str, object]) -> None:
+        """What the host's screen shows of `source` beyond its state, in the retained status."""
+        self.details[source] = details
+        self._on_details(dict(self.details))
 
     # ------------------------------------------------------------------ the console's side
 

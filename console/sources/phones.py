@@ -7,7 +7,9 @@ WebSocket on `port` (drivers/phone_server.py), joined with the evening's `code` 
 digits at each start when it is ""). Each press reaches the referee at its own time on the
 console's clock, followed by the source's watermark (the least "not pressed as of" of its
 live phones: drivers/phone_seats.py); the source's state is the seats' (a silent phone: lost,
-an open window waits for it). The referee's lamps reach each phone as its own.
+an open window waits for it). The referee's lamps reach each phone as its own. The host's
+screen is shown the code, the page's address with the code in it and its QR code, and each
+joined phone's clock (`SourceHost.report_details`).
 
 Timing, declared for the arbiter: a phone's press is known to within its touch pipeline
 (10-30 ms between devices, which no clock sync removes) plus its clock's error, so
@@ -23,6 +25,8 @@ import socket
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
+
+import segno
 
 from console.engine.model import Press, Watermark
 from console.sources import SourceSettings, Stop
@@ -93,12 +97,18 @@ def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneSe
             else:
                 host.scan(presses, Watermark(name, out.mark_ns))
 
+    url = f"http://{where}/?c={code}"
+    qr = segno.make(url, error="m").svg_data_uri(scale=4, border=2)  # shown as an <img>, never as markup
+    shown = {"kind": "phones", "code": code, "url": url, "qr": qr, "seats": settings.seats}
+
     def listening(port: int) -> None:
         host.report_status(name, LinkState.CONNECTED, f"телефонов: 0; код {code}, страница http://{where}/")
+        host.report_details(name, {**shown, "phones": []})
 
     server = PhoneServer(seats, bind=settings.bind, port=settings.port, files=files, clock=host.clock,
                          on_output=on_output, on_listening=listening,
-                         on_error=lambda message: host.report_error(name, message))
+                         on_error=lambda message: host.report_error(name, message),
+                         on_health=lambda rows: host.report_details(name, {**shown, "phones": rows}))
     host.add_local_input(server)
     host.add_lamps(name, server)
     return server
