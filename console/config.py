@@ -59,6 +59,9 @@ class GameSection:
     tie_policy: str = "random"
     tie_window_us: int = 0  # 0: the coarsest source resolution
     lost_source_wait_s: float = 30.0  # a question waits this long for a lost button source
+    # Every player's (team's) buttons of one kind: no wired button beside a phone, whose touch
+    # pipeline is 10-30 ms slower (docs/phones.md): a fight of equals.
+    one_input_kind: bool = False
     seed: int = 0  # 0: a fresh seed at start, logged so a replay can reuse it
     pack: str = ""  # svoya: a question pack (.siq or TOML, docs/packs.md), relative to this file
     pack_dir: str = "packs"  # svoya: the packs the host may choose on the tablet, relative to this file

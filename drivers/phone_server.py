@@ -2,7 +2,8 @@
 
 Contract: `PhoneServer(seats, bind=..., port=..., files=..., clock=..., on_output=...,
 on_listening=..., on_error=...)` is a local input of the console (`start(loop)`, `close()`)
-and a lamp output (`set_lamps(on, blink)`), saying `on_listening(port)` once it listens. It
+and a lamp output (`set_lamps(on, blink)`), saying `on_listening(port)` once it listens; `free(index)` is the
+host freeing a seat. It
 serves `files` (path -> (content type, bytes): the phone's page and script) over plain HTTP
 and takes WebSocket connections on ``/ws``. Each text message is a JSON object handed to the
 pure `PhoneSeats` (drivers/phone_seats.py) with the console's clock read right after it was
@@ -79,6 +80,12 @@ class PhoneServer:
 
     def set_lamps(self, on: int, blink: int) -> None:
         self._apply(self.seats.lamps(on, blink))
+
+    def free(self, index: int) -> None:
+        """The host frees seat `index` (0-based): its phone is let go, its clocks shown anew."""
+        now = self._clock()
+        self._apply(self.seats.leave(index, now))
+        self._on_health(self.seats.health(now))
 
     # ------------------------------------------------------------------ inside
 

@@ -45,10 +45,11 @@ BRAINRING_TEAMS = ('[[brainring.teams]]\nid = "t1"\nname = "Совы"\npads = ["
 
 @dataclass
 class Hall:
-    """The console running, the host's screen logged in, the phones' address."""
+    """The console running, the host's screen logged in, the hall's board, the phones' address."""
 
     browser: Browser
     host: Page
+    board: Page
     sim: SimulatedMcu
     phones: str  # http://127.0.0.1:<port>/
 
@@ -89,7 +90,9 @@ def hall(browser: Browser, broker: Lockdown, tmp_path: Path, game: str) -> Itera
             host = browser.new_context().new_page()
             host.goto(f"{url}/host")
             log_in_as_host(host, broker.passwords["host"])
-            yield Hall(browser, host, sim, f"http://127.0.0.1:{phones_port}/")
+            board = browser.new_context().new_page()
+            board.goto(f"{url}/")
+            yield Hall(browser, host, board, sim, f"http://127.0.0.1:{phones_port}/")
     finally:
         sim.stop()
 
@@ -114,6 +117,8 @@ def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lock
         expect(h.host.locator("#phones-list li")).to_have_count(2, timeout=WAIT_MS)
         expect(h.host.locator('#phones-list li[data-seat="1"]')).to_contain_text("Аня")
         expect(h.host.locator('#phones-list li[data-seat="2"]')).to_contain_text("точность ±")
+        expect(h.host.locator("#phones-mix")).to_contain_text("Аня — телефон; Боря — телефон; Вера — кнопка")
+        expect(h.host.locator("#phones-mix")).to_have_class("flagged")  # mixed: the host is told
         h.host.click("#to-game")
         click(h.host, "next")
         click(h.host, "reading_finished")
@@ -132,6 +137,27 @@ def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lock
         expect(h.host.locator("#presses li.first")).to_contain_text("Вера")
         expect(anya.locator("body")).to_have_attribute("data-lamp", "off")
         click(h.host, "correct")
+
+
+def test_the_button_check_shows_the_hall_how_to_join_and_each_phones_press(
+        browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    """The evening's setup: during «Проверка кнопок» the hall's board shows the phones' link as
+    a QR code and the code; a phone that joined then and pressed is ticked like a wired button."""
+    with svoya(browser, broker, tmp_path) as h:
+        h.host.click("#check-start")
+        join = h.board.locator("#button-check #phones-join")
+        expect(join).to_contain_text(f"код {CODE}", timeout=WAIT_MS)
+        assert join.locator("img").evaluate("img => img.naturalWidth") > 0
+        anya = h.phone(0)
+        anya.locator("#buzz").click()
+        h.sim.press(0)
+        h.sim.release(0)
+        for page, where in ((h.board, "#button-check"), (h.host, "#check-list")):
+            expect(page.locator(f'{where} [data-pad="phones:0"]')).to_contain_text("✓ Аня", timeout=WAIT_MS)
+            expect(page.locator(f'{where} [data-pad="mcu:0"]')).to_contain_text("✓ Вера", timeout=WAIT_MS)
+            expect(page.locator(f'{where} [data-pad="phones:1"]')).not_to_contain_text("✓")
+        h.host.click("#check-end")
+        expect(h.host.locator("#check-result")).to_contain_text("Боря (phones:1)", timeout=WAIT_MS)
 
 
 def test_a_forged_stamp_is_refused_and_a_page_cannot_take_another_seat(

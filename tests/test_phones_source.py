@@ -5,6 +5,7 @@ browser's `performance.now()` is), the «Своя игра» referee deciding on
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator
@@ -97,6 +98,16 @@ class Page:
         return next((m["mode"] for m in reversed(self.said) if m["type"] == "lamp"), None)
 
 
+def errors(events: list[Event]) -> list[str]:
+    """What the console said went wrong (its error events)."""
+    return [e.message for e in events if isinstance(e, ConsoleError)]
+
+
+def said(events: list[Event], text: str) -> bool:
+    """Whether an error the console said has `text` in it."""
+    return any(text in message for message in errors(events))
+
+
 def shown_phones(console: Console) -> list[object]:
     """The phones the host's screen is shown (the status's details of the phones' source)."""
     rows = console.sources.details.get("phones", {}).get("phones", [])
@@ -185,19 +196,46 @@ async def test_a_phone_that_falls_silent_is_a_lost_source_and_back_when_it_speak
                 isinstance(e, SourceStatus) and e.state == "connected" for e in events[events.index(lost):]))
 
 
+BAD_FREES = (
+    (b'{"action": "free_seat", "source": "phones", "seat": 9}', "seat: a seat from 1 to 8"),
+    (b'{"action": "free_seat", "source": "mcu", "seat": 2}', "takes no commands"),
+    (b'{"action": "free_seat", "source": "phones", "seat": 2, "x": 1}', "unknown key"),
+)
+
+
+async def test_the_host_frees_the_seat_of_a_phone_gone_for_good() -> None:
+    """A flat battery: the phone's source is lost, and every window would wait for it; the host
+    frees its seat (a bad free_seat is refused, naming what is wrong) and the source is back."""
+    async with phone_console() as (console, events, port):
+        def states() -> list[str]:
+            return [e.state for e in events if isinstance(e, SourceStatus)]
+
+        start = time.monotonic_ns()
+        async with page(port, start), page(port, start) as boris:
+            await asyncio.sleep(0.2)
+            boris.beating = False
+            await until(lambda: states()[-1] == "disconnected", within=3.0)
+            for bad, why in BAD_FREES:
+                console.commands.on_command(bad)
+                await until(functools.partial(said, events, why))
+            assert states()[-1] == "disconnected"  # nothing changed
+            console.commands.on_command(b'{"action": "free_seat", "source": "phones", "seat": 2}')
+            await until(lambda: states()[-1] == "connected")
+            refused = [m["reason"] for m in boris.said if m["type"] == "refused"]
+            assert refused == ["ведущий освободил это место"]
+            await until(lambda: len(shown_phones(console)) == 1)
+
+
 async def test_bad_messages_are_said_and_change_nothing() -> None:
-    async with phone_console() as (_, events, port):
-        def errors() -> list[str]:
-            return [e.message for e in events if isinstance(e, ConsoleError)]
-        async with connect(f"ws://127.0.0.1:{port}/ws") as ws:
-            await ws.send("not json")
-            await ws.send("[1, 2]")
-            await ws.send(json.dumps({"type": "press", "at": 1.0}))  # before any hello
-            answer = json.loads(await ws.recv())
-            assert answer == {"type": "refused", "reason": "сначала введите код"}
-            await until(lambda: len(errors()) >= 2)
-            assert "not JSON" in errors()[0] and "not a JSON object" in errors()[1]
-            assert not [e for e in events if isinstance(e, SignalAccepted)]
+    async with phone_console() as (_, events, port), connect(f"ws://127.0.0.1:{port}/ws") as ws:
+        await ws.send("not json")
+        await ws.send("[1, 2]")
+        await ws.send(json.dumps({"type": "press", "at": 1.0}))  # before any hello
+        answer = json.loads(await ws.recv())
+        assert answer == {"type": "refused", "reason": "сначала введите код"}
+        await until(lambda: len(errors(events)) >= 2)
+        assert "not JSON" in errors(events)[0] and "not a JSON object" in errors(events)[1]
+        assert not [e for e in events if isinstance(e, SignalAccepted)]
 
 
 async def test_a_flooding_page_is_let_go() -> None:
@@ -227,3 +265,29 @@ def test_the_settings_are_checked() -> None:
         config_from_dict(phones_config(8090, seats=40), "t")
     settings = config_from_dict(phones_config(8090), "t").sources["phones"]
     assert isinstance(settings, PhonesSettings) and settings.pad_count() == 8
+
+
+def test_one_input_kind_refuses_a_fight_of_phones_and_wired_buttons() -> None:
+    """game.one_input_kind: a wired button is 10-30 ms ahead of any phone (docs/phones.md), so a
+    club may ask that everyone plays the same kind."""
+    same = phones_config(8090)
+    same["game"] = {"signal_window_s": 5, "one_input_kind": True}
+    assert config_from_dict(same, "t").game.one_input_kind
+    mixed = phones_config(8090)
+    mixed["game"] = {"signal_window_s": 5, "one_input_kind": True}
+    mixed["sources"] = {**mixed["sources"], "mcu": {"kind": "simulated_mcu"}}  # type: ignore[dict-item]
+    mixed["players"] = [{"id": "a", "name": "Анна", "pad": "phones:0"},
+                        {"id": "b", "name": "Борис", "pad": "mcu:0"}]
+    with pytest.raises(ConfigError, match=r"game\.one_input_kind: the buttons are of 2 kinds "
+                                          r"\(phones: phones:0; simulated_mcu: mcu:0\)"):
+        config_from_dict(mixed, "t")
+    mixed["game"] = {"signal_window_s": 5}
+    assert config_from_dict(mixed, "t").players[1].pad == "mcu:0"  # allowed unless asked
+    brainring = {"console": {"node": "t", "journal": ""},
+                 "game": {"kind": "brainring", "one_input_kind": True},
+                 "sources": {"phones": {"kind": "phones", "code": "4821"}, "mcu": {"kind": "simulated_mcu"}},
+                 "brainring": {"teams": [{"id": "t1", "name": "Совы", "pads": ["phones:0", "mcu:0"]},
+                                         {"id": "t2", "name": "Ежи", "pads": ["phones:1"]}]},
+                 "sound": {"enabled": False}}
+    with pytest.raises(ConfigError, match="one_input_kind"):
+        config_from_dict(brainring, "t")

@@ -39,7 +39,7 @@ from console.games import config_from_dict, game, load_config
 from console.games.svoya import texts
 from console.schemas import KINDS, load_schema, validate
 from console.shell.hall_media import HIDE_MEDIA, SHOW_MEDIA
-from console.shell.own_actions import CHECK_BUTTONS, END_CHECK
+from console.shell.own_actions import CHECK_BUTTONS, END_CHECK, FREE_SEAT
 from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS
 from console.shell.resume_offer import SHELL_ACTIONS
 from console.shell.runtime import Console
@@ -155,7 +155,8 @@ def test_schema_enums_match_the_code() -> None:
     assert enum_of(command["oneOf"][-4], "properties", "action") == roster
     assert enum_of(command["oneOf"][-3], "properties", "action") == {SHOW_MEDIA, HIDE_MEDIA}
     assert enum_of(command["oneOf"][-2], "properties", "action") == {LIST_PACKS, CHOOSE_PACK}
-    assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK}
+    assert enum_of(command["oneOf"][-1], "properties", "action") == {*SHELL_ACTIONS, CHECK_BUTTONS, END_CHECK,
+                                                                      FREE_SEAT}
     assert enum_of(STATE_SCHEMA, "properties", "phase") == phases
     assert enum_of(STATE_SCHEMA, "properties", "host_actions", "items") == actions | {CHOOSE_PACK}
     details = props("error")["details"]["oneOf"][1]["properties"]

@@ -50,7 +50,26 @@ function hallLink(online, reason, sources) {
 
 // «Проверка кнопок» (the retained status's button_check, docs/mqtt.md): while it runs, every
 // board shows each button's owner, lit once pressed, over whatever it shows.
-function hallButtonCheck(check) {
+// The phones' source, if any (the status's devices, docs/phones.md): during the check the
+// hall is shown how to join, its link as a QR code and the code, beside the buttons.
+function hallPhonesJoin(devices) {
+  const phones = Object.values(devices || {}).find(d => d && d.kind === "phones");
+  if (!phones) return [];
+  const join = document.createElement("div");
+  join.id = "phones-join";
+  join.style.cssText = "flex-basis:100%;display:flex;align-items:center;justify-content:center;gap:3vw;"
+    + "font-size:4vh";
+  const qr = document.createElement("img");
+  qr.src = phones.qr;
+  qr.alt = "QR-код страницы кнопки";
+  qr.style.cssText = "height:22vh;background:#fff;padding:1vh;border-radius:1vh";
+  const text = document.createElement("div");
+  text.textContent = `Кнопка на телефоне: ${phones.url} · код ${phones.code}`;
+  join.append(qr, text);
+  return [join];
+}
+
+function hallButtonCheck(check, devices) {
   let box = document.getElementById("button-check");
   if (!check || !check.active) {
     if (box) box.style.display = "none";  // its inline display would win over `hidden`
@@ -68,7 +87,7 @@ function hallButtonCheck(check) {
   const title = document.createElement("div");
   title.style.cssText = "flex-basis:100%;text-align:center;color:#7f8aa3";
   title.textContent = "Проверка кнопок: нажмите свою кнопку";
-  box.replaceChildren(title, ...check.buttons.map(b => {
+  box.replaceChildren(title, ...hallPhonesJoin(devices), ...check.buttons.map(b => {
     const item = document.createElement("div");
     item.className = b.pressed ? "checked" : "unchecked";
     item.dataset.pad = b.pad;
@@ -142,7 +161,7 @@ function hallConnect(kinds, onMessage, login) {
       }
       hallLink(payload.state === "online", undefined, payload.sources);
       if (!login) {  // the hall's boards; the host has its own
-        hallButtonCheck(payload.button_check);
+        hallButtonCheck(payload.button_check, payload.devices);
         hallMedia(payload.hall_media);
       }
     }

@@ -220,7 +220,7 @@ function padOwner(pad) {
 // The phones' source (docs/phones.md): the join code, the page's address with it and its QR
 // code, and each joined phone's clock; a phone that needs the host's eye is flagged.
 function renderPhones() {
-  const phones = Object.values(devices).find(d => d && d.kind === "phones");
+  const [source, phones] = Object.entries(devices).find(([, d]) => d && d.kind === "phones") || [];
   $("phones-box").hidden = !phones;
   if (!phones) return;
   $("phones-code").textContent = phones.code;
@@ -229,6 +229,17 @@ function renderPhones() {
   if ($("phones-qr").src !== phones.qr) $("phones-qr").src = phones.qr;
   const ms = (v) => (v === null || v === undefined ? "—" : String(v).replace(".", ","));
   $("phones-free").textContent = `занято мест: ${phones.phones.length} из ${phones.seats}`;
+  // Who plays with what: a wired button is 10-30 ms ahead of any phone (docs/phones.md).
+  const s = state || {};
+  const kindOf = (pad) => ((devices[pad.split(":")[0]] || {}).kind === "phones" ? "телефон" : "кнопка");
+  const people = [...(s.players || []), ...(s.teams || [])].map(p => {
+    const kinds = [...new Set((p.pads || (p.pad ? [p.pad] : [])).map(kindOf))];
+    return [p.name, kinds];
+  });
+  const mixed = new Set(people.flatMap(([, kinds]) => kinds)).size > 1;
+  $("phones-mix").textContent = people.map(([name, kinds]) => `${name} — ${kinds.join(" и ") || "нет кнопки"}`)
+    .join("; ") + (mixed ? ". Кнопки и телефоны вместе: кнопка на 10–30 мс быстрее телефона" : "");
+  $("phones-mix").className = mixed ? "flagged" : "";
   $("phones-list").replaceChildren(...phones.phones.map(p => {
     const who = padOwner(p.pad);
     const line = `Место ${p.seat}${who ? ` — ${who}` : ""}: связь ${ms(p.round_trip_ms[0])}/` +
@@ -236,6 +247,10 @@ function renderPhones() {
       `слышен ${ms(p.heard_ms_ago)} мс назад`;
     const li = el("li", { className: p.flag ? "flagged" : "" }, p.flag ? `${line} — ${p.flag}` : line);
     li.dataset.seat = String(p.seat);
+    // A phone gone for good (a flat battery) would keep the source waiting: the host frees its seat.
+    const free = el("button", { type: "button", className: "small" }, "Освободить");
+    free.addEventListener("click", () => send({ action: "free_seat", source, seat: p.seat }));
+    li.append(" ", free);
     return li;
   }));
 }

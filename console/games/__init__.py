@@ -78,7 +78,23 @@ def checked(config: Config) -> Config:
     kind = game(config.game.kind)
     _check_inputs(config, kind)
     kind.check(config)
+    if config.game.one_input_kind:
+        _check_one_input_kind(config, kind)
     return config
+
+
+def _check_one_input_kind(config: Config, kind: GameKind) -> None:
+    """game.one_input_kind: the players' (teams') buttons are all of one kind of source."""
+    used: dict[str, list[str]] = {}  # source kind -> the pads of it that someone plays
+    for pad in kind.pads(config):
+        source = config.sources.get(pad.partition(":")[0])
+        if source is not None:
+            used.setdefault(source.kind, []).append(pad)
+    if len(used) > 1:
+        mix = "; ".join(f"{kind_name}: {', '.join(pads)}" for kind_name, pads in used.items())
+        raise ConfigError(config.source, "game.one_input_kind",
+                          f"the buttons are of {len(used)} kinds ({mix}): give everyone the same kind, "
+                          "or set it to false")
 
 
 def _check_inputs(config: Config, kind: GameKind) -> None:

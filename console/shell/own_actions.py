@@ -10,8 +10,9 @@ changed). A game's action never takes one of `OWN_ACTIONS`' names (tests/test_ru
 Beside the table it keeps what those actions decide for the rest of the console: `checked`
 takes a check's presses out of the game's inputs, `referee_lamps` holds the referee's lamps
 while a check lights its own, `played_on` takes the host's playing on as «start afresh», and
-`status()` is their part of the retained status. It reaches the console only through the
-callables it is built with.
+`status()` is their part of the retained status; a source's own command (a phone's seat freed,
+`FREE_SEAT`) goes to that source. It reaches the console only through the callables it is
+built with.
 """
 
 from __future__ import annotations
@@ -33,15 +34,17 @@ from console.shell.pack_shelf import CHOOSE_PACK, LIST_PACKS, PackShelf
 from console.shell.resume_offer import RESUME_JOURNAL, SHELL_ACTIONS, START_FRESH, ResumeOffer
 from console.state_people import names
 
-__all__ = ["CHECK_BUTTONS", "END_CHECK", "OWN_ACTIONS", "OwnActions"]
+__all__ = ["CHECK_BUTTONS", "END_CHECK", "FREE_SEAT", "OWN_ACTIONS", "OwnActions"]
 
 log = logging.getLogger("chgk.console")
 
 # The host's «Проверка кнопок» (console/shell/button_check.py): the console's own commands.
 CHECK_BUTTONS, END_CHECK = "check_buttons", "end_check"
+# The host frees a phone's seat (console/sources/phones.py): a source's own command.
+FREE_SEAT = "free_seat"
 # Every host action the console carries out itself, whatever the game.
 OWN_ACTIONS = frozenset({*SHELL_ACTIONS, SHOW_MEDIA, HIDE_MEDIA, LIST_PACKS, CHOOSE_PACK,
-                         CHECK_BUTTONS, END_CHECK})
+                         CHECK_BUTTONS, END_CHECK, FREE_SEAT})
 # Inputs that do not mean the host plays on (a journal offered stays offered): the sources'
 # own traffic, a player's press (between questions it is a false start at most).
 PASSIVE = (Press, Watermark, SourceLink, AngleSample)
@@ -64,6 +67,7 @@ class OwnActions:
         set_status: Callable[..., None],
         set_lamps: Callable[[dict[str, LampMode]], None],
         journal: Journal,
+        source_command: Callable[[str, dict[str, Any]], None] = lambda source, command: None,
     ) -> None:
         self._game = game
         self._clock = clock
@@ -75,6 +79,7 @@ class OwnActions:
         self._set_status = set_status
         self._set_lamps = set_lamps
         self._journal = journal
+        self._source_command = source_command
         # A journal of another config offered to the host (console/shell/resume_offer.py), and
         # what the daemon does when the host takes it (starts again with `run --resume FILE`).
         self.offer: ResumeOffer | None = None
@@ -95,6 +100,7 @@ class OwnActions:
             **dict.fromkeys((SHOW_MEDIA, HIDE_MEDIA), self.hall_media.command),
             **dict.fromkeys((LIST_PACKS, CHOOSE_PACK), self._pack_command),
             **dict.fromkeys((CHECK_BUTTONS, END_CHECK), self._check_command),
+            FREE_SEAT: lambda command: self._source_command(str(command.get("source", "")), command),
         }
         assert set(self._table) == OWN_ACTIONS
 

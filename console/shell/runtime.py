@@ -138,7 +138,7 @@ class Console:
         self.own = OwnActions(
             self.game, config, clock=clock, engine=lambda: self._checkpoints.engine, pads_now=self._pads_now,
             feed=self.feed, publish=self._publish, report_error=self.report_error, set_status=self._status,
-            set_lamps=self.sources.set_lamps, journal=self.journal)
+            set_lamps=self.sources.set_lamps, journal=self.journal, source_command=self.sources.command)
         # The host's and the jury's commands over MQTT (console/shell/command_intake.py).
         self.commands = CommandIntake(
             self.game, command_topic=self.topics.command, clock=clock, alive_at=lambda: self.lag.alive_at,

@@ -70,6 +70,7 @@ class SourcesHub:
         self._on_status = on_status
         self._on_details = on_details
         self.details: dict[str, Mapping[str, object]] = {}  # what the host's screen shows of a source
+        self._commands: dict[str, Callable[[Mapping[str, object]], None]] = {}  # the host's, by source
         self._deadline_pending = deadline_pending
         self.links: dict[str, RunningLink] = {}  # serial inputs, run as tasks (console/sources/mcu.py)
         self.local_inputs: list[LocalInput] = []  # started and closed with run (console/sources/gpio.py)
@@ -136,6 +137,18 @@ class SourcesHub:
 
     def add_link(self, source: str, link: RunningLink) -> None:
         self.links[source] = link
+
+    def add_command(self, source: str, handle: Callable[[Mapping[str, object]], None]) -> None:
+        self._commands[source] = handle
+
+    def command(self, source: str, command: Mapping[str, object]) -> None:
+        """The host's `command` to `source` (ValueError: no such source takes commands, or what
+        its handler found wrong)."""
+        handle = self._commands.get(source)
+        if handle is None:
+            known = ", ".join(self._commands) or "none"
+            raise ValueError(f"source {source!r} takes no commands (those that do: {known})")
+        handle(command)
 
     def button_edge(self, source: str, pad: str, pressed: bool, at_ns: int) -> None:
         """A pad of `source` went down or up at `at_ns`, for the held-button view only (the

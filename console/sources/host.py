@@ -20,7 +20,9 @@ must run or light. It never sees the referee, the config or the MQTT link.
 * `button_edge`, `pads_down`: the held-button view (it decides nothing).
 * `report_status`, `report_error`: what the host screen and the log say of the source;
   `report_details`: what else the host's screen shows of it (the phones' code and clocks).
-* `add_local_input`, `add_lamps`, `add_link`: what the console starts, lights and runs.
+* `add_local_input`, `add_lamps`, `add_link`: what the console starts, lights and runs;
+  `add_command(source, handle)`: the host's commands addressed to the source (the phones'
+  `free_seat`), ValueError naming what is wrong with one.
 * `clock`: the console's one timebase (host monotonic ns; a test's scripted clock).
 """
 
@@ -81,3 +83,4 @@ class SourceHost(Protocol):
     def add_local_input(self, local: LocalInput) -> None: ...
     def add_lamps(self, source: str, lamps: LampOutput) -> None: ...
     def add_link(self, source: str, link: RunningLink) -> None: ...
+    def add_command(self, source: str, handle: Callable[[Mapping[str, object]], None]) -> None: ...

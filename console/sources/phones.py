@@ -9,7 +9,8 @@ console's clock, followed by the source's watermark (the least "not pressed as o
 live phones: drivers/phone_seats.py); the source's state is the seats' (a silent phone: lost,
 an open window waits for it). The referee's lamps reach each phone as its own. The host's
 screen is shown the code, the page's address with the code in it and its QR code, and each
-joined phone's clock (`SourceHost.report_details`).
+joined phone's clock (`SourceHost.report_details`); the host frees a seat with ``{"action":
+"free_seat", "source": <name>, "seat": k}`` (a phone gone for good no longer holds the source).
 
 Timing, declared for the arbiter: a phone's press is known to within its touch pipeline
 (10-30 ms between devices, which no clock sync removes) plus its clock's error, so
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import secrets
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING
@@ -111,6 +113,18 @@ def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneSe
                          on_health=lambda rows: host.report_details(name, {**shown, "phones": rows}))
     host.add_local_input(server)
     host.add_lamps(name, server)
+
+    def free_seat(command: Mapping[str, object]) -> None:
+        """The host's {"action": "free_seat", "source": <name>, "seat": k}: seat k (from 1)."""
+        unknown = set(command) - {"action", "source", "seat"}
+        if unknown:
+            raise ValueError(f"unknown key(s) {', '.join(sorted(unknown))}")
+        seat = command.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 1 <= seat <= settings.seats:
+            raise ValueError(f"seat: a seat from 1 to {settings.seats}, got {seat!r}")
+        server.free(seat - 1)
+
+    host.add_command(name, free_seat)
     return server
 
 
