@@ -226,6 +226,26 @@ def test_a_phone_closed_mid_window_is_waited_for_and_comes_back_to_its_seat(
         expect(borya.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
 
 
+def test_the_host_frees_the_seat_of_a_phone_gone_for_good_from_the_screen(
+        browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    with svoya(browser, broker, tmp_path) as h:
+        anya, borya = h.phone(0), h.phone(1)
+        click(h.host, "next")
+        click(h.host, "reading_finished")
+        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        anya.close()  # a flat battery: she will not be back
+        expect(h.host.locator("#link")).to_contain_text("нет связи: phones", timeout=WAIT_MS)
+        borya.locator("#buzz").click()
+        h.host.click("#to-tools")
+        row = h.host.locator('#phones-list li[data-seat="1"]')
+        expect(row).to_contain_text("страница закрыта", timeout=WAIT_MS)
+        row.locator("button").click()
+        expect(h.host.locator("#link")).to_have_text("на связи", timeout=WAIT_MS)
+        expect(h.host.locator("#phones-list li")).to_have_count(1, timeout=WAIT_MS)
+        h.host.click("#to-game")
+        expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+
+
 def test_brainring_count_with_phones_and_the_box(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with hall(browser, broker, tmp_path, '[game]\nkind = "brainring"\n' + BRAINRING_TEAMS) as h:
         _, yozhi = h.phone(0), h.phone(1)
