@@ -76,3 +76,15 @@ def test_a_tie_window_spanning_two_sources_waits_for_the_coarser_one() -> None:
     assert not arbiter.first_settled(t0, now=t0 + 1)  # its next scan may still be a tie
     arbiter.note("coarse", t0)
     assert arbiter.first_settled(t0, now=t0 + 1)
+
+
+def test_a_photo_finish_is_as_wide_as_the_coarser_of_its_two_sources() -> None:
+    """004 App.5 across kinds: a phone (20 ms) beside a box (1 µs) widens only the photo
+    finishes it takes part in; a configured tie window is the same for all."""
+    sources = {"box": SourceTiming(1_000, MAX_DELAY, ordered=True),
+               "phones": SourceTiming(20 * MS, 1_500 * MS, ordered=True)}
+    arbiter = Arbiter(sources)
+    assert arbiter.tie_between("box", "box") == 1_000
+    assert arbiter.tie_between("box", "phones") == arbiter.tie_between("phones", "box") == 20 * MS
+    assert arbiter.tie_ns == 20 * MS  # a first press waits for the widest before it is final
+    assert Arbiter(sources, tie_ns=2 * MS).tie_between("box", "box") == 2 * MS

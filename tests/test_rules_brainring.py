@@ -15,12 +15,13 @@ from typing import Any
 
 import pytest
 
+from console.engine.arbiter import SourceTiming
 from console.engine.brainring.rules import BrainringAction, BrainringHost, Rebound, SendOut, Team
 from console.engine.corrections import AdjustScore, Reverse
-from console.engine.model import Cue, LampMode, SourceLink
+from console.engine.model import Cue, LampMode, Press, SourceLink, Watermark
 from console.schemas import validate
 from console.tools.replay import replay_lines
-from tests.brainring_harness import MS, Ring, S, make_rules
+from tests.brainring_harness import MCU, MS, TEAMS, Ring, S, make_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -166,6 +167,33 @@ def test_a_tie_is_a_press_less_than_the_tie_window_behind_the_first(behind_ns: i
     assert accepted["tie"] is tie
     if not tie:
         assert accepted["team"] == "t1"
+
+
+def test_two_wired_teams_beside_a_phone_team_are_told_apart_to_their_own_scan() -> None:
+    """§5 with phones in the fight (docs/phones.md): a phone is known to 20 ms, so a press
+    within 20 ms of a phone's is simultaneous with it; two teams on wired buttons 5 ms apart
+    are still first and second."""
+    phones = SourceTiming(resolution_ns=20 * MS, max_delay_ns=1_500 * MS, ordered=True)
+    teams = (*TEAMS, Team("t3", "Лисы", ("phones:0",)))
+    ring = Ring(make_rules(seed=7, teams=teams, sources={"mcu": MCU, "phones": phones}))
+    ring.question_read()
+    ring.advance(1 * S)
+    first = ring.now
+    ring.press("mcu:2", at=first, arrive=first + 1 * MS)
+    ring.press("mcu:0", at=first + 5 * MS, arrive=first + 6 * MS)
+    ring.deliver(Watermark("phones", first + 25 * MS), first + 40 * MS)
+    accepted = ring.last("signal_accepted")
+    assert accepted["team"] == "t2" and accepted["tie"] is False
+    # A phone team's press 5 ms after a wired one: a photo finish.
+    ring = Ring(make_rules(seed=7, teams=teams, sources={"mcu": MCU, "phones": phones}))
+    ring.question_read()
+    ring.advance(1 * S)
+    first = ring.now
+    ring.press("mcu:0", at=first, arrive=first + 1 * MS)
+    ring.deliver(Press("phones", "phones:0", first + 5 * MS), first + 30 * MS)
+    ring.deliver(Watermark("phones", first + 25 * MS), first + 31 * MS)
+    accepted = ring.last("signal_accepted")
+    assert accepted["tie"] is True and sorted(accepted["tied"]) == ["t1", "t3"]
 
 
 def test_photo_finish_presses_on_one_tick_are_reported_as_a_tie_with_their_deltas() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from console.engine.action_titles import TITLES
+from console.engine.arbiter import SourceTiming
 from console.engine.model import Cue, Host, HostAction, LampMode, Output, Press, Watermark
 from console.engine.svoya.rules import AnswerClock, FalseStartPolicy, Player, TiePolicy
 from tests.engine_harness import GPIO, MCU, MS, PLAYERS, S, Table, make_rules
@@ -373,6 +374,43 @@ def test_presses_outside_the_tie_window_are_not_a_tie() -> None:
     t.advance(20 * MS)
     decision = t.last("signal_accepted")
     assert decision["player"] == "p1" and decision["tie"] is False
+
+
+# A phone is known to 20 ms (its touch pipeline: docs/phones.md), a wired button to its scan.
+PHONES = SourceTiming(resolution_ns=20 * MS, max_delay_ns=1_500 * MS, ordered=True)
+
+
+def with_phones() -> Table:
+    players = (Player("p1", "Анна", "mcu:0"), Player("p2", "Борис", "mcu:1"),
+               Player("p3", "Вера", "phones:0"))
+    return Table(make_rules(players=players, sources={"mcu": MCU, "phones": PHONES}))
+
+
+def test_app5_two_wired_buttons_beside_a_phone_are_told_apart_to_their_own_scan() -> None:
+    """App.5: the first signal takes the turn. A phone in the fight widens only its own photo
+    finishes: Борис's button 5 ms before Анна's is first, not a tie with her."""
+    t = with_phones()
+    t.host(A.NEXT)
+    at = t.now + 1 * S
+    t.deliver(Press("mcu", "mcu:1", at), at + 1 * MS)
+    t.deliver(Press("mcu", "mcu:0", at + 5 * MS), at + 6 * MS)
+    t.deliver(Watermark("mcu", at + 5 * MS), at + 6 * MS)
+    assert not t.events("signal_accepted")  # the phone may still have pressed within 20 ms
+    t.deliver(Watermark("phones", at + 25 * MS), at + 40 * MS)
+    decision = t.last("signal_accepted")
+    assert decision["player"] == "p2" and decision["tie"] is False
+
+
+def test_app5_a_phone_and_a_wired_button_within_the_phones_20_ms_are_a_photo_finish() -> None:
+    t = with_phones()
+    t.host(A.NEXT)
+    at = t.now + 1 * S
+    t.deliver(Press("mcu", "mcu:0", at), at + 1 * MS)
+    t.deliver(Watermark("mcu", at + 30 * MS), at + 31 * MS)
+    t.deliver(Press("phones", "phones:0", at + 15 * MS), at + 60 * MS)
+    t.deliver(Watermark("phones", at + 30 * MS), at + 61 * MS)
+    decision = t.last("signal_accepted")
+    assert decision["tie"] is True and set(decision["tied"]) == {"p1", "p3"}
 
 
 # ---------------------------------------------------------------- App.6: press during reading

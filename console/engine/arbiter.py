@@ -8,7 +8,9 @@ Theory of operation. Every button source declares three facts about itself:
   (the MCU link does; GPIO edges from several lines do not promise it).
 
 A decision "the first press was at t0" is final once every source has reported everything
-that happened before ``t0 + tie_ns`` (presses inside that span are a tie). A source has
+that happened before ``t0 + tie_ns``, the widest photo finish of any two sources; a press is
+a tie with the first when it follows it by less than the coarser of their two sources'
+resolutions (`tie_between`), or the configured window. A source has
 reported through time T when
 
 * it is ordered and its latest report (a press or a heartbeat watermark) is stamped at or
@@ -67,6 +69,8 @@ class Arbiter:
         if not sources:
             raise ValueError("at least one button source is needed")
         self._sources = dict(sources)
+        self._tie_set = tie_ns  # game.tie_window_us, when the club set one
+        # The widest photo finish of any two presses: how far past a first press to wait.
         self.tie_ns = tie_ns if tie_ns is not None else max(
             s.resolution_ns for s in self._sources.values()
         )
@@ -76,6 +80,16 @@ class Arbiter:
         self._back: dict[str, tuple[int, int]] = {}  # back, not yet caught up: (since, back at)
         self._given_up: dict[str, int] = {}  # lost sources no longer waited for: since when
         self.max_delay_ns = max(s.max_delay_ns for s in self._sources.values())
+
+    def tie_between(self, first: str, other: str) -> int:
+        """How close a press of `other` must follow a first press of `first` to be a photo
+        finish with it: the configured window, else the coarser of the two sources' own
+        resolutions. Two wired buttons are told apart to their own scan, whatever a phone or
+        a Buzz! in the same fight can tell (an unknown source counts as the widest)."""
+        if self._tie_set is not None:
+            return self._tie_set
+        widths = [self._sources[s].resolution_ns for s in (first, other) if s in self._sources]
+        return max(widths) if len(widths) == 2 else self.tie_ns
 
     def knows(self, source: str) -> bool:
         return source in self._sources

@@ -476,7 +476,8 @@ class BrainringReferee:
     def _accept_first(self, q: Question, t0: int, now: int, out: list[Output]) -> None:
         """The first press of a team in play stops the count; a tie on one tick by the draw."""
         ordered = sorted(q.pending, key=lambda p: (p.at, self._order[p.pad]))
-        tied_presses = [p for p in ordered if p.at < t0 + self._arbiter.tie_ns]
+        first = ordered[0].source
+        tied_presses = [p for p in ordered if p.at < t0 + self._arbiter.tie_between(first, p.source)]
         tied_teams = list(dict.fromkeys(self.rules.pads[p.pad].id for p in tied_presses))
         if len(tied_teams) > 1:
             pick = tied_teams[self._rng.randrange(len(tied_teams))]

@@ -104,7 +104,7 @@ class PressJudge:
         """
         ordered = sorted(q.pending, key=lambda p: (p.at, self._pad_order[p.pad]))
         t0 = ordered[0].at
-        tied = [p for p in ordered if p.at < t0 + self.arbiter.tie_ns]
+        tied = [p for p in ordered if p.at < t0 + self.arbiter.tie_between(ordered[0].source, p.source)]
         winner = self._break_tie(tied)
         q.pending = []
         player = self.rules.pads[winner.pad]
