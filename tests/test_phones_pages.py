@@ -242,8 +242,12 @@ def test_the_host_frees_the_seat_of_a_phone_gone_for_good_from_the_screen(
         row.locator("button").click()
         expect(h.host.locator("#link")).to_have_text("на связи", timeout=WAIT_MS)
         expect(h.host.locator("#phones-list li")).to_have_count(1, timeout=WAIT_MS)
-        h.host.click("#to-game")
         expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+        # Аня's phone was away over Боря's press: the host is asked whether the decision stands.
+        doubt = h.host.locator("#dialog")
+        expect(doubt).to_contain_text("нажатия с phones могли потеряться", timeout=WAIT_MS)
+        h.host.get_by_role("button", name="Оставить решение").click()
+        expect(h.host.locator("#dialog")).to_be_hidden()
 
 
 def test_brainring_count_with_phones_and_the_box(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
