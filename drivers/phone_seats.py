@@ -23,10 +23,12 @@ Contract:
   every `SYNC_NS`. A press before its phone's first exchange, or at or before a "not pressed"
   its phone already sent, is refused and said to the host; one claimed later than it could
   have happened is clamped. A page opened again starts its clock afresh.
-* The source's watermark is the least "not pressed as of" of its live seats, each on the
-  console's clock, and never goes back; with no live seat it is the console's clock itself
-  (`on_timer`): nothing can come. A press is never placed at or behind it.
-* A seat that was live and has said nothing for `lost_after_ns` (its page closed, its phone
+* The source's watermark is the least "not pressed as of" of its live seats that a player
+  (a team) has (`owned`: a spectator's phone holds nothing up, its presses still go on, as a
+  press binding its pad would), each on the console's clock, and never goes back; with no
+  such seat it is the console's clock itself (`on_timer`): nothing can come. A press is
+  never placed at or behind it.
+* A player's seat that was live and has said nothing for `lost_after_ns` (its page closed, its phone
   asleep) makes the source lost (state ``disconnected``): an open window waits for it as for an
   unplugged box, until it speaks again or the host frees the seat.
 """
@@ -36,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 
 from drivers.link_state import LinkState
@@ -93,13 +95,15 @@ class PhoneSeats:
     """See the module docstring."""
 
     def __init__(self, source: str, seats: int, code: str, *, secret: bytes,
-                 lost_after_ns: int = LOST_AFTER_NS, touch_allowance_ms: float | None = None) -> None:
+                 lost_after_ns: int = LOST_AFTER_NS, touch_allowance_ms: float | None = None,
+                 owned: Callable[[str], bool] = lambda pad: True) -> None:
         if seats < 1:
             raise ValueError(f"seats must be at least 1, got {seats}")
         self.source, self.code = source, code
         self._secret = secret
         self._lost_after_ns = lost_after_ns
         self._touch_ms = touch_allowance_ms
+        self._owned = owned  # whether a player (team) has the pad: a spectator's phone holds nothing
         self.seats = [_Seat(k, f"{source}:{k}", self._token(k), self._clock()) for k in range(seats)]
         self._by_conn: dict[Hashable, _Seat] = {}
         self._mark_ns: int | None = None
@@ -162,7 +166,7 @@ class PhoneSeats:
                 seat.pending[self._sync_id] = now
                 seat.next_sync_ns = now + (SYNC_FAST_NS if seat.exchanges < SETTLED_EXCHANGES else SYNC_NS)
                 out.sends.append((seat.conn, {"type": "sync", "id": self._sync_id}))
-        if not any(seat.live for seat in self.seats):
+        if not self._counted():
             self._advance(now)  # no phone can press for a time already past
         self._settle(now)
         return out
@@ -170,9 +174,9 @@ class PhoneSeats:
     def next_deadline(self) -> int | None:
         """When `on_timer` is next due."""
         times = [seat.next_sync_ns for seat in self.seats if seat.conn is not None]
-        times += [seat.heard_ns + self._lost_after_ns for seat in self.seats
-                  if seat.live and self._state is LinkState.CONNECTED]
-        if not any(seat.live for seat in self.seats):
+        times += [seat.heard_ns + self._lost_after_ns for seat in self._counted()
+                  if self._state is LinkState.CONNECTED]
+        if not self._counted():
             times.append((self._mark_ns or 0) + IDLE_MARK_NS)
         return min(times, default=None)
 
@@ -212,6 +216,7 @@ class PhoneSeats:
             ) if bad]
             rows.append({
                 "seat": seat.index + 1, "pad": seat.pad, "online": seat.conn is not None,
+                "owned": self._owned(seat.pad),
                 "offset_ms": None if best is None else round(best.offset_ns / NS_PER_MS, 1),
                 "offset_error_ms": _ms_of(error),
                 "round_trip_ms": [_ms_of(_quantile(trips, 0.5)), p95],
@@ -286,7 +291,7 @@ class PhoneSeats:
 
     def _settle(self, now: int) -> None:
         """The source's watermark and state after what happened at `now`."""
-        live = [seat for seat in self.seats if seat.live]
+        live = self._counted()
         if live:
             marks = [seat.mark_ns for seat in live]
             if all(mark is not None for mark in marks):
@@ -298,6 +303,10 @@ class PhoneSeats:
             detail = (", ".join(f"телефон места {seat.index + 1} молчит" for seat in silent) if silent
                       else f"телефонов: {len([s for s in self.seats if s.conn is not None])}")
             self._out.state = (state, detail)
+
+    def _counted(self) -> list[_Seat]:
+        """The seats that hold the watermark and can make the source lost: live, and a player's."""
+        return [seat for seat in self.seats if seat.live and self._owned(seat.pad)]
 
     def _advance(self, mark_ns: int) -> None:
         if self._mark_ns is None or mark_ns > self._mark_ns:

@@ -226,3 +226,26 @@ def test_a_page_opened_again_has_its_clock_known_afresh() -> None:
     out = seats.receive(reopened.name, {"type": "press", "at": reopened.ms(now + 10 * MS)}, now + 13 * MS)
     ((_, at),) = out.presses  # not refused for the old page's heartbeats, placed by the new clock
     assert abs(at - (now + 10 * MS)) <= MS
+
+
+def test_a_phone_nobody_plays_holds_nothing_up() -> None:
+    """A spectator's phone joined with the code: asleep, it neither makes the source lost nor
+    holds its watermark; its press still goes on (the host may be binding its pad)."""
+    owners = {"phones:0"}
+    seats = PhoneSeats("phones", 4, "4821", secret=b"test", owned=lambda pad: pad in owners)
+    anna, spectator = Phone("a", 1_000.0), Phone("s", 2_000.0)
+    hello(seats, anna, T0)
+    hello(seats, spectator, T0)
+    now = sync_all(seats, [anna, spectator], T0)
+    beat(seats, spectator, now)
+    mark = beat(seats, anna, now + 40 * MS).mark_ns  # Anna's alone counts
+    assert mark is not None and abs(mark - (now + 40 * MS)) <= MS
+    later = now + LOST_AFTER_NS + 100 * MS
+    beat(seats, anna, later - 10 * MS)
+    assert seats.on_timer(later).state is None  # the spectator's silence loses nothing
+    out = seats.receive(spectator.name, {"type": "press", "at": spectator.ms(later)}, later + 3 * MS)
+    assert [pad for pad, _ in out.presses] == ["phones:1"]
+    assert [row["owned"] for row in seats.health(later)] == [True, False]
+    owners.add("phones:1")  # the host gave it to a player: from now on its silence counts
+    lost = beat(seats, anna, later + LOST_AFTER_NS + 50 * MS).state
+    assert lost is not None and lost[0] is LinkState.DISCONNECTED and "места 2" in lost[1]

@@ -245,7 +245,8 @@ function renderPhones() {
     const line = `Место ${p.seat}${who ? ` — ${who}` : ""}: связь ${ms(p.round_trip_ms[0])}/` +
       `${ms(p.round_trip_ms[1])} мс, точность ±${ms(p.uncertainty_ms)} мс, шаг ${ms(p.granularity_ms)} мс, ` +
       `слышен ${ms(p.heard_ms_ago)} мс назад`;
-    const li = el("li", { className: p.flag ? "flagged" : "" }, p.flag ? `${line} — ${p.flag}` : line);
+    const said = p.owned ? line : `${line} — ничья кнопка: её не ждут`;
+    const li = el("li", { className: p.flag ? "flagged" : "" }, p.flag ? `${said} — ${p.flag}` : said);
     li.dataset.seat = String(p.seat);
     // A phone gone for good (a flat battery) would keep the source waiting: the host frees its seat.
     const free = el("button", { type: "button", className: "small" }, "Освободить");

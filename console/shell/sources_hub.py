@@ -87,6 +87,8 @@ class SourcesHub:
         # Buttons held down (console/shell/held_buttons.py): beside the referee, never in its way.
         hold_s = config.console.held_button_s
         self.held = HeldButtons(round(hold_s * 1e9), pads_now()) if hold_s > 0 else None
+        self._pads_now = pads_now
+        self._owners: dict[str, str] | None = None  # whose each pad is: read once, then as changed
         self._held_timer: asyncio.TimerHandle | None = None
         self._held_due: int | None = None
 
@@ -217,8 +219,15 @@ class SourcesHub:
         for link in self.links.values():
             link.drain()
 
+    def owns(self, pad: str) -> bool:
+        """Whether a player (a team) has `pad` now."""
+        if self._owners is None:
+            self._owners = self._pads_now()
+        return pad in self._owners
+
     def players_changed(self, pads: dict[str, str]) -> None:
         """Whose each pad is now (the host changed the players): the held-button view names them."""
+        self._owners = dict(pads)
         if self.held is not None:
             self.held.set_players(pads)
 

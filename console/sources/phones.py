@@ -80,7 +80,7 @@ def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneSe
     """The phones' server of source `name` on `host`: a local input and the phones' lamps."""
     code = settings.code or f"{secrets.randbelow(10_000):04d}"
     seats = PhoneSeats(name, settings.seats, code, secret=secrets.token_bytes(16),
-                       touch_allowance_ms=settings.touch_allowance_ms)
+                       touch_allowance_ms=settings.touch_allowance_ms, owned=host.owns)
     data = resources.files("console") / "data"
     files = {path: (content_type, (data / file).read_bytes()) for path, (content_type, file) in PAGES.items()}
     takes_buttons = host.takes("buttons")
