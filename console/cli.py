@@ -71,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
                                         "resume", "cpu", "sheet", "phones"])
     bench.add_argument("--json", action="store_true", help="print one JSON object")
     bench.add_argument("--samples", type=int,
-                       help="latency, display, press-path: presses to measure (300, 200, 300)")
+                       help="latency, display, press-path: presses to measure (300, 200, 300); "
+                            "phones: questions per gap (20)")
     bench.add_argument("--journal", action="store_true",
                        help="latency: the daemon keeps its journal, as the shipped config does")
     bench.add_argument("--seconds", type=float,

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 import segno
 
 from console.engine.model import Press, Watermark
-from console.sources import SourceSettings, Stop
+from console.sources import BUTTONS, SourceSettings, Stop
 from drivers.link_state import LinkState
 from drivers.phone_clock import TOUCH_ALLOWANCE_MS
 from drivers.phone_seats import PhoneSeats, SeatsOutput
@@ -83,7 +83,7 @@ def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneSe
                        touch_allowance_ms=settings.touch_allowance_ms, owned=host.owns)
     data = resources.files("console") / "data"
     files = {path: (content_type, (data / file).read_bytes()) for path, (content_type, file) in PAGES.items()}
-    takes_buttons = host.takes("buttons")
+    takes_buttons = host.takes(BUTTONS)
     where = f"{_host_name(settings.bind)}:{settings.port}"
 
     def on_output(out: SeatsOutput) -> None:
