@@ -9,7 +9,8 @@ Contract:
   connection (`conn`: anything hashable the server picks) says ``hello`` with the evening's
   join ``code`` (and ``want``, the seat it had, to sit there again after the console
   restarted) or with the ``token`` its seat was given; it is answered ``joined`` (its seat,
-  pad and token) or ``refused`` (why, in Russian: the page shows it). A token is the seat's
+  pad and token) or ``refused`` (why, in Russian: the page shows it); after `MAX_WRONG_CODES`
+  wrong codes within a minute nobody joins by code for a while (said to the host). A token is the seat's
   own: another phone cannot take a seat whose token it lacks, and the seat stays its phone's
   when the page goes away (`closed`), until the host frees it (`leave`).
 * `receive(conn, message, now)` takes one message (a JSON object) of a phone: ``hello``;
@@ -54,6 +55,10 @@ LOST_AFTER_NS = 1_000 * NS_PER_MS  # heartbeats come every 50-100 ms; a Wi-Fi sp
 HEARTBEAT_MS = 80  # what the page is told to keep (it also keeps the phone's radio awake)
 IDLE_MARK_NS = HEARTBEAT_MS * NS_PER_MS  # with no live seat, the watermark follows the clock this often
 MAX_PENDING_SYNCS = 4  # requests unanswered at once: more is a page that does not answer
+# A 4-digit code is guessed in 10 000 tries: after this many wrong ones in GUESSES_NS, nobody
+# joins by code until the oldest of them is a minute old (a phone with its token still does).
+MAX_WRONG_CODES = 10
+GUESSES_NS = 60_000 * NS_PER_MS
 # When the host's screen flags a phone: silent longer than a few heartbeats; a round trip that a
 # good Wi-Fi does not take; a press known less well than a tie window and a half.
 HEARD_FLAG_MS = 300
@@ -109,6 +114,7 @@ class PhoneSeats:
         self._mark_ns: int | None = None
         self._state = LinkState.CONNECTED
         self._sync_id = 0
+        self._wrong: list[int] = []  # when wrong join codes came (console ns), the last minute's
         self._out = SeatsOutput()
 
     # ------------------------------------------------------------------ what the phones send
@@ -239,7 +245,16 @@ class PhoneSeats:
                 out.sends.append((conn, {"type": "refused", "reason": "этот телефон не узнан: введите код"}))
                 return
         if seat is None:
+            self._wrong = [at for at in self._wrong if now - at < GUESSES_NS]
+            if len(self._wrong) >= MAX_WRONG_CODES:  # someone is guessing: no one joins by code a while
+                out.sends.append((conn, {"type": "refused", "reason": "слишком много неверных кодов: "
+                                                                      "подождите минуту"}))
+                return
             if str(code) != self.code:
+                self._wrong.append(now)
+                if len(self._wrong) == MAX_WRONG_CODES:
+                    out.problems.append(f"{MAX_WRONG_CODES} wrong join codes within a minute: joining by "
+                                        "code is paused for a minute (someone may be guessing it)")
                 out.sends.append((conn, {"type": "refused", "reason": "неверный код"}))
                 return
             free = [s for s in self.seats if s.conn is None and not s.live]

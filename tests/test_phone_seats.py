@@ -249,3 +249,21 @@ def test_a_phone_nobody_plays_holds_nothing_up() -> None:
     owners.add("phones:1")  # the host gave it to a player: from now on its silence counts
     lost = beat(seats, anna, later + LOST_AFTER_NS + 50 * MS).state
     assert lost is not None and lost[0] is LinkState.DISCONNECTED and "места 2" in lost[1]
+
+
+def test_guessing_the_code_pauses_joining_by_code_but_not_by_token() -> None:
+    """A 4-digit code falls to 10 000 tries: after 10 wrong codes within a minute nobody joins by
+    code for a while, and the host is told; a phone with its seat's token still comes back."""
+    seats, (anna, _), now = seated()
+    token = anna.joined["token"]
+    seats.closed(anna.name, now)
+    outs = [seats.receive(f"guess{i}", {"type": "hello", "code": f"{i:04d}"}, now + i * MS)
+            for i in range(10)]
+    assert all(out.sends[0][1]["reason"] == "неверный код" for out in outs)
+    assert [len(out.problems) for out in outs] == [0] * 9 + [1]
+    late = seats.receive("vera", {"type": "hello", "code": "4821"}, now + 20 * MS)
+    assert late.sends[0][1]["reason"] == "слишком много неверных кодов: подождите минуту"
+    back = seats.receive("anna2", {"type": "hello", "token": token}, now + 21 * MS)
+    assert back.sends[0][1]["type"] == "joined" and back.sends[0][1]["seat"] == 0
+    after = seats.receive("vera", {"type": "hello", "code": "4821"}, now + 61_000 * MS)
+    assert after.sends[0][1]["type"] == "joined"
