@@ -61,6 +61,13 @@ class Hall:
         return page
 
 
+def open_window(host: Page) -> None:
+    """«Своя игра»: the next question, read to its end: the players' window is open."""
+    click(host, "next")
+    click(host, "reading_finished")
+    expect(host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     with chromium() as chrome:
@@ -120,9 +127,7 @@ def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lock
         expect(h.host.locator("#phones-mix")).to_contain_text("Аня — телефон; Боря — телефон; Вера — кнопка")
         expect(h.host.locator("#phones-mix")).to_have_class("flagged")  # mixed: the host is told
         h.host.click("#to-game")
-        click(h.host, "next")
-        click(h.host, "reading_finished")
-        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        open_window(h.host)
         borya.locator("#buzz").click()
         expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
         expect(h.host.locator("#presses li.first")).to_contain_text("Боря")
@@ -164,9 +169,7 @@ def test_a_forged_stamp_is_refused_and_a_page_cannot_take_another_seat(
         browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
         anya, _ = h.phone(0), h.phone(1)
-        click(h.host, "next")
-        click(h.host, "reading_finished")
-        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        open_window(h.host)
         anya.wait_for_timeout(500)  # a few heartbeats said "not pressed"
         # A modified page: Аня's own token, claiming a press half a second ago.
         said = anya.evaluate("""() => new Promise((resolve) => {
@@ -207,9 +210,7 @@ def test_a_phone_closed_mid_window_is_waited_for_and_comes_back_to_its_seat(
         browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
         anya, borya = h.phone(0), h.phone(1)
-        click(h.host, "next")
-        click(h.host, "reading_finished")
-        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        open_window(h.host)
         context = anya.context
         anya.close()  # the phone locked its screen: the page is gone
         expect(h.host.locator("#link")).to_contain_text("нет связи: phones", timeout=WAIT_MS)
@@ -230,9 +231,7 @@ def test_the_host_frees_the_seat_of_a_phone_gone_for_good_from_the_screen(
         browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
         anya, borya = h.phone(0), h.phone(1)
-        click(h.host, "next")
-        click(h.host, "reading_finished")
-        expect(h.host.locator("#timer")).to_have_class("signal", timeout=WAIT_MS)
+        open_window(h.host)
         anya.close()  # a flat battery: she will not be back
         expect(h.host.locator("#link")).to_contain_text("нет связи: phones", timeout=WAIT_MS)
         borya.locator("#buzz").click()
