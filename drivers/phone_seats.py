@@ -29,9 +29,11 @@ Contract:
   press binding its pad would), each on the console's clock, and never goes back; with no
   such seat it is the console's clock itself (`on_timer`): nothing can come. A press is
   never placed at or behind it.
-* A player's seat that was live and has said nothing for `lost_after_ns` (its page closed, its phone
-  asleep) makes the source lost (state ``disconnected``): an open window waits for it as for an
-  unplugged box, until it speaks again or the host frees the seat.
+* A player's seat that was live and has said nothing for `lost_after_ns` (its page closed, its
+  phone asleep) makes the source lost (state ``disconnected``): an open window waits for it as
+  for an unplugged box, until it speaks again or the host frees the seat. Only `on_timer` finds
+  a phone silent, never a message of another: after a stall of the console, the server reads
+  what waited on the sockets before its timer judges (drivers/phone_server.py).
 """
 
 from __future__ import annotations
@@ -174,7 +176,7 @@ class PhoneSeats:
                 out.sends.append((seat.conn, {"type": "sync", "id": self._sync_id}))
         if not self._counted():
             self._advance(now)  # no phone can press for a time already past
-        self._settle(now)
+        self._settle(now, timer=True)
         return out
 
     def next_deadline(self) -> int | None:
@@ -304,14 +306,18 @@ class PhoneSeats:
         self._out.presses.append((seat.pad, at))
         seat.mark_ns = at  # everything it pressed up to its press has been said
 
-    def _settle(self, now: int) -> None:
-        """The source's watermark and state after what happened at `now`."""
+    def _settle(self, now: int, *, timer: bool = False) -> None:
+        """The source's watermark and state after what happened at `now`. A phone is found
+        silent only by the `timer`: what a phone says is read before the timer that would
+        judge it, so a console that was itself held up reads what waited first."""
         live = self._counted()
         if live:
             marks = [seat.mark_ns for seat in live]
             if all(mark is not None for mark in marks):
                 self._advance(min(mark for mark in marks if mark is not None))
         silent = [seat for seat in live if now - seat.heard_ns > self._lost_after_ns]
+        if silent and not timer and self._state is LinkState.CONNECTED:
+            return  # not found silent here: the timer does that, after the sockets are read
         state = LinkState.DISCONNECTED if silent else LinkState.CONNECTED
         if state is not self._state:
             self._state = state

@@ -42,6 +42,8 @@ MAX_MESSAGE_BYTES = 1024  # a page's messages are tens of bytes
 MAX_RATE = 100  # messages a second from one phone: its heartbeats are 12.5, a press a few more
 WS_PATH = "/ws"
 HEALTH_S = 2.0  # how often the phones' clocks are shown anew
+HELD_NS = 20_000_000  # a timer this late means the console itself was held up (as deadlines.HOLD_NS)
+CATCH_UP_S = 0.05  # then the loop reads what waited on the sockets before the seats are judged
 
 
 class PhoneServer:
@@ -61,6 +63,7 @@ class PhoneServer:
         self._server: Server | None = None
         self._task: asyncio.Task[None] | None = None
         self._timer: asyncio.TimerHandle | None = None
+        self._due: int | None = None  # when the timer is due (console ns)
         self._sends: set[asyncio.Task[None]] = set()
         self.started = asyncio.Event()
 
@@ -165,13 +168,21 @@ class PhoneServer:
             return
         if self._timer is not None:
             self._timer.cancel()
-        due = self.seats.next_deadline()
+        due = self._due = self.seats.next_deadline()
         if due is not None:
             self._timer = self._loop.call_later(max(0.0, (due - self._clock()) / 1e9), self._tick)
 
     def _tick(self) -> None:
         self._timer = None
-        self._apply(self.seats.on_timer(self._clock()))
+        now = self._clock()
+        if self._due is not None and now - self._due > HELD_NS and self._loop is not None:
+            # The console itself was held up (a stall): what the phones sent meanwhile waits
+            # unread on their sockets. It is read first, or a phone would be called silent for
+            # the console's own pause.
+            self._due = None
+            self._timer = self._loop.call_later(CATCH_UP_S, self._tick)
+            return
+        self._apply(self.seats.on_timer(now))
 
 
 async def _send(conn: ServerConnection, text: str) -> None:

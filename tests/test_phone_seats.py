@@ -247,7 +247,8 @@ def test_a_phone_nobody_plays_holds_nothing_up() -> None:
     assert [pad for pad, _ in out.presses] == ["phones:1"]
     assert [row["owned"] for row in seats.health(later)] == [True, False]
     owners.add("phones:1")  # the host gave it to a player: from now on its silence counts
-    lost = beat(seats, anna, later + LOST_AFTER_NS + 50 * MS).state
+    beat(seats, anna, later + LOST_AFTER_NS + 50 * MS)
+    lost = seats.on_timer(later + LOST_AFTER_NS + 60 * MS).state  # the timer finds it
     assert lost is not None and lost[0] is LinkState.DISCONNECTED and "места 2" in lost[1]
 
 

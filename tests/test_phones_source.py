@@ -203,6 +203,18 @@ BAD_FREES = (
 )
 
 
+async def test_a_stall_of_the_console_is_never_taken_for_a_silent_phone() -> None:
+    """The console's own loop held up 1.5 s (a stall): the phones' heartbeats waited on their
+    sockets meanwhile; they are read before any phone is judged silent."""
+    async with phone_console() as (_, events, port):
+        start = time.monotonic_ns()
+        async with page(port, start), page(port, start):
+            await asyncio.sleep(0.3)
+            time.sleep(1.5)  # noqa: ASYNC251 - the stall itself: the loop held up
+            await asyncio.sleep(0.5)
+            assert not [e for e in events if isinstance(e, SourceStatus) and e.state == "disconnected"]
+
+
 async def test_the_host_frees_the_seat_of_a_phone_gone_for_good() -> None:
     """A flat battery: the phone's source is lost, and every window would wait for it; the host
     frees its seat (a bad free_seat is refused, naming what is wrong) and the source is back."""
