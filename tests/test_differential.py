@@ -28,13 +28,13 @@ def test_every_game_kind_has_seeded_scenarios() -> None:
 
 
 def test_the_normaliser_keeps_decisions_and_drops_wording() -> None:
-    """A refusal's words are not a decision, its action and phase are; a changed decision is
-    named with where it first differs."""
+    """A refusal's words are not a decision, its action, phase and reason's code are; a changed
+    decision is named with where it first differs."""
     lines = ['{"at_ms": 0, "host": "correct"}', '{"at_ms": 5, "host": "next"}', "not json"]
     got = normalised(lines, "s.jsonl")
     error = got["decisions"][0]
     assert error["type"] == "error" and "message" not in error
-    assert error["details"] == {"action": "correct", "phase": "idle"}
+    assert error["details"] == {"action": "correct", "phase": "idle", "code": "nobody_answering"}
     assert got["refused_lines"] == [3] and got["exit"] == 1
     other = normalised(lines[1:2], "s.jsonl")
     assert "decision 1" in first_difference(got, {**got, "decisions": other["decisions"]})

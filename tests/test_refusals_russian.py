@@ -11,6 +11,7 @@ import json
 import re
 
 from console.engine.events import CommandRefused, refusal
+from console.engine.refusals import TEXTS, Why, why
 from console.games.svoya.texts import describe
 from console.tools.replay import replay_lines
 from tests.differential.golden import EXAMPLES
@@ -45,12 +46,17 @@ def test_every_refusal_gives_its_reason_in_russian() -> None:
         # The action by its button's Russian name, never its id (console/engine/action_titles.py).
         assert re.fullmatch(r"«[^a-z_»]+» сейчас нельзя: (?s:.+)", str(e["message"])), e
         assert str(e["message"]).endswith(f" сейчас нельзя: {reason}"), e
+        # Its code, for a program, names the same words (console/engine/refusals.py).
+        code = Why(str(details["code"]))
+        assert CYRILLIC.search(TEXTS[code]) and reason.startswith(TEXTS[code].split("{")[0]), e
+    codes = {str(e["details"]["code"]) for e in seen}  # type: ignore[index]
+    assert len(codes) > 40  # many reasons met, each with its own code
 
 
 def test_the_terminal_says_a_refusal_with_the_actions_russian_name() -> None:
     """The demo's screen (console/texts.py): the action by its name on the keys' list, then the
     engine's reason; an error without an action (a press from a pad nobody is on) as it is."""
-    refused = refusal(1, "next", "идёт вопрос (сначала доиграйте или снимите его)", "reading")
+    refused = refusal(1, "next", why(Why.QUESTION_IN_PLAY), "reading")
     assert describe(refused, {}) == ("Нельзя: «объявить стоимость (следующий вопрос)» — "
                                      "идёт вопрос (сначала доиграйте или снимите его)")
     unknown = CommandRefused(t_ns=1, message="нажата кнопка «mcu:7», за которой не закреплён игрок",
@@ -66,8 +72,9 @@ def test_the_quartet_terminal_names_its_own_actions_in_russian() -> None:
     from console.games.quartet.texts import describe as describe_fight
 
     assert set(FIGHT_ACTIONS) == {a.value for a in QuartetAction}
-    refused = refusal(1, "name_theme", "сначала начните раунд (3.6.1)", "ready")
-    assert describe_fight(refused, {}) == "Нельзя: «назвать тему» — сначала начните раунд (3.6.1)"
+    refused = refusal(1, "name_theme", why(Why.THEME_NOT_NAMED), "ready")
+    assert describe_fight(refused, {}) == ("Нельзя: «назвать тему» — "
+                                           "сначала ведущий называет тему (3.6.2, 3.6.3)")
     # A theme named by its number only is said once; a named one keeps its name.
     def named(name: str) -> ThemeNamed:
         return ThemeNamed(t_ns=1, round=1, theme=2, name=name, shootout=False, choose_ends_ns=None)

@@ -521,7 +521,7 @@ def test_every_enumerated_event_value_is_produced() -> None:
     assert checked >= 5
     errors = [e for e in corpus() if e["type"] == "error"]
     assert {frozenset(e.get("details", {})) for e in errors} == {
-        frozenset({"source", "pad", "at_ns"}), frozenset({"action", "phase", "reason"}), frozenset()}
+        frozenset({"source", "pad", "at_ns"}), frozenset({"action", "phase", "reason", "code"}), frozenset()}
 
 
 def test_optional_fields_are_produced_where_the_schema_says() -> None:

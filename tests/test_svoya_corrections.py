@@ -65,20 +65,22 @@ def test_004_4_2_the_host_changes_a_score_with_a_reason_at_any_time() -> None:
 
 
 @pytest.mark.parametrize(
-    ("cmd", "why"),
+    ("cmd", "why", "code"),
     [
-        (AdjustScore(player="p9", delta=10, reason="x", at=0), "нет игрока «p9»"),
-        (AdjustScore(player="p1", delta=10, reason="  ", at=0), "нужна причина"),
-        (AdjustScore(player="p1", delta=0, reason="x", at=0), "не ноль"),
-        (AdjustScore(player="p1", delta=10**9, reason="x", at=0), "не ноль"),
+        (AdjustScore(player="p9", delta=10, reason="x", at=0), "нет игрока «p9»", "no_player"),
+        (AdjustScore(player="p1", delta=10, reason="  ", at=0), "нужна причина", "need_reason"),
+        (AdjustScore(player="p1", delta=0, reason="x", at=0), "не ноль", "adjustment_out_of_range"),
+        (AdjustScore(player="p1", delta=10**9, reason="x", at=0), "не ноль", "adjustment_out_of_range"),
     ],
 )
-def test_a_bad_adjustment_is_refused_with_the_reason_and_changes_nothing(cmd: AdjustScore, why: str) -> None:
+def test_a_bad_adjustment_is_refused_with_the_reason_and_changes_nothing(cmd: AdjustScore, why: str,
+                                                                         code: str) -> None:
     t = Table()
     out = t.deliver(cmd)
     (refusal,) = [o for o in out if isinstance(o, CommandRefused)]
     assert why in refusal.message
-    assert refusal.details == {"action": "adjust_score", "phase": "idle", "reason": refusal.details["reason"]}
+    assert refusal.details == {"action": "adjust_score", "phase": "idle", "reason": refusal.details["reason"],
+                               "code": code}
     assert why in str(refusal.details["reason"])
     assert not [o for o in out if isinstance(o, ScoreAdjusted)]
     assert t.scores == {"p1": 0, "p2": 0, "p3": 0, "p4": 0}

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
 from console.engine.action_titles import TITLES
+from console.engine.refusals import Reason
 
 OMIT_IF_NONE = "omit_if_none"
 T = TypeVar("T")
@@ -64,16 +65,17 @@ class CommandRefused(Event):
     details: dict[str, str | int | None] = field(default_factory=dict)
 
 
-def refusal_message(action: str, reason: str, titles: Mapping[str, str] = TITLES) -> str:
+def refusal_message(action: str, reason: Reason, titles: Mapping[str, str] = TITLES) -> str:
     """The sentence a refused host action is shown with. The host reads it on the screen, so it
-    is Russian, like `reason` (the engine's own words on why: rules cite the seed's clause),
+    is Russian, like `reason`'s text (console/engine/refusals.py: rules cite the seed's clause),
     and names the action as its button does (`titles`: console/engine/action_titles.py)."""
-    return f"«{titles.get(action, action)}» сейчас нельзя: {reason}"
+    return f"«{titles.get(action, action)}» сейчас нельзя: {reason.text}"
 
 
-def refusal(now: int, action: str, reason: str, phase: str,
+def refusal(now: int, action: str, reason: Reason, phase: str,
             titles: Mapping[str, str] = TITLES) -> CommandRefused:
-    """The host's `action` refused in `phase` for `reason`; `details` carry all three (the
-    action by its id, for a program)."""
+    """The host's `action` refused in `phase` for `reason`; `details` carry the action and the
+    reason's code (ids, for a program), the phase, and the reason's words."""
     return CommandRefused(t_ns=now, message=refusal_message(action, reason, titles),
-                          details={"action": action, "phase": phase, "reason": reason})
+                          details={"action": action, "phase": phase, "reason": reason.text,
+                                   "code": reason.code.value})

@@ -13,6 +13,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from console.engine.refusals import Reason, Why, why
+
 __all__ = ["BIDI_CONTROLS", "MAX_NAME", "name_refusal", "unusable_text"]
 
 MAX_NAME = 40  # a longer name does not fit a card on the hall's board
@@ -20,28 +22,28 @@ MAX_NAME = 40  # a longer name does not fit a card on the hall's board
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 
 
-def name_refusal(name: str, others: Iterable[str], *, word: str, who: str) -> str | None:
+def name_refusal(name: str, others: Iterable[str], *, word: str, who: str) -> Reason | None:
     name = name.strip()
     if not name:
-        return f"нужно {word}"
+        return why(Why.NAME_MISSING, word=word)
     problem = unusable_text(name, word)
     if problem is not None:
         return problem
     if len(name) > MAX_NAME:
-        return f"{word} длиннее {MAX_NAME} знаков"
+        return why(Why.NAME_TOO_LONG, word=word, most=MAX_NAME)
     if name in set(others):
-        return f"{who} «{name}» уже есть"
+        return why(Why.NAME_TAKEN, who=who, name=name)
     return None
 
 
-def unusable_text(text: str, word: str) -> str | None:
+def unusable_text(text: str, word: str) -> Reason | None:
     """Why `text` (a name, a town, an answer) cannot be shown on a screen as typed: control
     characters (NUL, escape sequences), text-direction controls, or nothing visible; None when
     it can. `word` is what it is called, in Russian."""
     if any(unicodedata.category(c) == "Cc" for c in text):
-        return f"{word} с управляющими символами (перевод строки, NUL, escape) — наберите его заново"
+        return why(Why.TEXT_CONTROL_CHARACTERS, word=word)
     if any(c in BIDI_CONTROLS for c in text):
-        return f"{word} с символами смены направления текста — наберите его заново"
+        return why(Why.TEXT_DIRECTION_CHARACTERS, word=word)
     if text and all(unicodedata.category(c) in ("Cf", "Zs", "Mn", "Me") for c in text):
-        return f"{word} из одних невидимых символов — нужно видимое {word}"
+        return why(Why.TEXT_INVISIBLE, word=word)
     return None

@@ -2,13 +2,13 @@
 
 Each scenario's replay is recorded as its normalised decisions (`normalised`): the events in
 order with the wording taken out (an error's `message`, a cue's `text`, a refusal's reason:
-a text change is not a decision change) and without the live readings (`spin_angle`: the top's
-angle as it turns, not a decision), the line numbers replay refused, and its exit status. They
-are kept in `golden.jsonl.gz` beside this file, one JSON line per scenario (gzip: a few MB of
-text). `python -m tests.differential.golden --write` records them anew and lists the scenarios
-whose decisions changed (run only when a rule fix changes a decision on purpose; the commit
-says which and why); `--show KEY` prints a scenario's recorded and current decisions where they
-first differ.
+a text change is not a decision change; a refusal's `code` stays) and without the live readings
+(`spin_angle`: the top's angle as it turns, not a decision), the line numbers replay refused,
+and its exit status. They are kept in `golden.jsonl.gz` beside this file, one JSON line per
+scenario (gzip: a few MB of text). `python -m tests.differential.golden --write` records them
+anew and lists the scenarios whose decisions changed (run only when a rule fix changes a
+decision on purpose; the commit says which and why); `--show KEY` prints a scenario's recorded
+and current decisions where they first differ.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ HERE = Path(__file__).parent
 GOLDEN = HERE / "golden.jsonl.gz"
 EXAMPLES = HERE.parent.parent / "examples"
 SEEDS = {"svoya": 1500, "chgk": 800, "sports": 300, "quartet": 200, "brainring": 800}
-# Keys whose values are wording for people, at any depth (and a refusal's `details.reason`).
+# Keys whose values are wording for people, at any depth (and a refusal's `details.reason`; its
+# `details.code` is kept: which reason it was is a decision).
 TEXT_KEYS = frozenset({"message", "text"})
 LIVE_TYPES = frozenset({"spin_angle"})  # readings, not decisions
 _PROBLEM_LINE = re.compile(r"^replay: [^:]+:(\d+):")

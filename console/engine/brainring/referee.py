@@ -91,6 +91,7 @@ from console.engine.model import (
     Watermark,
     ns_to_ms,
 )
+from console.engine.refusals import Reason, Why, why
 
 __all__ = ["BrainringInput", "BrainringReferee", "Phase"]
 
@@ -269,11 +270,11 @@ class BrainringReferee:
         team that joins or leaves to spoil, no judgement of it to reverse)."""
         return self._phase is Phase.IDLE and self._played == 0
 
-    def _team_refusal(self, change: TeamChange) -> str | None:
+    def _team_refusal(self, change: TeamChange) -> Reason | None:
         if not self._between_questions():
-            return "идёт вопрос (команды меняют между вопросами)"
+            return why(Why.TEAMS_BETWEEN_QUESTIONS)
         if change.action in (TeamAction.ADD, TeamAction.REMOVE) and not self._between_fights():
-            return "команды добавляют и убирают перед боем, до его первого вопроса (начните «Новый бой»)"
+            return why(Why.TEAMS_BEFORE_FIGHT)
         return teams.refusal(change, self.rules)
 
     def _on_team(self, change: TeamChange, now: int, out: list[Output]) -> None:
@@ -332,7 +333,7 @@ class BrainringReferee:
             self._bind_pressed(press, now, out)
             return
         if not self._arbiter.knows(press.source) or team is None:
-            message = f"нажата кнопка «{press.pad}», за которой не закреплена команда"
+            message = why(Why.UNBOUND_PAD_TEAM, pad=press.pad).text
             out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
@@ -527,38 +528,38 @@ class BrainringReferee:
         if problem is not None:
             out.append(refusal(now, action, problem, self._phase.value))
 
-    def _refusal(self, action: BrainringAction, at: int | None = None) -> str | None:
+    def _refusal(self, action: BrainringAction, at: int | None = None) -> Reason | None:
         """Why the host's `action` (made at `at`, when it is known) would be refused now, or
         None (also lists `host_actions`)."""
         phase = self._phase
         match action:
             case BrainringAction.NEXT:
                 if phase is Phase.FIGHT_OVER:
-                    return "бой окончен: следующий начните кнопкой «Новый бой»"
+                    return why(Why.FIGHT_OVER_NEW_FIGHT)
                 if phase is not Phase.IDLE:
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
             case BrainringAction.TIME:
                 if phase is not Phase.READING:
-                    return "«Время!» дают после чтения вопроса, один раз"
+                    return why(Why.TIME_ONCE_AFTER_READING)
             case BrainringAction.CORRECT | BrainringAction.WRONG:
                 if phase is not Phase.ANSWERING:
-                    return "никто не отвечает"
+                    return why(Why.NOBODY_ANSWERING)
             case BrainringAction.CANCEL:
                 if phase not in (Phase.READING, Phase.COUNTING, Phase.ANSWERING):
-                    return "вопрос не идёт"
+                    return why(Why.NO_QUESTION_IN_PLAY)
             case BrainringAction.NEW_FIGHT:
                 if phase in (Phase.READING, Phase.COUNTING, Phase.ANSWERING):
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
             case BrainringAction.NEW_GAME:
                 pass
             case BrainringAction.PAUSE:
                 if phase is not Phase.COUNTING or (q := self._q) is None or q.paused_at is not None:
-                    return "паузу берут, пока идёт отсчёт"
+                    return why(Why.PAUSE_ONLY_WHILE_COUNTING)
                 if at is not None and q.count_ends is not None and at >= q.count_ends:
-                    return "время уже вышло"  # by the key's stamp: the count had ended
+                    return why(Why.TIME_ALREADY_OVER)  # by the key's stamp: the count had ended
             case BrainringAction.RESUME:
                 if phase is not Phase.COUNTING or (q := self._q) is None or q.paused_at is None:
-                    return "отсчёт не на паузе"
+                    return why(Why.COUNT_NOT_PAUSED)
         return None
 
     def _take(self, action: BrainringAction, at: int, now: int, out: list[Output]) -> None:
@@ -686,13 +687,13 @@ class BrainringReferee:
         """How the fight stands now, every part a judgement may change (a copy)."""
         return {name: copy.deepcopy(getattr(self, name)) for name in self._KEPT}
 
-    def _undo_judgement(self, cmd: Undo, now: int, out: list[Output]) -> str | None:
+    def _undo_judgement(self, cmd: Undo, now: int, out: list[Output]) -> Reason | None:
         """The judgement just given taken back: the fight as it stood before it, the team
         answering again; said with the reason (like every correction, it is journaled)."""
         if self._undo is None:
-            return "отменить можно только что данное решение, пока ничего не случилось после него"
+            return why(Why.UNDO_ONLY_JUST_GIVEN)
         if not cmd.reason.strip():
-            return "нужна причина"
+            return why(Why.NEED_REASON)
         before, self._undo = self._undo, None
         q = self._q
         assert q is not None and q.last_judgement is not None
@@ -771,13 +772,13 @@ class BrainringReferee:
 
     # ------------------------------------------------------------------ corrections
 
-    def _adjust(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
+    def _adjust(self, cmd: AdjustScore, now: int, out: list[Output]) -> Reason | None:
         if cmd.player not in self._scores:
-            return f"нет команды «{cmd.player}» (команды: {', '.join(self._scores)})"
+            return why(Why.NO_TEAM_OF_FIGHT, team=cmd.player, teams=", ".join(self._scores))
         if not cmd.reason.strip():
-            return "нужна причина"
+            return why(Why.NEED_REASON)
         if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
-            return f"поправка — целое число, не ноль и не больше {MAX_ADJUSTMENT} по модулю"
+            return why(Why.ADJUSTMENT_OUT_OF_RANGE, most=MAX_ADJUSTMENT)
         self._scores[cmd.player] += cmd.delta
         out.append(ScoreAdjusted(t_ns=now, team=cmd.player, delta=cmd.delta, score=self._scores[cmd.player],
                                  reason=cmd.reason.strip(), scores=dict(self._scores)))
@@ -803,24 +804,24 @@ class BrainringReferee:
             benched |= {t.id for t in self.rules.teams if t.id not in self._extra_teams}
         return benched
 
-    def _reverse_refusal(self) -> str | None:
+    def _reverse_refusal(self) -> Reason | None:
         q = self._q
         if self._phase not in (Phase.IDLE, Phase.FIGHT_OVER):
-            return "идёт вопрос: решение меняют после вопроса, до следующего"
+            return why(Why.REVERSE_DURING_QUESTION)
         if q is None or q.ended_at is None:
-            return "в этом бою не сыграно ни одного вопроса"
+            return why(Why.REVERSE_NO_QUESTION_IN_FIGHT)
         if q.end_reason is QuestionEnd.CANCELLED:
-            return "последний вопрос снят (счёт правят кнопкой «Поправить счёт»)"
+            return why(Why.REVERSE_WITHDRAWN)
         if q.last_judgement is None:
-            return "на сыгранный вопрос никто не отвечал"
+            return why(Why.REVERSE_NOBODY_ANSWERED)
         if q.reversed:
-            return "решение по этому вопросу уже пересмотрено"
+            return why(Why.REVERSE_ALREADY)
         return None
 
-    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
+    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> Reason | None:
         """The last answer of the question just played counts the other way: its stake is
         given or taken; the decisions since stand."""
-        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "нужна причина")
+        problem = self._reverse_refusal() or (None if cmd.reason.strip() else why(Why.NEED_REASON))
         if problem is not None:
             return problem
         q = self._q

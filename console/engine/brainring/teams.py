@@ -21,6 +21,7 @@ from enum import StrEnum
 
 from console.engine.brainring.rules import BrainringRules, Team
 from console.engine.names import name_refusal
+from console.engine.refusals import Reason, Why, why
 
 __all__ = ["TEAM_ARGS", "TeamAction", "TeamChange", "refusal", "renamed", "with_pad", "without"]
 
@@ -49,16 +50,16 @@ class TeamChange:
         return {"action": self.action.value, **{k: args[k] for k in TEAM_ARGS[self.action]}}
 
 
-def refusal(change: TeamChange, rules: BrainringRules) -> str | None:
+def refusal(change: TeamChange, rules: BrainringRules) -> Reason | None:
     """Why `change` cannot be taken with these `rules`' teams, or None."""
     ids = [t.id for t in rules.teams]
     if change.action is not TeamAction.ADD and change.team not in ids:
-        return f"нет команды «{change.team}» (команды: {', '.join(ids)})"
+        return why(Why.NO_TEAM_OF_FIGHT, team=change.team, teams=", ".join(ids))
     if change.action in (TeamAction.RENAME, TeamAction.ADD):
         others = (t.name for t in rules.teams if t.id != change.team)
         return name_refusal(change.name, others, word="название", who="команда")
     if change.action is TeamAction.REMOVE and len(rules.teams) <= 2:
-        return "в бою не меньше 2 команд (§5)"
+        return why(Why.MIN_TEAMS)
     return None
 
 

@@ -18,6 +18,7 @@ from console.engine.chgk import corrections, endgame, hall, help
 from console.engine.chgk.ledger import Ledger
 from console.engine.chgk.round import NotAllowed, Phase, RoundInPlay
 from console.engine.chgk.rules import ChgkAction, HelpKind, SectorKind
+from console.engine.refusals import Why, why
 
 PICK_SECTOR = "pick_sector"  # the host's pick: a `SectorPicked`, not a `ChgkAction`
 
@@ -25,29 +26,29 @@ PICK_SECTOR = "pick_sector"  # the host's pick: a `SectorPicked`, not a `ChgkAct
 def check_draw(game: Ledger, box: Sequence[str]) -> None:
     """The lototron draws the team at the start of a game (000 2.1)."""
     if not game.rules.teams:
-        raise NotAllowed("для лототрона не заданы команды")
+        raise NotAllowed(why(Why.LOTOTRON_NO_TEAMS))
     if game.rounds or game.round is not None or game.phase is Phase.GAME_OVER:
-        raise NotAllowed("команду вытягивают в начале игры, до её первого раунда (000 2.1)")
+        raise NotAllowed(why(Why.LOTOTRON_ONLY_AT_START))
     if game.team is not None:
-        raise NotAllowed(f"команда «{game.team}» уже за столом", team=game.team)
+        raise NotAllowed(why(Why.TEAM_ALREADY_AT_TABLE, team=game.team), team=game.team)
     if not box:
-        raise NotAllowed("все команды уже вытянуты")
+        raise NotAllowed(why(Why.LOTOTRON_ALL_DRAWN))
 
 
 def check_pick(game: Ledger) -> None:
     """A sector can be picked: between rounds, with some sector left to play."""
     game.require_ready()
     if game.table.resolve(1, game.final_round())[0] is None:
-        raise NotAllowed("на столе не осталось сектора, который можно сыграть")
+        raise NotAllowed(why(Why.NO_SECTOR_LEFT))
 
 
 def check_start_timer(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.DISCUSSION:
-        raise NotAllowed("отсчёт уже идёт")
+        raise NotAllowed(why(Why.COUNT_ALREADY_RUNNING))
     if game.phase is Phase.ANSWER:
-        raise NotAllowed("объявлен досрочный ответ: оцените его" if r.declared_early
-                         else "время вышло: оцените ответ")
+        raise NotAllowed(why(Why.EARLY_ANSWER_TO_JUDGE) if r.declared_early
+                         else why(Why.TIME_UP_TO_JUDGE))
     return r
 
 
@@ -55,42 +56,41 @@ def check_pause(game: Ledger) -> RoundInPlay:
     """The count is held while it runs (a dispute, a dropped envelope), once until resumed."""
     r = game.require_round()
     if game.phase is not Phase.DISCUSSION or r.count is None:
-        raise NotAllowed("паузу берут, пока идёт отсчёт")
+        raise NotAllowed(why(Why.PAUSE_ONLY_WHILE_COUNTING))
     if r.count.paused_at is not None:
-        raise NotAllowed("отсчёт уже на паузе")
+        raise NotAllowed(why(Why.COUNT_ALREADY_PAUSED))
     return r
 
 
 def check_resume(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is not Phase.DISCUSSION or r.count is None or r.count.paused_at is None:
-        raise NotAllowed("отсчёт не на паузе")
+        raise NotAllowed(why(Why.COUNT_NOT_PAUSED))
     return r
 
 
 def check_early_answer(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is not Phase.ASKED:
-        raise NotAllowed("капитан объявляет досрочный ответ до начала отсчёта (003 6.1.5)")
+        raise NotAllowed(why(Why.EARLY_ANSWER_BEFORE_COUNT))
     return r
 
 
 def check_player_leaves(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if r.played_as is not SectorKind.ZEITNOT:
-        raise NotAllowed("игроки выходят из-за стола ради времени только на «цейтноте» (000 4.2 в)")
+        raise NotAllowed(why(Why.LEAVE_ONLY_IN_TIME_TROUBLE))
     if game.phase is not Phase.ASKED:
-        raise NotAllowed("игроки выходят до начала отсчёта (000 4.2 в)")
+        raise NotAllowed(why(Why.LEAVE_BEFORE_COUNT))
     if r.at_table <= 1:
-        raise NotAllowed("за столом остался один игрок")
+        raise NotAllowed(why(Why.ONE_PLAYER_LEFT))
     return r
 
 
 def check_judge(game: Ledger) -> RoundInPlay:
     r = game.require_round()
     if game.phase is Phase.ASKED:
-        raise NotAllowed("обсуждение не началось: сначала «Время!» "
-                         "или досрочный ответ")
+        raise NotAllowed(why(Why.DISCUSSION_NOT_STARTED))
     return r
 
 
@@ -99,19 +99,18 @@ def check_fortochka(game: Ledger) -> tuple[RoundInPlay, bool, int | None, list[i
     round, the sector played instead in a final round, the sectors skipped on the way)."""
     r = game.require_round()
     if game.fortochka_fell:
-        raise NotAllowed("форточка выпадает раз за игру и уже выпала (000 4.2 д)")
+        raise NotAllowed(why(Why.FORTOCHKA_ALREADY))
     hidden = game.table.fortochka()
     if hidden is not None:
-        raise NotAllowed(f"место форточки задано заранее (сектор {hidden})", host_only=True)
+        raise NotAllowed(why(Why.FORTOCHKA_PLACED, sector=hidden), host_only=True)
     if game.phase is not Phase.ASKED or r.part != 1 or r.kind is not SectorKind.QUESTION:
-        raise NotAllowed("форточкой может оказаться только что вскрытый конверт номерного сектора "
-                         "(000 4.2 д)")
+        raise NotAllowed(why(Why.FORTOCHKA_NUMBERED_ONLY))
     final = game.final_round()
     # In the final round the next sector clockwise is played instead (000 4.2 д); this
     # one, revealed, stays spent. The search starts on it, so it is among the skipped.
     chosen, skipped, _ = game.table.resolve(r.sector, True)
     if final and chosen is None:
-        raise NotAllowed("в последнем раунде форточку не играют, а другого сектора не осталось")
+        raise NotAllowed(why(Why.FORTOCHKA_LAST_ROUND))
     return r, final, chosen, skipped
 
 
@@ -124,7 +123,7 @@ def _any(check: Callable[[int], object], candidates: range) -> None:
             return
         except NotAllowed as exc:
             first = first or exc
-    raise first or NotAllowed("выбирать не из чего")
+    raise first or NotAllowed(why(Why.NOTHING_TO_CHOOSE))
 
 
 def _hall_open(game: Ledger) -> None:
@@ -139,7 +138,7 @@ def _hall_open(game: Ledger) -> None:
                     return
                 except NotAllowed:
                     continue
-    raise NotAllowed("не осталось ответа зала, который можно засчитать")
+    raise NotAllowed(why(Why.HALL_NOTHING_TO_COUNT))
 
 
 def host_actions(game: Ledger, box: Sequence[str]) -> list[str]:

@@ -33,6 +33,7 @@ from console.engine.chgk.ledger import Ledger
 from console.engine.chgk.round import ONE_MINUTE_KINDS, NotAllowed, Phase
 from console.engine.chgk.rules import EarlyAnswer, SectorKind, Side
 from console.engine.model import Output
+from console.engine.refusals import Why, why
 
 VERDICTS = ("correct", "wrong")  # the reasons of a round the host's verdict ended
 
@@ -47,33 +48,30 @@ def _parts(game: Ledger, record: RoundRecord) -> int:
 def check(game: Ledger, to: Side | None, reason: str | None) -> tuple[RoundRecord, Side]:
     """Refuse unless the last round's result can be corrected now (see the module docstring)."""
     if reason is None or not reason.strip():
-        raise NotAllowed("для исправления нужна причина")
+        raise NotAllowed(why(Why.CORRECTION_NEEDS_REASON))
     if game.round is not None:
-        raise NotAllowed(f"идёт раунд {game.round.number}: исправляют итог уже оценённого раунда, "
-                         f"и только до выбора следующего сектора")
+        raise NotAllowed(why(Why.CORRECTION_ROUND_IN_PLAY, round=game.round.number))
     if not game.rounds:
-        raise NotAllowed("в этой игре не сыграно ни одного раунда")
+        raise NotAllowed(why(Why.NO_ROUND_IN_GAME))
     last = game.rounds[-1]
     if last.reason not in VERDICTS:
-        why = {"fortochka": "это форточка: её очко по правилам следует за ответом в предыдущем раунде "
-                            "(000 4.2 д)",
-               "hint": "после подсказки из зала раунд по правилам проигран (000 6.4)",
-               }.get(last.reason, last.reason)
-        raise NotAllowed(f"итог раунда {last.round} задан правилами, а не оценкой ответа: {why}",
-                         round=last.round)
+        code = {"fortochka": Why.ROUND_FORTOCHKA_BY_RULES, "hint": Why.ROUND_HINT_BY_RULES}.get(
+            last.reason, Why.ROUND_SET_BY_RULES)
+        raise NotAllowed(why(code, round=last.round, rule=last.reason), round=last.round)
     if not game.correctable:
-        since = "после него взят решающий раунд (003 6.4)" if game.decisive and last.value == 1 \
-            else "после него уже выбран сектор"
-        raise NotAllowed(f"раунд {last.round} исправить уже нельзя: {since}", round=last.round)
+        decisive_after = game.decisive and last.value == 1
+        since = Why.CORRECTION_AFTER_DECISIVE if decisive_after else Why.CORRECTION_AFTER_PICK
+        raise NotAllowed(why(since, round=last.round), round=last.round)
     assert last.result is not None  # a verdict always gives the point to a side
     side = to if to is not None else (Side.CLUB if last.result is Side.TEAM else Side.TEAM)
     if side is last.result:
-        side_text = "знатоков" if side is Side.TEAM else f"стороны «{game.rules.opponent}»"
-        raise NotAllowed(f"очко раунда {last.round} и так у {side_text}", round=last.round)
+        already = (why(Why.POINT_ALREADY_TEAM, round=last.round) if side is Side.TEAM
+                   else why(Why.POINT_ALREADY_CLUB, round=last.round, opponent=game.rules.opponent))
+        raise NotAllowed(already, round=last.round)
     parts = _parts(game, last)
     if side is Side.TEAM and len(last.parts) < parts:
-        raise NotAllowed(f"раунд {last.round} остановлен на вопросе {len(last.parts)} из {parts}: "
-                         f"остальные вопросы не задавались, очко знатокам отдать нельзя", round=last.round)
+        raise NotAllowed(why(Why.ROUND_STOPPED_EARLY, round=last.round, asked=len(last.parts), parts=parts),
+                         round=last.round)
     return last, side
 
 

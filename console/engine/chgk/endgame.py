@@ -14,22 +14,22 @@ from console.engine.chgk.ledger import Ledger
 from console.engine.chgk.round import NotAllowed
 from console.engine.chgk.rules import STAGE_RU, ChgkHost, Side, Stage
 from console.engine.model import Output
+from console.engine.refusals import Why, why
 
 
 def check_refill(game: Ledger, sector: int | None) -> int:
     """Refuse a new envelope on `sector` unless 000 3.8.1 allows it now; the sector."""
     if game.rules.stage is not Stage.FINAL:
-        raise NotAllowed(f"освободившиеся сектора заполняют только в финале (000 3.8.1); сейчас — "
-                         f"{STAGE_RU[game.rules.stage]}", stage=game.rules.stage.value)
+        raise NotAllowed(why(Why.REFILL_ONLY_IN_FINAL, stage=STAGE_RU[game.rules.stage]),
+                         stage=game.rules.stage.value)
     game.require_ready()
     played = len(game.rounds)
     if not 1 <= played <= game.rules.refill_until_round:
-        raise NotAllowed(f"конверты докладывают после раундов с 1-го по {game.rules.refill_until_round}-й "
-                         f"(000 3.8.1); "
-                         f"сыграно раундов: {played}", rounds_played=played)
+        raise NotAllowed(why(Why.REFILL_ROUNDS, until=game.rules.refill_until_round, played=played),
+                         rounds_played=played)
     number = game.sector_arg(sector, "sector")
     if not game.table[number].played:
-        raise NotAllowed(f"на секторе {number} ещё лежит конверт", sector=number)
+        raise NotAllowed(why(Why.SECTOR_STILL_FULL, sector=number), sector=number)
     return number
 
 
@@ -62,22 +62,21 @@ def check_decisive(game: Ledger) -> None:
     """
     at = game.rules.decisive_round_at
     if at is None:
-        raise NotAllowed("за этим столом решающего раунда нет (003 6.4)")
+        raise NotAllowed(why(Why.NO_DECISIVE_ROUND))
     game.require_ready()
     if game.decisive:
-        raise NotAllowed("решающий раунд уже взят")
+        raise NotAllowed(why(Why.DECISIVE_ALREADY))
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if team != at:
-        raise NotAllowed(f"решающий раунд берут, набрав {at} очков (003 6.4); у знатоков {team}",
+        raise NotAllowed(why(Why.DECISIVE_SCORE, at=at, team=team),
                          score=game.score_json())
     left = game.table.unplayed()
     if game.final_round() and game.table.fortochka() is not None:
         left -= 1  # the fortochka is passed over in a round that may be the last (000 4.2 д)
     if left == 0:
-        raise NotAllowed("на столе не осталось сектора, который можно сыграть", score=game.score_json())
+        raise NotAllowed(why(Why.NO_SECTOR_LEFT), score=game.score_json())
     if team + left > club:
-        raise NotAllowed(f"решающий раунд берут, только когда без него знатокам не обойти соперников "
-                         f"(003 6.4): при счёте {team}:{club} и оставшихся секторах ({left}) ещё можно",
+        raise NotAllowed(why(Why.DECISIVE_NOT_NEEDED, team=team, club=club, left=left),
                          score=game.score_json())
 
 

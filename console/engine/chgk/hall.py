@@ -16,6 +16,7 @@ from console.engine.chgk.ledger import Ledger
 from console.engine.chgk.round import NotAllowed
 from console.engine.chgk.rules import ChgkHost, SectorKind, Team
 from console.engine.model import Output
+from console.engine.refusals import Why, why
 
 
 def hall_target(game: Ledger, team: str | None, round: int | None,
@@ -23,15 +24,15 @@ def hall_target(game: Ledger, team: str | None, round: int | None,
     """Refuse a hall answer of `team` to question `round`/`part` unless it can be counted now
     (see the module docstring); the team, round and part it counts for (the defaults filled)."""
     if team is None:
-        raise NotAllowed("укажите команду зала")
+        raise NotAllowed(why(Why.HALL_TEAM_MISSING))
     game.team_named(team)
     if team == game.team:
-        raise NotAllowed(f"«{team}» играет за столом, а не в зале", team=team)
+        raise NotAllowed(why(Why.HALL_TEAM_AT_TABLE, team=team), team=team)
     current = game.round
     last = current.number if current else len(game.rounds)
     number = round if round is not None else last
     if not 1 <= number <= last:
-        raise NotAllowed(f"раунд {number} не сыгран", round=number)
+        raise NotAllowed(why(Why.ROUND_NOT_PLAYED, round=number), round=number)
     if current is not None and number == current.number:
         asked, kind = current.part, current.kind
     else:
@@ -39,9 +40,9 @@ def hall_target(game: Ledger, team: str | None, round: int | None,
         asked, kind = record.asked, record.kind
     part = part if part is not None else asked
     if kind is SectorKind.FORTOCHKA or not 1 <= part <= asked:
-        raise NotAllowed(f"в раунде {number} нет вопроса {part}", round=number, part=part)
+        raise NotAllowed(why(Why.ROUND_HAS_NO_PART, round=number, part=part), round=number, part=part)
     if team in game.hall.get((number, part), []):
-        raise NotAllowed(f"«{team}»: этот ответ уже засчитан", round=number, part=part)
+        raise NotAllowed(why(Why.HALL_ALREADY_COUNTED, team=team), round=number, part=part)
     return team, number, part
 
 

@@ -14,6 +14,7 @@ from console.engine.chgk.ledger import Ledger
 from console.engine.chgk.round import NotAllowed, Phase, RoundInPlay
 from console.engine.chgk.rules import HELP_TITLES, ChgkHost, HelpKind, SectorKind, Side
 from console.engine.model import NS_PER_S, Output
+from console.engine.refusals import Why, why
 
 HOW_APPLIED = {Phase.ASKED: "added_to_count", Phase.DISCUSSION: "extended", Phase.ANSWER: "new_count"}
 
@@ -22,14 +23,12 @@ def check_help(game: Ledger, kind: HelpKind) -> None:
     """Refuse `kind` unless the table offers it, it is unused and the score allows it."""
     rules = game.rules
     if kind not in rules.helps:
-        raise NotAllowed(f"«{HELP_TITLES[kind]}» за этим столом нет")
+        raise NotAllowed(why(Why.HELP_NOT_AT_TABLE, help=HELP_TITLES[kind]))
     if kind in game.helps_used:
-        raise NotAllowed(f"«{HELP_TITLES[kind]}»: эта помощь даётся раз за игру и уже использована "
-                         "(000 6.1-6.2)")
+        raise NotAllowed(why(Why.HELP_USED, help=HELP_TITLES[kind]))
     team, club = game.score[Side.TEAM], game.score[Side.CLUB]
     if kind in rules.help_only_when_behind and team >= club:
-        raise NotAllowed(f"эту помощь берут только при отставании в счёте (000 6.1-6.2, 003 6.3.3); "
-                         f"счёт {team}:{club}", score=game.score_json())
+        raise NotAllowed(why(Why.HELP_ONLY_BEHIND, team=team, club=club), score=game.score_json())
 
 
 def use_saved_minute(game: Ledger, at: int, now: int, out: list[Output]) -> None:
@@ -40,12 +39,12 @@ def use_saved_minute(game: Ledger, at: int, now: int, out: list[Output]) -> None
 def check_time_help(game: Ledger, kind: HelpKind | None) -> RoundInPlay:
     """Refuse extra discussion time (`kind` None: a saved minute) unless it can be given now."""
     if kind is None and game.saved_minutes < 1:
-        raise NotAllowed("досрочным ответом не сэкономлено ни минуты (003 6.1.5)")
+        raise NotAllowed(why(Why.NO_MINUTE_SAVED))
     r = game.require_round()
     if r.played_as is SectorKind.ZEITNOT:
-        raise NotAllowed("на «цейтноте» помощь не действует (000 6.1-6.2)")
+        raise NotAllowed(why(Why.HELP_NOT_IN_TIME_TROUBLE))
     if r.declared_early:
-        raise NotAllowed("объявлен досрочный ответ: продлевать нечего")
+        raise NotAllowed(why(Why.EARLY_ANSWER_NOTHING_TO_EXTEND))
     if kind is not None:
         check_help(game, kind)
     return r
@@ -82,13 +81,13 @@ def check_move(game: Ledger, sector: int | None, to_sector: int | None) -> tuple
     """Refuse BINGO's move of the envelope on `sector` to `to_sector` unless allowed now (003 6.3.1)."""
     game.require_ready()
     if game.final_round():
-        raise NotAllowed("вопрос не переносят перед раундом, который может оказаться последним (003 6.3.1)")
+        raise NotAllowed(why(Why.MOVE_BEFORE_LAST_ROUND))
     check_help(game, HelpKind.MOVE_QUESTION)
     a, b = game.sector_arg(sector, "sector"), game.sector_arg(to_sector, "to_sector")
     if a == b:
-        raise NotAllowed("конверт переносят на другой сектор, а выбран тот же")
+        raise NotAllowed(why(Why.MOVE_SAME_SECTOR))
     if game.table[a].played:
-        raise NotAllowed(f"сектор {a} уже сыгран: конверта на нём нет", sector=a)
+        raise NotAllowed(why(Why.MOVE_SECTOR_PLAYED, sector=a), sector=a)
     return a, b
 
 

@@ -18,6 +18,7 @@ from console.engine.chgk.question_draw import Question
 from console.engine.chgk.round import Count, NotAllowed, Phase, RoundInPlay
 from console.engine.chgk.rules import ChgkRules, HelpKind, Side
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.refusals import Why, why
 
 
 @dataclass
@@ -86,30 +87,29 @@ class Ledger:
 
     def require_ready(self) -> None:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("игра окончена: следующую начните кнопкой «Новая игра»")
+            raise NotAllowed(why(Why.GAME_OVER_START_NEW))
         r = self.round
         if r is not None:
-            raise NotAllowed(f"идёт раунд {r.number} в секторе {r.sector} "
-                             "(сначала доиграйте или снимите его)")
+            raise NotAllowed(why(Why.ROUND_IN_PLAY, round=r.number, sector=r.sector))
 
     def require_round(self) -> RoundInPlay:
         if self.phase is Phase.GAME_OVER:
-            raise NotAllowed("игра окончена: следующую начните кнопкой «Новая игра»")
+            raise NotAllowed(why(Why.GAME_OVER_START_NEW))
         if self.round is None:
-            raise NotAllowed("раунд не идёт (сначала выбирают сектор)")
+            raise NotAllowed(why(Why.NO_ROUND_IN_PLAY))
         return self.round
 
     def sector_arg(self, value: int | None, name: str) -> int:
         if value is None:
-            raise NotAllowed(f"укажите сектор ({name})")
+            raise NotAllowed(why(Why.SECTOR_MISSING, name=name))
         if value not in self.table:
-            raise NotAllowed(f"на столе из {self.rules.sectors} секторов нет сектора {value}",
+            raise NotAllowed(why(Why.NO_SUCH_SECTOR, sectors=self.rules.sectors, sector=value),
                              field=name, value=value)
         return value
 
     def team_named(self, team: str) -> None:
         if team not in {t.id for t in self.rules.teams}:
-            raise NotAllowed(f"нет команды «{team}»", team=team)
+            raise NotAllowed(why(Why.NO_TEAM, team=team), team=team)
 
     def team_view(self) -> TeamView | None:
         if self.team is None:

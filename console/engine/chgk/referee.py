@@ -76,6 +76,7 @@ from console.engine.chgk.rules import (
 )
 from console.engine.events import refusal_message
 from console.engine.model import NS_PER_S, Cue, Json, Output, PlayCue
+from console.engine.refusals import Why, why
 
 __all__ = ["ChgkReferee", "Phase"]
 
@@ -121,9 +122,10 @@ class ChgkReferee:
         except NotAllowed as exc:
             action = "pick" if isinstance(inp, SectorPicked) else inp.action.value
             details: dict[str, Json] = {"action": action, "phase": self._game.phase.value,
-                                        "reason": exc.why, **exc.details}
+                                        "reason": exc.reason.text, "code": exc.reason.code.value,
+                                        **exc.details}
             refused = HostCommandRefused if exc.host_only else TableCommandRefused
-            local = [refused(t_ns=now, message=refusal_message(action, exc.why), details=details)]
+            local = [refused(t_ns=now, message=refusal_message(action, exc.reason), details=details)]
         out += local
         self._fire_due(now, out)
         return out
@@ -170,11 +172,11 @@ class ChgkReferee:
         game = self._game
         actions.check_pick(game)
         if pick.sector not in game.table:
-            raise NotAllowed(f"на столе из {self.rules.sectors} секторов нет сектора {pick.sector}",
+            raise NotAllowed(why(Why.NO_SUCH_SECTOR, sectors=self.rules.sectors, sector=pick.sector),
                              sector=pick.sector)
         chosen, skipped, passed = game.table.resolve(pick.sector, game.final_round())
         if chosen is None:
-            raise NotAllowed("на столе не осталось сектора, который можно сыграть", sector=pick.sector)
+            raise NotAllowed(why(Why.NO_SECTOR_LEFT), sector=pick.sector)
         if passed is not None:
             # Not played in the final round (000 4.2 д); revealed by its fall, it is spent.
             game.table[passed].played = True

@@ -17,6 +17,7 @@ from enum import StrEnum
 from console.engine.chgk.events import RoundRecord, Score
 from console.engine.chgk.rules import TITLES, ChgkRules, EarlyAnswer, SectorKind, Side
 from console.engine.model import NS_PER_S, Json
+from console.engine.refusals import Reason
 
 
 class Phase(StrEnum):
@@ -31,12 +32,12 @@ ONE_MINUTE_KINDS = (SectorKind.QUESTION, SectorKind.SECTOR12, SectorKind.SECTOR1
 
 
 class NotAllowed(Exception):
-    """A check refused: `why` for the message, `host_only` when the reason gives away the
-    fortochka's place, `details` for the refusal's ``details``."""
+    """A check refused: `reason` for the message and its code, `host_only` when the reason
+    gives away the fortochka's place, `details` for the refusal's other ``details``."""
 
-    def __init__(self, why: str, host_only: bool = False, **details: Json) -> None:
-        super().__init__(why)
-        self.why, self.host_only, self.details = why, host_only, details
+    def __init__(self, reason: Reason, host_only: bool = False, **details: Json) -> None:
+        super().__init__(reason.text)
+        self.reason, self.host_only, self.details = reason, host_only, details
 
 
 @dataclass

@@ -45,7 +45,7 @@ from console.engine.quartet.events import (
     ThemeStarted,
 )
 from console.engine.quartet.places import Places, Shootout, Tally, rank
-from console.engine.quartet.round import RoundState, check_choice, check_order
+from console.engine.quartet.round import RoundState, check_choice, check_order, not_a_player
 from console.engine.quartet.rules import (
     PLAYERS_PER_ROUND,
     ROUND_RU,
@@ -59,6 +59,7 @@ from console.engine.quartet.rules import (
     RoundType,
 )
 from console.engine.quartet.themes import Answer, ThemeRecord
+from console.engine.refusals import Reason, Why, why
 from console.engine.svoya.events import (
     AnswerJudged,
     GameOver,
@@ -165,8 +166,7 @@ class QuartetFight:
             elif isinstance(inp, Host | Undo) and _action_of(inp) in views.NOT_THE_FIGHTS:
                 # The fight goes by its rounds and themes, and its theme records follow the
                 # judgements: these «Своя игра» actions are not the fight's.
-                out.append(refusal(now, _action_of(inp), "в «Эрудит-квартете» бой идёт по раундам "
-                                   "и темам: этого действия у него нет", self._phase.value))
+                out.append(refusal(now, _action_of(inp), why(Why.NO_SUCH_ACTION_QUARTET), self._phase.value))
             elif isinstance(inp, Host) and inp.action is HostAction.NEW_GAME:
                 self._to_referee(batch, now, out)
                 batch = []
@@ -224,13 +224,11 @@ class QuartetFight:
             for h in batch:
                 if isinstance(h, Undo):
                     # The theme's last judgement ended it: its record and the totals went on.
-                    out.append(refusal(now, h.ACTION, "тема уже окончена: решение по её последнему "
-                                       "вопросу меняют «Пересмотреть решение» или апелляцией (4.1)",
+                    out.append(refusal(now, h.ACTION, why(Why.THEME_OVER_REVERSE_OR_APPEAL),
                                        self._phase.value))
                 elif isinstance(h, Host | AdjustScore | Reverse):
                     action = h.action.value if isinstance(h, Host) else h.ACTION.value
-                    out.append(refusal(now, action, "тема сейчас не идёт "
-                                       "(сначала «Игроки за столом: начать тему»)", self._phase.value))
+                    out.append(refusal(now, action, why(Why.THEME_NOT_IN_PLAY), self._phase.value))
             return
         # A seat whose team plays no player in this theme (3.8) is not at the table.
         inputs = [i for i in batch if not (isinstance(i, Press) and i.pad in self._pads
@@ -274,24 +272,24 @@ class QuartetFight:
         if reasons:
             self._theme_corrected(theme, reasons[-1], now, out)
 
-    def _appeal_upheld(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _appeal_upheld(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         """4.1 with 3.10: the team's answer to a question of the theme just played was right (a
         dual answer): its minus goes and its plus comes, and it counts as that question taken
         in the total without minuses and the count by value (the tie-break indicators)."""
         if self._appeal is None:
-            return ("апелляцию подают сразу после темы, до начала чтения следующей (4.1): "
-                    "сейчас её некуда отнести")
+            return why(Why.APPEAL_NOWHERE)
         theme = self._appeal[0]
         team = cmd.team or ""
         if team not in theme.seats:
-            return f"команда «{team}» не играла тему «{theme.name}» ({', '.join(theme.seats)})"
+            return why(Why.APPEAL_TEAM_NOT_IN_THEME, team=team, theme=theme.name,
+                       seats=", ".join(theme.seats))
         if cmd.question is None or not cmd.reason:
-            return "укажите номер вопроса в теме и решение жюри (4.1)"
+            return why(Why.APPEAL_NEEDS_QUESTION)
         answers = [a for a in theme.answers.get(team, []) if a.question == cmd.question]
         if not answers:
-            return f"команда «{team}» не отвечала на вопрос {cmd.question} темы «{theme.name}»"
+            return why(Why.APPEAL_TEAM_DID_NOT_ANSWER, team=team, question=cmd.question, theme=theme.name)
         if any(a.delta > 0 for a in answers):
-            return f"ответ команды «{team}» на вопрос {cmd.question} уже засчитан"
+            return why(Why.APPEAL_ALREADY_COUNTED, team=team, question=cmd.question)
         for a in answers:
             a.delta = a.value  # the answer judged wrong is right: −value becomes +value
         self._theme_corrected(theme, cmd.reason, now, out)
@@ -332,13 +330,13 @@ class QuartetFight:
         if problem is not None:
             out.append(refusal(now, cmd.action.value, problem, self._phase.value))
 
-    def _new_fight(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _new_fight(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         self._reset()
         out.append(FightStarted(t_ns=now, stage=self.rules.stage, teams=tuple(self._teams),
                                 rounds=self.rules.rounds, seed=self.rules.seed))
         return None
 
-    def _start_round(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _start_round(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         if self._phase is not FightPhase.BEFORE_ROUND:
             return self._not_between_rounds()
         kind = self.rules.rounds[self._rounds_started]
@@ -348,9 +346,9 @@ class QuartetFight:
             themes = tuple(t.name for t in ahead[:THEMES_PER_ROUND])  # the pack's, in order (3.7)
         if kind is RoundType.OPEN:
             if themes is None or len(themes) != THEMES_PER_ROUND or any(not n.strip() for n in themes):
-                return f"ведущий называет {THEMES_PER_ROUND} темы открытого раунда до его начала (3.6.1)"
+                return why(Why.OPEN_ROUND_THEMES_FIRST, themes=THEMES_PER_ROUND)
         elif themes is not None:
-            return f"в {ROUND_RU[kind]} раунде каждую тему называют перед тем, как её играть (3.6.2, 3.6.3)"
+            return why(Why.THEME_NAMED_BEFORE_PLAY, round=ROUND_RU[kind])
         plays = {t: min(PLAYERS_PER_ROUND, len(self._present[t])) for t in self._teams}
         self._rounds_started += 1
         self._round = RoundState(number=self._rounds_started, type=kind, plays=plays)
@@ -366,28 +364,27 @@ class QuartetFight:
                                 assign_ends_ns=self._deadline))
         return None
 
-    def _name_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _name_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         if self._phase not in (FightPhase.BETWEEN_THEMES, FightPhase.SHOOTOUT_DUE):
-            return "тему называют между темами (или для перестрелки)"
+            return why(Why.THEME_NAMED_BETWEEN_THEMES)
         name = (cmd.name or "").strip()
         ahead = self._pack_ahead()
         if not name and ahead:
             name = ahead[0].name  # the pack's next theme (3.7: the order is fixed in advance)
         if not name:
-            return "нужно название темы (в пакете тем больше нет)"
+            return why(Why.THEME_NAME_MISSING)
         shootout = self._phase is FightPhase.SHOOTOUT_DUE
         rnd = self._round
         if not shootout:
             assert rnd is not None
             if rnd.type is RoundType.OPEN:
-                return "темы открытого раунда названы до его начала (3.6.1)"
+                return why(Why.OPEN_ROUND_THEMES_NAMED)
         if self._next_name is not None:
-            return f"следующая тема уже названа («{self._next_name}»)"
+            return why(Why.NEXT_THEME_ALREADY_NAMED, theme=self._next_name)
         if not shootout and rnd is not None and rnd.type is RoundType.DARK and self._theme_index == 0:
             waiting = self._missing()
             if waiting:  # 3.6.3: every order is given before the first theme is known
-                return (f"в тёмном раунде сначала все команды называют порядок игроков (3.6.3): "
-                        f"ждём {', '.join(waiting)}")
+                return why(Why.DARK_ORDER_FIRST, waiting=", ".join(waiting))
         self._next_name = name
         choose = shootout or (rnd is not None and rnd.type is RoundType.HALF_DARK)
         if choose:
@@ -408,10 +405,10 @@ class QuartetFight:
             if len(rnd.used(team, self._theme_index)) >= rnd.plays[team]:
                 rnd.order.setdefault(team, [])[self._theme_index:] = [None]
 
-    def _assign(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _assign(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды «{cmd.team}» ({', '.join(self._teams)})"
+            return why(Why.NO_TEAM_IN_FIGHT_OF, team=cmd.team, teams=", ".join(self._teams))
         late = self._deadline_passed
         if self._phase is FightPhase.SHOOTOUT_DUE:
             problem = self._assign_shootout(team, cmd)
@@ -420,14 +417,13 @@ class QuartetFight:
             return problem
         rnd = self._round
         if self._phase is not FightPhase.BETWEEN_THEMES or rnd is None:
-            return "игроков расставляют между темами раунда"
+            return why(Why.PLAYERS_BETWEEN_THEMES)
         present = self._present_in(team)
         if rnd.type is RoundType.HALF_DARK:
             if cmd.players is not None or cmd.player is None:
-                return ("в полутёмном раунде команда выбирает одного игрока на названную тему (3.6.2): "
-                        "укажите игрока")
+                return why(Why.HALF_DARK_ONE_PLAYER)
             if self._next_name is None:
-                return "сначала ведущий называет тему, потом у команды 20 секунд на выбор (3.6.2)"
+                return why(Why.HALF_DARK_THEME_FIRST)
             player = cmd.player or None
             problem = check_choice(team, present, rnd.plays[team.id], rnd.used(team.id, self._theme_index),
                                    self._theme_index, player)
@@ -436,14 +432,12 @@ class QuartetFight:
             rnd.order.setdefault(team.id, [])[self._theme_index:] = [player]
         else:
             if cmd.players is None or cmd.player is not None:
-                return f"в {ROUND_RU[rnd.type]} раунде команда называет порядок игроков на весь раунд " \
-                       f"({rnd.clause}): укажите игрока на каждую тему"
+                return why(Why.ORDER_FOR_WHOLE_ROUND, round=ROUND_RU[rnd.type], clause=rnd.clause)
             if self._theme_index > 0:
-                return f"порядок выхода игроков в ходе раунда менять нельзя ({rnd.clause})"
+                return why(Why.ORDER_FIXED, clause=rnd.clause)
             if rnd.type is RoundType.DARK and self._next_name is not None:
                 # 3.6.3: the order is the team's before it knows any theme of the round.
-                return ("в тёмном раунде порядок игроков называют до того, как ведущий назовёт первую "
-                        "тему (3.6.3)")
+                return why(Why.DARK_ORDER_BEFORE_THEME)
             problem = check_order(team, present, rnd.plays[team.id], cmd.players, rnd.clause)
             if problem:
                 return problem
@@ -451,18 +445,18 @@ class QuartetFight:
         self._assigned(now, out, team, tuple(rnd.order[team.id]), late)
         return None
 
-    def _assign_shootout(self, team: QuartetTeam, cmd: QuartetHost) -> str | None:
+    def _assign_shootout(self, team: QuartetTeam, cmd: QuartetHost) -> Reason | None:
         pending = self._pending_teams()
         if team.id not in pending:
-            return f"команда «{team.id}» не участвует в перестрелке ({', '.join(pending)})"
+            return why(Why.NOT_IN_SHOOTOUT, team=team.id, pending=", ".join(pending))
         if self._next_name is None:
-            return "сначала ведущий называет тему перестрелки, потом 20 секунд на выбор игрока (3.10)"
+            return why(Why.SHOOTOUT_THEME_FIRST)
         if not cmd.player:
-            return "в перестрелке от команды играет один игрок: укажите его (3.10)"
+            return why(Why.SHOOTOUT_ONE_PLAYER)
         if cmd.player not in team.players:
-            return f"«{cmd.player}» не игрок команды «{team.id}»"
+            return why(Why.NOT_A_PLAYER_OF_TEAM, player=cmd.player, team=team.id)
         if cmd.player not in self._present[team.id]:
-            return f"{cmd.player} отсутствует (3.8)"
+            return why(Why.PLAYER_ABSENT, player=cmd.player)
         self._shootout_seats[team.id] = cmd.player
         return None
 
@@ -472,16 +466,16 @@ class QuartetFight:
         if self._deadline is not None and not self._missing():
             self._deadline = None  # everyone is in: the clock has done its work
 
-    def _start_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _start_theme(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         shootout = self._phase is FightPhase.SHOOTOUT_DUE
         if self._phase is not FightPhase.BETWEEN_THEMES and not shootout:
-            return "тему начинают между темами (или для перестрелки)"
+            return why(Why.THEME_STARTS_BETWEEN_THEMES)
         name = self._theme_name()
         if name is None:
-            return "сначала ведущий называет тему (3.6.2, 3.6.3)"
+            return why(Why.THEME_NOT_NAMED)
         missing = self._missing()
         if missing:
-            return f"не назван игрок на эту тему от команд: {', '.join(missing)}"
+            return why(Why.THEME_PLAYERS_MISSING, teams=", ".join(missing))
         seats = self._seats()
         round_no, theme_no = self._slot()
         theme = ThemeRecord(round=round_no, number=theme_no, name=name, shootout=shootout, seats=seats)
@@ -515,25 +509,23 @@ class QuartetFight:
         self._referee.handle_all([SourceLink(s, False, since) for s, since in self._lost.items()], now)
         return None
 
-    def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _penalty(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         theme = self._theme
         if self._phase is not FightPhase.THEME or theme is None:
-            return "наказание назначают, пока идёт тема (3.5)"
+            return why(Why.PENALTY_DURING_THEME)
         team = cmd.team or ""
         if team not in theme.seats:
-            return f"у команды «{team}» нет игрока за столом в этой теме (3.5)"
+            return why(Why.PENALTY_NO_PLAYER, team=team)
         if cmd.penalty is None:
-            return "выберите наказание: предупреждение, ответ не засчитан или минус стоимость вопроса (3.5)"
+            return why(Why.PENALTY_KIND_MISSING)
         question = value = None
         if cmd.penalty is Penalty.WARNING:
             self._warnings[team] += 1
         else:
             if not self._warnings[team] and not cmd.gross:
-                return ("за первое нарушение — предупреждение; незачёт ответа или минус — за повторное "
-                        "или грубое (3.5): для грубого отметьте «Грубое нарушение»")
+                return why(Why.PENALTY_WARNING_FIRST)
             if self._question is None:
-                return ("в этой теме ещё не задан ни один вопрос, а наказание — незачёт ответа или "
-                        "минус стоимость текущего вопроса (3.5)")
+                return why(Why.PENALTY_NO_QUESTION_YET)
             question, value = self._question
             if cmd.penalty is Penalty.VOID:
                 theme.voided.add((team, question))
@@ -544,25 +536,25 @@ class QuartetFight:
                                 value=value, totals=self._totals()))
         return None
 
-    def _presence(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _presence(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды «{cmd.team}»"
+            return why(Why.NO_TEAM_IN_FIGHT, team=cmd.team)
         if cmd.player not in team.players:
-            return f"«{cmd.player}» не игрок команды «{team.id}»"
+            return why(Why.NOT_A_PLAYER_OF_TEAM, player=cmd.player, team=team.id)
         present = cmd.action is QuartetAction.PRESENT
         if (cmd.player in self._present[team.id]) == present:
-            return f"{cmd.player} уже {'в списке присутствующих' if present else 'в списке отсутствующих'}"
+            return why(Why.ALREADY_PRESENT if present else Why.ALREADY_ABSENT, player=cmd.player)
         (self._present[team.id].add if present else self._present[team.id].discard)(cmd.player)
         out.append(PresenceChanged(t_ns=now, team=team.id, player=cmd.player, present=present))
         return None
 
-    def _add_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _add_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         """A player the config did not list joins the team's roster (3.2: any of its players may
         play), at the game from now on (counted at the next round's start, 3.8)."""
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды «{cmd.team}»"
+            return why(Why.NO_TEAM_IN_FIGHT, team=cmd.team)
         problem = name_refusal(cmd.name or "", team.players, word="имя", who="игрок")
         if problem is not None:
             return problem
@@ -574,24 +566,24 @@ class QuartetFight:
         out.append(PresenceChanged(t_ns=now, team=team.id, player=name, present=True))
         return None
 
-    def _rename_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> str | None:
+    def _rename_member(self, cmd: QuartetHost, now: int, out: list[Output]) -> Reason | None:
         """A player's name corrected (a typo on the roster): the same player keeps their place
         in the round's order and the themes they played. Not while they sit at the table: the
         theme's referee has announced them under the name they sat down with."""
         team = self._teams.get(cmd.team or "")
         if team is None:
-            return f"в этом бою нет команды «{cmd.team}»"
+            return why(Why.NO_TEAM_IN_FIGHT, team=cmd.team)
         was = cmd.player or ""
         if was not in team.players:
-            return f"«{was}» не игрок команды «{team.id}» ({', '.join(team.players) or 'игроков нет'})"
+            return not_a_player(was, team)
         if self._theme is not None and self._theme.seats.get(team.id) == was:
-            return f"{was} играет эту тему: имя поправляется после неё"
+            return why(Why.RENAME_WHILE_PLAYING, player=was)
         problem = name_refusal(cmd.name or "", (p for p in team.players if p != was), word="имя", who="игрок")
         if problem is not None:
             return problem
         name = (cmd.name or "").strip()
         if name == was:
-            return f"игрока уже зовут «{name}»"
+            return why(Why.RENAME_SAME, name=name)
         players = tuple(name if p == was else p for p in team.players)
         self.rules = replace(self.rules, teams=tuple(replace(t, players=players) if t.id == team.id else t
                                                      for t in self.rules.teams))
@@ -712,12 +704,12 @@ class QuartetFight:
         """Each team's fight total so far, the theme in play included (3.9)."""
         return {t: tally.total for t, tally in self.tallies().items()}
 
-    def _not_between_rounds(self) -> str:
+    def _not_between_rounds(self) -> Reason:
         if self._phase is FightPhase.OVER:
-            return "бой окончен: следующий начните кнопкой «Новый бой»"
+            return why(Why.FIGHT_OVER_NEW_FIGHT)
         if self._phase is FightPhase.SHOOTOUT_DUE:
-            return "сначала нужна перестрелка за место (3.10)"
-        return "раунд ещё не окончен"
+            return why(Why.SHOOTOUT_FIRST)
+        return why(Why.ROUND_NOT_OVER)
 
     # ------------------------------------------------------------------ views
 

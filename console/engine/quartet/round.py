@@ -12,6 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from console.engine.quartet.rules import THEMES_PER_ROUND, QuartetTeam, RoundType
+from console.engine.refusals import Reason, Why, why
 
 _CLAUSE = {RoundType.OPEN: "3.6.1", RoundType.HALF_DARK: "3.6.2", RoundType.DARK: "3.6.3"}
 
@@ -40,47 +41,52 @@ class RoundState:
 
 
 def check_order(team: QuartetTeam, present: Collection[str], plays: int,
-                order: Sequence[str | None], clause: str) -> str | None:
+                order: Sequence[str | None], clause: str) -> Reason | None:
     """A whole round's order (open, dark): one entry per theme, four different players (3.4),
     as many as the team has present (3.8)."""
     if len(order) != THEMES_PER_ROUND:
-        return f"порядок называет игрока (или никого) на каждую из {THEMES_PER_ROUND} тем ({clause})"
+        return why(Why.ORDER_NAMES_EACH_THEME, themes=THEMES_PER_ROUND, clause=clause)
     players = [p for p in order if p is not None]
     for p in players:
         problem = _player_problem(team, present, p)
         if problem:
             return problem
     if len(set(players)) != len(players):
-        return "в раунде играют четыре разных игрока: один игрок не может играть две темы (3.4)"
+        return why(Why.ORDER_FOUR_DIFFERENT)
     if len(players) != plays:
-        return (f"команда «{team.id}» играет в этом раунде тем: {plays}, по числу игроков на месте "
-                f"(3.4, 3.8); в порядке названо игроков: {len(players)}")
+        return why(Why.ORDER_COUNT, team=team.id, plays=plays, named=len(players))
     return None
 
 
 def check_choice(team: QuartetTeam, present: Collection[str], plays: int, used: Sequence[str],
-                 theme: int, player: str | None) -> str | None:
+                 theme: int, player: str | None) -> Reason | None:
     """The player for theme index `theme` of a half-dark round (3.6.2); None: the team skips it."""
     left = THEMES_PER_ROUND - theme  # this theme and those after it
     to_play = plays - len(used)
     if player is None:
         if to_play >= left:
-            return (f"команда «{team.id}» должна играть эту тему: игроков на месте, ещё не игравших "
-                    f"в раунде, — {to_play}, тем осталось — {left} (3.4, 3.8)")
+            return why(Why.TEAM_MUST_PLAY_THEME, team=team.id, to_play=to_play, left=left)
         return None
     problem = _player_problem(team, present, player)
     if problem:
         return problem
     if player in used:
-        return f"{player} уже играл(а) в этом раунде: в раунде играют четыре разных игрока (3.4)"
+        return why(Why.ALREADY_PLAYED_IN_ROUND, player=player)
     if to_play <= 0:
-        return f"команда «{team.id}» уже сыграла все свои темы в этом раунде ({plays}) и пропускает эту (3.8)"
+        return why(Why.TEAM_PLAYED_ALL_THEMES, team=team.id, plays=plays)
     return None
 
 
-def _player_problem(team: QuartetTeam, present: Collection[str], player: str) -> str | None:
+def not_a_player(player: str, team: QuartetTeam) -> Reason:
+    """`player` is not on `team`, whose players the reason lists."""
+    if not team.players:
+        return why(Why.NOT_A_PLAYER_OF_EMPTY_TEAM, player=player, team=team.id)
+    return why(Why.NOT_A_PLAYER_OF_TEAM_LISTED, player=player, team=team.id, players=", ".join(team.players))
+
+
+def _player_problem(team: QuartetTeam, present: Collection[str], player: str) -> Reason | None:
     if player not in team.players:
-        return f"«{player}» не игрок команды «{team.id}» ({', '.join(team.players) or 'игроков нет'})"
+        return not_a_player(player, team)
     if player not in present:
-        return f"{player} отсутствует (3.8)"
+        return why(Why.PLAYER_ABSENT, player=player)
     return None

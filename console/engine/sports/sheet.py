@@ -29,6 +29,7 @@ from typing import ClassVar
 from console.engine.events import CommandRefused, Event, refusal
 from console.engine.model import Json, Output
 from console.engine.names import MAX_NAME, unusable_text
+from console.engine.refusals import Reason, Why, why
 from console.engine.sports.similar import similar
 from console.engine.sports.standings import Standings, standings
 
@@ -184,7 +185,11 @@ class LogEntry:
 
 
 class Refused(Exception):
-    """Why an edit is not taken (Russian, for the jury)."""
+    """An edit not taken, for `reason` (its words are Russian, for the jury)."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason.text)
+        self.reason = reason
 
 
 @dataclass
@@ -213,7 +218,7 @@ class Sheet:
         try:
             text = self._apply(edit, tour_in_play)
         except Refused as exc:
-            return [self._refused(now, edit.action.value, str(exc))]
+            return [self._refused(now, edit.action.value, exc.reason)]
         self.revision += 1
         self.log.append(LogEntry(edit.at, edit.by, edit.action.value, text, edit.why, edit.when[:19]))
         return [SheetChanged(t_ns=now, action=edit.action.value, by=edit.by, why=edit.why, text=text,
@@ -227,12 +232,12 @@ class Sheet:
             return self._edit_team(e)
         if a is SheetAction.REOPEN:
             if not self.closed:
-                raise Refused("протокол не закрыт")
+                raise Refused(why(Why.SHEET_NOT_CLOSED))
             _need_why(e)
             self.closed = False
             return "протокол открыт снова"
         if self.closed:
-            raise Refused("протокол закрыт: сначала «Открыть протокол»")
+            raise Refused(why(Why.SHEET_CLOSED))
         if a is SheetAction.SET_QUESTION:
             return self._set_question(e)
         if a is SheetAction.SET_TEAM:
@@ -258,33 +263,33 @@ class Sheet:
         if a is SheetAction.REMOVE_QUESTION:
             q = self._question(e.question, shootout=False)
             if q in self.removed:
-                raise Refused(f"вопрос {q} уже снят")
+                raise Refused(why(Why.QUESTION_ALREADY_DROPPED, question=q))
             self.removed[q] = _need_why(e)
             return f"вопрос {q} снят: не засчитывается никому"
         if a is SheetAction.RESTORE_QUESTION:
             q = self._question(e.question, shootout=False)
             if q not in self.removed:
-                raise Refused(f"вопрос {q} не снят")
+                raise Refused(why(Why.QUESTION_NOT_DROPPED, question=q))
             _need_why(e)
             del self.removed[q]
             return f"вопрос {q} возвращён"
         if a is SheetAction.CLOSE:
             if self.disputed():
-                raise Refused(f"не решены спорные ответы: {len(self.disputed())}")
+                raise Refused(why(Why.DISPUTES_UNDECIDED, count=len(self.disputed())))
             if self.appeal is not None:
-                raise Refused("не решена апелляция")
+                raise Refused(why(Why.APPEAL_UNDECIDED))
             self.closed = True
             return "протокол закрыт"
-        raise Refused(f"неизвестное действие {a.value}")  # pragma: no cover - the enum is whole
+        raise Refused(why(Why.UNKNOWN_SHEET_ACTION, action=a.value))  # pragma: no cover - the enum is whole
 
     def _add_team(self, e: SheetEdit) -> str:
         if len(self.teams) >= MAX_TEAMS:
-            raise Refused(f"команд уже {MAX_TEAMS}")
+            raise Refused(why(Why.MAX_TEAMS, most=MAX_TEAMS))
         number = e.team if e.team is not None else max(self.teams, default=0) + 1
         if not 0 < number < 10_000:
-            raise Refused(f"номер команды {number}: от 1 до 9999")
+            raise Refused(why(Why.TEAM_NUMBER_RANGE, number=number))
         if number in self.teams:
-            raise Refused(f"команда с номером {number} уже есть («{self.teams[number].name}»)")
+            raise Refused(why(Why.TEAM_NUMBER_TAKEN, number=number, name=self.teams[number].name))
         name = _name(e.name, [t.name for t in self.teams.values()])
         self.teams[number] = TeamEntry(number, name, _town(e.town), e.rating_id)
         return f"команда {number} «{name}» добавлена"
@@ -305,8 +310,8 @@ class Sheet:
             playing = set(self.shootout_teams(q))
             stray = sorted(right - playing)
             if stray:
-                raise Refused(f"в перестрелке на вопросе {q} играют команды {_numbers(playing)}, "
-                              f"не {_numbers(stray)}")
+                raise Refused(why(Why.SHOOTOUT_TEAMS, question=q, playing=_numbers(playing),
+                                  stray=_numbers(stray)))
         for team in self.teams:
             cell = self.cells.get((team, q), Cell())
             if cell.verdict is Verdict.DISPUTED:
@@ -321,15 +326,14 @@ class Sheet:
         team = self._team(e.team)
         per = self.rules.questions_per_tour
         if e.tour is None or not 1 <= e.tour <= self.rules.tours:
-            raise Refused(f"тур {e.tour}: от 1 до {self.rules.tours}")
+            raise Refused(why(Why.TOUR_RANGE, tour=str(e.tour), tours=self.rules.tours))
         mask = e.mask.replace(" ", "")
         if len(mask) != per or set(mask) - {"0", "1", "?"}:
-            raise Refused(f"ответы за тур — {per} знаков из 1, 0 и ?, получено «{e.mask[:40]}»")
+            raise Refused(why(Why.TOUR_MASK, per=per, mask=e.mask[:40]))
         first = (e.tour - 1) * per + 1
         for i, mark in enumerate(mask):
             if mark != "?" and self.cells.get((team, first + i), Cell()).verdict is Verdict.DISPUTED:
-                raise Refused(f"ответ на вопрос {first + i} спорный: его решают «Решением по спорному» "
-                              "с причиной (003 5.4.2); в маске оставьте «?»")
+                raise Refused(why(Why.MASK_DISPUTED, question=first + i))
         for i, mark in enumerate(mask):
             cell = self.cells.get((team, first + i), Cell())
             self.cells[(team, first + i)] = _with_verdict(cell, Verdict(mark))
@@ -338,12 +342,12 @@ class Sheet:
     def _set_cell(self, e: SheetEdit) -> str:
         team, q = self._team(e.team), self._question(e.question)
         if e.verdict is None:
-            raise Refused("нужен ответ: 1, 0 или ?")
+            raise Refused(why(Why.CELL_VALUE_MISSING))
         if q > self.rules.questions and team not in self.shootout_teams(q):
-            raise Refused(f"команда {team} не играет в перестрелке на вопросе {q}")
+            raise Refused(why(Why.NOT_IN_QUESTION_SHOOTOUT, team=team, question=q))
         cell = self.cells.get((team, q), Cell())
         if cell.verdict is Verdict.DISPUTED and e.verdict is not Verdict.DISPUTED:
-            raise Refused("ответ спорный: его решают «Решением по спорному» с причиной (003 5.4.2)")
+            raise Refused(why(Why.CELL_DISPUTED))
         if e.answer is not None:
             cell = replace(cell, answer=_answer(e.answer))
         self.cells[(team, q)] = _with_verdict(cell, e.verdict)
@@ -356,12 +360,11 @@ class Sheet:
         team, q = self._team(e.team), self._question(e.question)
         cell = self.cells.get((team, q), Cell())
         if cell.verdict is not Verdict.DISPUTED:
-            raise Refused(f"ответ команды {team} на вопрос {q} не спорный")
+            raise Refused(why(Why.NOT_DISPUTED, team=team, question=q))
         if e.verdict not in (Verdict.RIGHT, Verdict.WRONG):
-            raise Refused("решение по спорному: 1 (засчитан) или 0 (не засчитан)")
+            raise Refused(why(Why.DECISION_VALUE))
         if tour_in_play is not None:
-            raise Refused(f"решения по спорным ответам принимаются между турами (003 5.4.2): "
-                          f"идёт тур {tour_in_play}")
+            raise Refused(why(Why.DISPUTES_BETWEEN_TOURS, tour=tour_in_play))
         _need_why(e)
         self.cells[(team, q)] = replace(cell, verdict=e.verdict, was=e.verdict)
         decided = "засчитан" if e.verdict is Verdict.RIGHT else "не засчитан"
@@ -369,15 +372,14 @@ class Sheet:
 
     def _open_appeal(self, e: SheetEdit) -> str:
         if self.appeal is not None:
-            raise Refused(f"уже рассматривается апелляция команды {self.appeal.team} "
-                          f"на вопрос {self.appeal.question}")
+            raise Refused(why(Why.APPEAL_OPEN_ALREADY, team=self.appeal.team, question=self.appeal.question))
         team, q = self._team(e.team), self._question(e.question, shootout=False)
         cell = self.cells.get((team, q), Cell())
         if cell.verdict is Verdict.RIGHT:
-            raise Refused(f"ответ команды {team} на вопрос {q} уже засчитан")
+            raise Refused(why(Why.APPEAL_ANSWER_COUNTED, team=team, question=q))
         answer = cell.answer if e.answer is None else _answer(e.answer)
         if not answer:
-            raise Refused(f"нет текста ответа команды {team} на вопрос {q}: введите его")
+            raise Refused(why(Why.APPEAL_NO_ANSWER_TEXT, team=team, question=q))
         if answer != cell.answer:
             self.cells[(team, q)] = replace(cell, answer=answer)
         others = {t: c.answer for (t, qq), c in self.cells.items()
@@ -392,7 +394,7 @@ class Sheet:
         chosen = {appeal.team, *e.teams}
         stray = sorted(chosen - listed)
         if stray:
-            raise Refused(f"команды {_numbers(stray)} не в списке похожих ответов")
+            raise Refused(why(Why.APPEAL_NOT_SIMILAR, teams=_numbers(stray)))
         _need_why(e)
         for team in chosen:
             cell = self.cells.get((team, appeal.question), Cell())
@@ -473,24 +475,25 @@ class Sheet:
 
     def _team(self, number: int | None) -> int:
         if number is None:
-            raise Refused("нужен номер команды")
+            raise Refused(why(Why.TEAM_NUMBER_MISSING))
         if number not in self.teams:
-            raise Refused(f"нет команды с номером {number}")
+            raise Refused(why(Why.NO_TEAM_NUMBER, number=number))
         return number
 
     def _question(self, number: int | None, *, shootout: bool = True) -> int:
         last = self.rules.questions + (MAX_SHOOTOUT if shootout else 0)
         if number is None or not 1 <= number <= last:
-            raise Refused(f"вопрос {number}: от 1 до {last}" if number is not None else "нужен номер вопроса")
+            raise Refused(why(Why.QUESTION_NUMBER_RANGE, question=number, last=last) if number is not None
+                          else why(Why.QUESTION_NUMBER_MISSING))
         return number
 
     def _open(self) -> Appeal:
         if self.appeal is None:
-            raise Refused("апелляция не открыта")
+            raise Refused(why(Why.APPEAL_NOT_OPEN))
         return self.appeal
 
-    def _refused(self, now: int, action: str, why: str) -> CommandRefused:
-        return refusal(now, action, why, "closed" if self.closed else "open", TITLES)
+    def _refused(self, now: int, action: str, reason: Reason) -> CommandRefused:
+        return refusal(now, action, reason, "closed" if self.closed else "open", TITLES)
 
 
 def _with_verdict(cell: Cell, verdict: Verdict) -> Cell:
@@ -501,24 +504,24 @@ def _with_verdict(cell: Cell, verdict: Verdict) -> Cell:
 
 
 def _need_why(e: SheetEdit) -> str:
-    why = e.why.strip()
-    if not why:
-        raise Refused("нужна причина: она остаётся в протоколе")
-    if len(why) > MAX_WHY:
-        raise Refused(f"причина длиннее {MAX_WHY} знаков")
-    return why
+    reason = e.why.strip()
+    if not reason:
+        raise Refused(why(Why.SHEET_WHY_MISSING))
+    if len(reason) > MAX_WHY:
+        raise Refused(why(Why.SHEET_WHY_TOO_LONG, most=MAX_WHY))
+    return reason
 
 
 def _name(name: str | None, others: list[str]) -> str:
     text = (name or "").strip()
     if not text:
-        raise Refused("нужно название команды")
+        raise Refused(why(Why.TEAM_NAME_MISSING))
     if (problem := unusable_text(text, "название")) is not None:
         raise Refused(problem)
     if len(text) > MAX_NAME * 2:
-        raise Refused(f"название длиннее {MAX_NAME * 2} знаков")
+        raise Refused(why(Why.TEAM_NAME_TOO_LONG, most=MAX_NAME * 2))
     if text in others:
-        raise Refused(f"команда «{text}» уже есть")
+        raise Refused(why(Why.TEAM_NAME_TAKEN, name=text))
     return text
 
 
@@ -527,7 +530,7 @@ def _town(town: str | None) -> str:
     if (problem := unusable_text(text, "город")) is not None:
         raise Refused(problem)
     if len(text) > MAX_NAME:
-        raise Refused(f"город длиннее {MAX_NAME} знаков")
+        raise Refused(why(Why.TOWN_TOO_LONG, most=MAX_NAME))
     return text
 
 
@@ -536,7 +539,7 @@ def _answer(answer: str | None) -> str:
     if (problem := unusable_text(text, "ответ")) is not None:
         raise Refused(problem)
     if len(text) > MAX_ANSWER:
-        raise Refused(f"ответ длиннее {MAX_ANSWER} знаков")
+        raise Refused(why(Why.ANSWER_TOO_LONG, most=MAX_ANSWER))
     return text
 
 

@@ -20,6 +20,7 @@ from enum import StrEnum
 from console.engine.action_titles import TITLES as ACTION_TITLES
 from console.engine.events import CommandRefused, refusal
 from console.engine.model import NS_PER_MS, NS_PER_S, Cue, Json, Output, PlayCue, ns_to_ms
+from console.engine.refusals import Reason, Why, why
 from console.engine.sports.events import (
     AnswersClosed,
     SportsTimerCancelled,
@@ -115,8 +116,7 @@ class SportsTimer:
         """Take one host action at `now`; due marks fire first."""
         out = self.on_timer(now)
         if not isinstance(inp, SportsHost):  # another game's input (a button, a pedal): refused
-            out.append(_error(now, type(inp).__name__, "спортивный секундомер принимает от ведущего "
-                                                      "только «Время!» и «Снять отсчёт»", self.phase))
+            out.append(_error(now, type(inp).__name__, why(Why.TIMER_ACTIONS_ONLY), self.phase))
         elif inp.action is SportsAction.START:
             self._start(inp.at, now, out)
         elif inp.action is SportsAction.CANCEL:
@@ -197,8 +197,8 @@ class SportsTimer:
 
     def _start(self, at: int, now: int, out: list[Output]) -> None:
         if self._started_at is not None:
-            out.append(_error(now, "start", f"вопрос {self._question} ещё идёт ({_PHASE_RU[self.phase]})",
-                              self.phase))
+            running = why(Why.QUESTION_STILL_RUNNING, question=self._question, phase=_PHASE_RU[self.phase])
+            out.append(_error(now, "start", running, self.phase))
             return
         r = self.rules
         self._question += 1
@@ -215,7 +215,7 @@ class SportsTimer:
 
     def _cancel(self, now: int, out: list[Output]) -> None:
         if self._started_at is None:
-            out.append(_error(now, "cancel", "отсчёт не идёт", self.phase))
+            out.append(_error(now, "cancel", why(Why.COUNT_NOT_RUNNING), self.phase))
             return
         question = self._question
         self._question -= 1  # the replacement question takes its number
@@ -224,7 +224,7 @@ class SportsTimer:
 
     def _pause(self, at: int, now: int, out: list[Output]) -> None:
         if self._started_at is None or self._paused_at is not None:
-            out.append(_error(now, "pause", "паузу берут, пока идёт отсчёт", self.phase))
+            out.append(_error(now, "pause", why(Why.PAUSE_ONLY_WHILE_COUNTING), self.phase))
             return
         self._paused_at = max(at, self._fired_at)  # what has been announced stands
         timer = self.running_timer()
@@ -235,7 +235,7 @@ class SportsTimer:
 
     def _resume(self, at: int, now: int, out: list[Output]) -> None:
         if self._paused_at is None or self._started_at is None:
-            out.append(_error(now, "resume", "отсчёт не на паузе", self.phase))
+            out.append(_error(now, "resume", why(Why.COUNT_NOT_PAUSED), self.phase))
             return
         resumed = max(at, self._paused_at)
         held = resumed - self._paused_at
@@ -281,5 +281,5 @@ _PHASE_RU = {SportsPhase.IDLE: "ждёт", SportsPhase.COUNTING: "отсчёт",
 TITLES = {**ACTION_TITLES, SportsAction.CANCEL.value: "Снять отсчёт"}
 
 
-def _error(now: int, action: str, why: str, phase: SportsPhase) -> CommandRefused:
-    return refusal(now, action, why, phase.value, TITLES)
+def _error(now: int, action: str, reason: Reason, phase: SportsPhase) -> CommandRefused:
+    return refusal(now, action, reason, phase.value, TITLES)

@@ -57,6 +57,7 @@ from console.engine.model import (
     SourceLink,
     Watermark,
 )
+from console.engine.refusals import Reason, Why, why
 from console.engine.svoya import roster
 from console.engine.svoya.events import (
     AnswerClockStarted,
@@ -298,7 +299,7 @@ class SvoyaReferee:
             self._bind_pressed(press, now, out)
             return
         if not self._arbiter.knows(press.source) or player is None:
-            message = f"нажата кнопка «{press.pad}», за которой не закреплён игрок"
+            message = why(Why.UNBOUND_PAD_PLAYER, pad=press.pad).text
             out.append(CommandRefused(t_ns=now, message=message,
                                       details={"source": press.source, "pad": press.pad, "at_ns": press.at}))
             return
@@ -334,7 +335,7 @@ class SvoyaReferee:
     def _on_pack(self, choice: ChoosePack, now: int, out: list[Output]) -> None:
         """The host's pack and round: a new fight on it, from the round's first theme."""
         if self._phase not in (Phase.IDLE, Phase.GAME_OVER):
-            out.append(refusal(now, CHOOSE_PACK, "идёт вопрос (пакет меняют между вопросами)",
+            out.append(refusal(now, CHOOSE_PACK, why(Why.PACK_BETWEEN_QUESTIONS),
                                self._phase.value))
             return
         self.rules = replace(self.rules, pack=choice.themes)
@@ -352,9 +353,9 @@ class SvoyaReferee:
         out.append(chosen)
         self._host_new_game(now, out, start=choice.start)
 
-    def _roster_refusal(self, change: RosterChange) -> str | None:
+    def _roster_refusal(self, change: RosterChange) -> Reason | None:
         if self._phase not in (Phase.IDLE, Phase.GAME_OVER):
-            return "идёт вопрос (игроков меняют между вопросами)"
+            return why(Why.PLAYERS_BETWEEN_QUESTIONS)
         return roster.refusal(change, self.rules)
 
     def _awaiting_name(self) -> str:
@@ -532,7 +533,7 @@ class SvoyaReferee:
         if problem is not None:
             out.append(refusal(now, action, problem, self._phase.value))
 
-    def _refusal(self, action: HostAction, at: int) -> str | None:
+    def _refusal(self, action: HostAction, at: int) -> Reason | None:
         """Why the host's `action` at `at` would be refused now, or None: the one check both
         for taking it and for listing it in `host_actions`."""
         q = self._q
@@ -541,67 +542,66 @@ class SvoyaReferee:
         match action:
             case HostAction.NEXT:
                 if phase is Phase.GAME_OVER:
-                    return "бой окончен: следующий начните кнопкой «Новая игра»"
+                    return why(Why.FIGHT_OVER_NEW_GAME)
                 if phase is not Phase.IDLE:
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
             case HostAction.READING_FINISHED:
                 if phase is not Phase.READING or q is None:
-                    return "сейчас не читается ни один вопрос"
+                    return why(Why.NOT_READING)
             case HostAction.NAME:
                 if not answering or q is None:
-                    return "никто не отвечает"
+                    return why(Why.NOBODY_ANSWERING)
                 if self.rules.answer_clock is AnswerClock.LAMP:
-                    return ("3 секунды на ответ идут с момента, когда загорелась лампа: "
-                            "отвечающего называть не нужно")
+                    return why(Why.NAME_NOT_NEEDED_LAMP_CLOCK)
                 if q.answer_deadline is not None:
-                    return "отвечающий уже назван"
+                    return why(Why.ANSWERER_ALREADY_NAMED)
             case HostAction.SHORT_FORM:
                 if not answering or q is None:
-                    return "никто не отвечает"
+                    return why(Why.NOBODY_ANSWERING)
                 if not q.reading_stopped:
-                    return "вопрос дочитан до конца: краткая форма не нужна (прил. 6)"
+                    return why(Why.SHORT_FORM_NOT_NEEDED)
                 if q.answer_started:
-                    return "ответ уже начат"
+                    return why(Why.ANSWER_ALREADY_STARTED)
             case HostAction.ANSWER_STARTED:
                 if not answering or q is None or q.answerer is None:
-                    return "никто не отвечает"
+                    return why(Why.NOBODY_ANSWERING)
                 if q.answer_started:
-                    return "ответ уже начат"
+                    return why(Why.ANSWER_ALREADY_STARTED)
                 if q.answer_deadline is not None and at > q.answer_deadline:
-                    return "3 секунды уже истекли"
+                    return why(Why.ANSWER_TIME_OVER)
             case HostAction.CORRECT | HostAction.WRONG:
                 if not answering or q is None:
-                    return "никто не отвечает"
+                    return why(Why.NOBODY_ANSWERING)
                 if q.answer_deadline is not None and not q.answer_started and at > q.answer_deadline:
-                    return "3 секунды уже истекли"
+                    return why(Why.ANSWER_TIME_OVER)
             case HostAction.RESET:
                 if phase is not Phase.AWAIT_RESET or q is None:
-                    return "сброс нужен только после неверного ответа (прил. 9)"
+                    return why(Why.RESET_ONLY_AFTER_WRONG)
             case HostAction.CANCEL:
                 if self._doubtful_end() is None and (q is None or phase in (Phase.IDLE, Phase.GAME_OVER)):
-                    return "вопрос не идёт"
+                    return why(Why.NO_QUESTION_IN_PLAY)
             case HostAction.NEW_GAME:
                 pass
             case HostAction.END_GAME:
                 if phase is Phase.GAME_OVER:
-                    return "бой уже окончен"
+                    return why(Why.FIGHT_ALREADY_OVER)
                 if phase is not Phase.IDLE:
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
             case HostAction.SKIP_THEME:
                 if phase is Phase.GAME_OVER:
-                    return "бой окончен"
+                    return why(Why.FIGHT_OVER)
                 if phase is not Phase.IDLE:
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
             case HostAction.NEXT_FIGHT:
                 if phase is not Phase.IDLE and phase is not Phase.GAME_OVER:
-                    return "идёт вопрос (сначала доиграйте или снимите его)"
+                    return why(Why.QUESTION_IN_PLAY)
                 if self._next_fight_start() is None:
-                    return "пакет сыгран до конца: «Новая игра» начнёт его сначала"
+                    return why(Why.PACK_PLAYED_OUT)
             case HostAction.END_QUESTION:
                 if q is None or phase not in (Phase.READING, Phase.OPEN, Phase.AWAIT_RESET):
-                    return "вопрос не идёт"
+                    return why(Why.NO_QUESTION_IN_PLAY)
                 if not self._arbiter.lost_sources():
-                    return "все кнопки на связи: вопрос идёт как обычно"
+                    return why(Why.ALL_BUTTONS_CONNECTED)
         return None
 
     def _take(self, action: HostAction, at: int, now: int, out: list[Output]) -> None:
@@ -757,40 +757,39 @@ class SvoyaReferee:
 
     # ------------------------------------------------------------------ corrections (004 4.1-4.3)
 
-    def _adjust_score(self, cmd: AdjustScore, now: int, out: list[Output]) -> str | None:
+    def _adjust_score(self, cmd: AdjustScore, now: int, out: list[Output]) -> Reason | None:
         """A score changed by hand, for a reason, at any time; nothing else changes."""
         if cmd.player not in self._scores:
-            return f"нет игрока «{cmd.player}» (игроки: {', '.join(self._scores)})"
+            return why(Why.NO_PLAYER, player=cmd.player, players=", ".join(self._scores))
         if not cmd.reason.strip():
-            return "нужна причина"
+            return why(Why.NEED_REASON)
         if cmd.delta == 0 or abs(cmd.delta) > MAX_ADJUSTMENT:
-            return f"поправка — целое число, не ноль и не больше {MAX_ADJUSTMENT} по модулю"
+            return why(Why.ADJUSTMENT_OUT_OF_RANGE, most=MAX_ADJUSTMENT)
         self._scores[cmd.player] += cmd.delta
         out.append(ScoreAdjusted(t_ns=now, player=cmd.player, delta=cmd.delta,
                                  score=self._scores[cmd.player], reason=cmd.reason.strip(),
                                  scores=dict(self._scores)))
         return None
 
-    def _reverse_refusal(self) -> str | None:
+    def _reverse_refusal(self) -> Reason | None:
         """Why the last judgement cannot be reversed now, or None (004 4.1, 4.3)."""
         q = self._q
         if self._phase not in (Phase.IDLE, Phase.GAME_OVER) and q is not None:
-            return "идёт вопрос: решение меняют после вопроса, до следующего"
+            return why(Why.REVERSE_DURING_QUESTION)
         if q is None or q.ended_at is None:
-            return "с начала игры не сыграно ни одного вопроса"
+            return why(Why.REVERSE_NO_QUESTION_IN_GAME)
         if q.end_reason is EndReason.CANCELLED:
-            return "последний вопрос снят (счёт правят кнопкой «Поправить счёт»)"
+            return why(Why.REVERSE_WITHDRAWN)
         if q.last_judgement is None:
-            return "на сыгранный вопрос никто не отвечал"
+            return why(Why.REVERSE_NOBODY_ANSWERED)
         if q.reversed:
-            return ("решение по этому вопросу уже пересмотрено, а решения по апелляциям "
-                    "не пересматриваются (004 4.3)")
+            return why(Why.REVERSE_ALREADY_SVOYA)
         return None
 
-    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> str | None:
+    def _reverse(self, cmd: Reverse, now: int, out: list[Output]) -> Reason | None:
         """The last answer of the question just played counts the other way (004 4.1-4.2):
         its score is undone and redone; the question stays over, later decisions stand."""
-        problem = self._reverse_refusal() or (None if cmd.reason.strip() else "нужна причина")
+        problem = self._reverse_refusal() or (None if cmd.reason.strip() else why(Why.NEED_REASON))
         if problem is not None:
             return problem
         q = self._q
@@ -808,16 +807,15 @@ class SvoyaReferee:
         out.append(event)
         return None
 
-    def _take_back(self, cmd: Undo, now: int, out: list[Output]) -> str | None:
+    def _take_back(self, cmd: Undo, now: int, out: list[Output]) -> Reason | None:
         """The judgement just given is taken back (a mistaken key): its score is undone, the
         answerer has the turn again and no clock runs (the answer was given: the host judges
         anew). Allowed until the game moves on (a reset, the next question, a withdrawal)."""
         point = self._undo
         if point is None:
-            return ("нечего отменять: после решения игра уже пошла дальше "
-                    "(сброс, следующий вопрос или снятие); после вопроса — «Пересмотреть решение»")
+            return why(Why.NOTHING_TO_UNDO)
         if not cmd.reason.strip():
-            return "нужна причина"
+            return why(Why.NEED_REASON)
         self._undo = None
         q = point.question
         q.answer_started = True

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from console.engine.names import name_refusal
+from console.engine.refusals import Reason, Why, why
 from console.engine.svoya.rules import Player, SvoyaRules
 
 __all__ = ["ROSTER_ARGS", "RosterAction", "RosterChange", "apply", "refusal"]
@@ -49,12 +50,12 @@ class RosterChange:
                 **{k: args[k] for k in ROSTER_ARGS[self.action] if args[k] or k != "pad"}}
 
 
-def refusal(change: RosterChange, rules: SvoyaRules) -> str | None:
+def refusal(change: RosterChange, rules: SvoyaRules) -> Reason | None:
     """Why `change` cannot be taken with these `rules`' players, or None."""
     ids = {p.id for p in rules.players}
     named = change.action in (RosterAction.RENAME, RosterAction.REMOVE, RosterAction.BIND)
     if named and change.player not in ids:
-        return f"нет игрока «{change.player}» (игроки: {', '.join(sorted(ids))})"
+        return why(Why.NO_PLAYER, player=change.player, players=", ".join(sorted(ids)))
     if change.action in (RosterAction.RENAME, RosterAction.ADD):
         others = (p.name for p in rules.players if p.id != change.player)
         problem = name_refusal(change.name, others, word="имя", who="игрок")
@@ -62,22 +63,22 @@ def refusal(change: RosterChange, rules: SvoyaRules) -> str | None:
             return problem
     if change.action is RosterAction.ADD:
         if len(rules.players) >= 4:
-            return "в бою не больше 4 игроков (прил. 1)"
+            return why(Why.MAX_PLAYERS)
         if change.pad:
             return pad_refusal(change.pad, rules)
     if change.action is RosterAction.REMOVE and len(rules.players) <= 2:
-        return "в бою не меньше 2 игроков (прил. 1)"
+        return why(Why.MIN_PLAYERS)
     return None
 
 
-def pad_refusal(pad: str, rules: SvoyaRules) -> str | None:
+def pad_refusal(pad: str, rules: SvoyaRules) -> Reason | None:
     """Why `pad` cannot be a new button of a player, or None."""
     source, _, index = pad.partition(":")
     if source not in rules.sources or not index.isdigit():
-        return f"кнопка «{pad}» — не кнопка пульта (источник:номер, источники: {', '.join(rules.sources)})"
+        return why(Why.PAD_NOT_OF_BOX, pad=pad, sources=", ".join(rules.sources))
     owner = rules.pads.get(pad)
     if owner is not None:
-        return f"кнопка «{pad}» уже у игрока {owner.name}"
+        return why(Why.PAD_TAKEN, pad=pad, owner=owner.name)
     return None
 
 
