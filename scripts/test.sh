@@ -17,4 +17,8 @@ make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy --strict"; .venv/bin/mypy
-echo "== pytest"; exec .venv/bin/pytest "$@"
+if [ $# -gt 0 ]; then echo "== pytest $*"; exec .venv/bin/pytest "$@"; fi
+# The suite in two passes (tests/conftest.py): in parallel, all but the tests judged against real
+# time; then those alone, so that the rest's load cannot make them late.
+echo "== pytest (in parallel)"; .venv/bin/pytest -n 3 -m "not timing"
+echo "== pytest (timing: one at a time)"; exec .venv/bin/pytest -m timing

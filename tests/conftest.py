@@ -57,15 +57,28 @@ PROCESS_MODULES = frozenset({
 })
 
 
+# Tests judged against real time that other work on the machine can upset (a stall of a real
+# process, the firmware on simavr in real time, a thread held up on purpose): scripts/test.sh
+# runs the rest in parallel first, then these alone. Marked by module, by the simulated chip's
+# fixture, or by `@pytest.mark.timing`.
+TIMING_MODULES = frozenset({"test_stall_process", "test_calibrate"})
+TIMING_FIXTURES = frozenset({"chip"})
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "process: starts a broker, a process or a browser (not in --fast)")
+    config.addinivalue_line("markers", "timing: judged against real time: run alone, after the rest "
+                                       "(scripts/test.sh)")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if isinstance(item, pytest.Function) else ""
-        if module in PROCESS_MODULES or PROCESS_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if module in PROCESS_MODULES or PROCESS_FIXTURES & fixtures:
             item.add_marker(pytest.mark.process)
+        if module in TIMING_MODULES or TIMING_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.timing)
     if config.getoption("--fast"):
         keep = [item for item in items if item.get_closest_marker("process") is None]
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
