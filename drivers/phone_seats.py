@@ -12,7 +12,9 @@ Contract:
   pad and token) or ``refused`` (why, in Russian: the page shows it); after `MAX_WRONG_CODES`
   wrong codes within a minute nobody joins by code for a while (said to the host). A token is the seat's
   own: another phone cannot take a seat whose token it lacks, and the seat stays its phone's
-  when the page goes away (`closed`), until the host frees it (`leave`).
+  when the page goes away (`closed`), until the host frees it (`leave`). A page is told whose
+  button it is (`owner_names`: a player's or team's name) when it joins, and when that
+  changes at the next `tell_owners`.
 * `receive(conn, message, now)` takes one message (a JSON object) of a phone: ``hello``;
   ``sync`` (the answer to the console's request: the phone's own receive and send times, ms);
   ``hb`` ("not pressed as of my time ``at``", ms); ``press`` (the pointerdown's own
@@ -91,6 +93,7 @@ class _Seat:
     next_sync_ns: int = 0
     pending: dict[int, int] = field(default_factory=dict)  # sync id -> sent at (console ns)
     exchanges: int = 0
+    owner: str = ""  # whose button its page was told it is ("": nobody's yet)
 
     @property
     def live(self) -> bool:
@@ -103,7 +106,8 @@ class PhoneSeats:
 
     def __init__(self, source: str, seats: int, code: str, *, secret: bytes,
                  lost_after_ns: int = LOST_AFTER_NS, touch_allowance_ms: float | None = None,
-                 owned: Callable[[str], bool] = lambda pad: True) -> None:
+                 owned: Callable[[str], bool] = lambda pad: True,
+                 owner_names: Callable[[], Mapping[str, str]] = dict) -> None:
         if seats < 1:
             raise ValueError(f"seats must be at least 1, got {seats}")
         self.source, self.code = source, code
@@ -111,6 +115,7 @@ class PhoneSeats:
         self._lost_after_ns = lost_after_ns
         self._touch_ms = touch_allowance_ms
         self._owned = owned  # whether a player (team) has the pad: a spectator's phone holds nothing
+        self._owner_names = owner_names  # each owned pad and its owner's name, for the phones' pages
         self.seats = [_Seat(k, f"{source}:{k}", self._token(k), self._clock()) for k in range(seats)]
         self._by_conn: dict[Hashable, _Seat] = {}
         self._mark_ns: int | None = None
@@ -200,6 +205,18 @@ class PhoneSeats:
                 out.sends.append((seat.conn, {"type": "lamp", "mode": mode}))
         return out
 
+    def tell_owners(self) -> SeatsOutput:
+        """Tell each open page whose button it is now, where that changed since it was told
+        (the host bound the seat to a player, renamed or removed one)."""
+        out = self._out = SeatsOutput()
+        names = self._owner_names()
+        for seat in self.seats:
+            owner = names.get(seat.pad, "")
+            if seat.conn is not None and owner != seat.owner:
+                seat.owner = owner
+                out.sends.append((seat.conn, {"type": "owner", "name": owner}))
+        return out
+
     # ------------------------------------------------------------------ what the host sees
 
     def health(self, now: int) -> list[dict[str, object]]:
@@ -275,8 +292,9 @@ class PhoneSeats:
         # syncs. What the old page pressed and never sent is gone with it: nothing to wait for.
         seat.clock, seat.exchanges = self._clock(), 0
         self._by_conn[conn] = seat
+        seat.owner = self._owner_names().get(seat.pad, "")
         out.sends.append((conn, {"type": "joined", "seat": seat.index, "pad": seat.pad, "token": seat.token,
-                                 "heartbeat_ms": HEARTBEAT_MS}))
+                                 "heartbeat_ms": HEARTBEAT_MS, "owner": seat.owner}))
 
     def _synced(self, seat: _Seat, message: Mapping[str, object], now: int) -> None:
         sync_id = message.get("id")

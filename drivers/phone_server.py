@@ -113,6 +113,7 @@ class PhoneServer:
         shown: list[dict[str, object]] | None = None
         while True:
             await asyncio.sleep(HEALTH_S)
+            self._apply(self.seats.tell_owners())
             rows = self.seats.health(self._clock())
             if rows or shown:
                 self._on_health(rows)

@@ -268,3 +268,20 @@ def test_guessing_the_code_pauses_joining_by_code_but_not_by_token() -> None:
     assert back.sends[0][1]["type"] == "joined" and back.sends[0][1]["seat"] == 0
     after = seats.receive("vera", {"type": "hello", "code": "4821"}, now + 61_000 * MS)
     assert after.sends[0][1]["type"] == "joined"
+
+
+def test_each_page_is_told_whose_button_it_is_when_it_joins_and_when_that_changes() -> None:
+    owners = {"phones:0": "Аня"}
+    seats = PhoneSeats("phones", 3, "4821", secret=b"test", owner_names=lambda: owners)
+    anna, boris = Phone("a", 0), Phone("b", 0)
+    hello(seats, anna, T0)
+    hello(seats, boris, T0)
+    assert (anna.joined["owner"], boris.joined["owner"]) == ("Аня", "")
+    assert seats.tell_owners().sends == []  # nothing changed: nothing said
+    owners.update({"phones:1": "Боря", "phones:2": "Вера"})  # the host gave seat 2 to Боря
+    owners["phones:0"] = "Анна"  # and renamed Аня
+    told = seats.tell_owners().sends
+    assert sorted(told, key=str) == [("a", {"type": "owner", "name": "Анна"}),
+                                     ("b", {"type": "owner", "name": "Боря"})]  # seat 3: no page
+    del owners["phones:1"]  # Боря removed from the game
+    assert seats.tell_owners().sends == [("b", {"type": "owner", "name": ""})]

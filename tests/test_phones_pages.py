@@ -6,6 +6,10 @@ stamp refused, a page closed mid-window waited for, a page that cannot take anot
 
 from __future__ import annotations
 
+import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -57,7 +61,7 @@ class Hall:
         """A phone opening the join link (the code in it), seated at `seat` (0-based)."""
         page = self.browser.new_context(viewport={"width": 390, "height": 844}).new_page()
         page.goto(f"{self.phones}?c={CODE}")
-        expect(page.locator("#seat")).to_have_text(f"Место {seat + 1}", timeout=WAIT_MS)
+        expect(page.locator("#seat")).to_contain_text(f"Место {seat + 1}", timeout=WAIT_MS)
         return page
 
 
@@ -116,6 +120,9 @@ def svoya(browser: Browser, broker: Lockdown, tmp_path: Path) -> Iterator[Hall]:
 def test_svoya_phones_and_the_box_in_one_question(browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
         anya, borya = h.phone(0), h.phone(1)
+        # Each phone says whose button it is (the config gives seat 1 to Аня).
+        expect(anya.locator("#seat")).to_have_text("Место 1 · Аня", timeout=WAIT_MS)
+        expect(borya.locator("#seat")).to_have_text("Место 2 · Боря", timeout=WAIT_MS)
         # The host's tools: the code, the link with it and its QR code, each phone's clock by name.
         h.host.click("#to-tools")
         expect(h.host.locator("#phones-code")).to_have_text(CODE, timeout=WAIT_MS)
@@ -221,7 +228,7 @@ def test_a_phone_closed_mid_window_is_waited_for_and_comes_back_to_its_seat(
         expect(h.host.locator("#phase")).not_to_contain_text(ANSWERING)  # not decided
         back = context.new_page()  # the same phone opens the page again: its token, its seat
         back.goto(h.phones)
-        expect(back.locator("#seat")).to_have_text("Место 1", timeout=WAIT_MS)
+        expect(back.locator("#seat")).to_have_text("Место 1 · Аня", timeout=WAIT_MS)
         expect(h.host.locator("#link")).to_have_text("на связи", timeout=WAIT_MS)
         expect(h.host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
         expect(borya.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
@@ -258,3 +265,67 @@ def test_brainring_count_with_phones_and_the_box(browser: Browser, broker: Lockd
         yozhi.locator("#buzz").click()
         expect(h.host.locator("#presses li.first")).to_contain_text("Ежи", timeout=WAIT_MS)
         expect(yozhi.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
+
+
+def test_after_kill_9_every_phone_comes_back_to_its_seat_by_itself(
+        browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
+    """The console killed mid-evening (kill -9) and started again by its unit: with the evening's
+    keys kept (`seats_file`), each open phone page reconnects by itself to its own seat with
+    the same code, nobody types anything, and a press counts for its owner again."""
+    sim = SimulatedMcu(pads=4)
+    sim.start()
+    pack = tmp_path / "pack.toml"
+    pack.write_text(PACK, encoding="utf-8")
+    http_port, phones_port = free_port(), free_port()
+    game = (f'[game]\nkind = "svoya"\nthemes = 0\npack = "{pack}"\n' + SVOYA_PLAYERS
+            + f'[sources.mcu]\nkind = "serial_mcu"\nport = "{sim.port}"\n'
+            f'[sources.phones]\nkind = "phones"\nport = {phones_port}\nbind = "127.0.0.1"\n'
+            f'seats_file = "{tmp_path / "phones.json"}"\n')  # no code set: a random one, kept
+    config = tmp_path / "console.toml"
+    config.write_text(console_toml(broker, game, http_port, journal=str(tmp_path / "journal.jsonl")),
+                      encoding="utf-8")
+    url = f"http://127.0.0.1:{http_port}"
+    run = [sys.executable, "-m", "console.cli", "run", "--config", str(config)]
+    first = subprocess.Popen(run)
+    try:
+        wait_serving(f"{url}/host")
+        host = browser.new_context().new_page()
+        host.goto(f"{url}/host")
+        log_in_as_host(host, broker.passwords["host"])
+        host.click("#to-tools")
+        code = host.locator("#phones-code")
+        expect(code).to_have_text(re.compile(r"^\d{4}$"), timeout=WAIT_MS)
+        evening_code = code.inner_text()
+        phones = []
+        for seat, owner in enumerate(("Аня", "Боря")):
+            page = browser.new_context().new_page()
+            page.goto(f"http://127.0.0.1:{phones_port}/?c={evening_code}")
+            expect(page.locator("#seat")).to_have_text(f"Место {seat + 1} · {owner}", timeout=WAIT_MS)
+            expect(page.locator("#join")).to_be_hidden()  # joined: only the button is left
+            phones.append(page)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=10)
+        for page in phones:
+            expect(page.locator("#status")).to_have_text("нет связи с пультом", timeout=WAIT_MS)
+        second = subprocess.Popen(run)
+        try:
+            wait_serving(f"{url}/host")
+            for seat, (page, owner) in enumerate(zip(phones, ("Аня", "Боря"), strict=True)):
+                expect(page.locator("#status")).to_have_text("на связи", timeout=WAIT_MS)
+                expect(page.locator("#seat")).to_have_text(f"Место {seat + 1} · {owner}")
+                expect(page.locator("#join")).to_be_hidden()  # no code asked for
+            # The host's screen follows the console back by itself (the broker stayed up).
+            expect(host.locator("#phones-code")).to_have_text(evening_code, timeout=WAIT_MS)
+            expect(host.locator("#phones-list li")).to_have_count(2, timeout=WAIT_MS)
+            host.click("#to-game")
+            open_window(host)
+            phones[1].locator("#buzz").click()
+            expect(host.locator("#phase")).to_contain_text(ANSWERING, timeout=WAIT_MS)
+            expect(host.locator("#presses li.first")).to_contain_text("Боря")
+        finally:
+            second.terminate()
+            assert second.wait(timeout=15) == 0
+    finally:
+        if first.poll() is None:
+            first.kill()
+        sim.stop()

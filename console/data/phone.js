@@ -17,6 +17,7 @@
   let ws = null;
   let beats = null;
   let joined = false;
+  let seat = 0;  // 0-based, as the console numbers seats
 
   function say(text) { $("said").textContent = text || ""; }
   function status(text) { $("status").textContent = text; }
@@ -34,6 +35,10 @@
     $("buzz").hidden = true;
     say(reason);
   }
+  function showOwner(name) {
+    // The seat, and whose button it is once the host has given it to a player or a team.
+    $("seat").textContent = name ? `Место ${seat + 1} · ${name}` : `Место ${seat + 1}`;
+  }
   function startBeats(everyMs) {
     clearInterval(beats);
     beats = setInterval(() => send({ type: "hb", at: performance.now() - DISPATCH_MS }), everyMs);
@@ -47,12 +52,16 @@
         joined = true;
         store.setItem("chgk.phone.token", message.token);
         store.setItem("chgk.phone.seat", String(message.seat));
-        $("seat").textContent = `Место ${message.seat + 1}`;
+        seat = message.seat;
+        showOwner(message.owner);
         $("join").hidden = true;
         $("buzz").hidden = false;
         status("на связи");
         say("");
         startBeats(message.heartbeat_ms);
+        break;
+      case "owner":
+        showOwner(message.name);
         break;
       case "refused":
         store.removeItem("chgk.phone.token");

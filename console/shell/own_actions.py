@@ -204,7 +204,7 @@ class OwnActions:
                      f"never pressed: {', '.join(silent)}" if silent else "every button answered")
             self._set_lamps(self._game_lamps)
         else:
-            owners = self._button_owners()
+            owners = self.button_owners()
             if not owners:
                 self._report_error("button_check", f"{self._game.title} has no players' buttons to check")
                 return
@@ -216,7 +216,7 @@ class OwnActions:
             self._set_lamps(check.lamps())
         self._set_status(button_check=check.view())
 
-    def _button_owners(self) -> dict[str, str]:
+    def button_owners(self) -> dict[str, str]:
         """Each button of the game (pad -> its owner's name, as the game's state names them)."""
         named = names(self._engine().snapshot(self._clock()))
         return {pad: named.get(owner, owner) for pad, owner in self._pads_now().items()}

@@ -117,6 +117,7 @@ class Console:
             publish=self._publish, report_error=self.report_error, read_time=self.lag.read_time,
             on_status=lambda states: self._status(sources=states),
             on_details=lambda details: self._status(devices=details),
+            owner_names=lambda: self.own.button_owners(),
             deadline_pending=lambda: self.deadlines.due is not None)
         osc = config.osc
         self.osc = OscCues(osc.host, osc.port, osc.address, config.console.node) if osc.enabled else None

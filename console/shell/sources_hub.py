@@ -59,6 +59,7 @@ class SourcesHub:
         on_status: Callable[[dict[str, str]], None],
         deadline_pending: Callable[[], bool],
         on_details: Callable[[dict[str, Mapping[str, object]]], None] = lambda details: None,
+        owner_names: Callable[[], Mapping[str, str]] = dict,
     ) -> None:
         self.clock = clock
         self._game = game
@@ -69,6 +70,7 @@ class SourcesHub:
         self.read_time = read_time
         self._on_status = on_status
         self._on_details = on_details
+        self.owner_names = owner_names  # each owned pad and its owner's name, as the game's state has them
         self.details: dict[str, Mapping[str, object]] = {}  # what the host's screen shows of a source
         self._commands: dict[str, Callable[[Mapping[str, object]], None]] = {}  # the host's, by source
         self._deadline_pending = deadline_pending

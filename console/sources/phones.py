@@ -4,7 +4,9 @@ Contract: `PhonesSettings` is this backend's kind in the source registry (``kind
 "phones"``): `seats` places, pads ``<name>:0`` .. ``<name>:<seats - 1>``, bound to players as
 any pad is (the config's ``pad``, or the host's binding by a press); the phones' page and
 WebSocket on `port` (drivers/phone_server.py), joined with the evening's `code` (four random
-digits at each start when it is ""). Each press reaches the referee at its own time on the
+digits when it is ""). With `seats_file` the code and the seats' key are kept for the evening
+(console/sources/phone_keys.py): after a restart each phone comes back to its own seat by
+itself. Each phone's page shows whose button it is. Each press reaches the referee at its own time on the
 console's clock, followed by the source's watermark (the least "not pressed as of" of its
 live phones: drivers/phone_seats.py); the source's state is the seats' (a silent phone: lost,
 an open window waits for it). The referee's lamps reach each phone as its own. The host's
@@ -21,8 +23,8 @@ lost (1 s), so a sleeping phone is waited for, never passed over.
 
 from __future__ import annotations
 
-import secrets
 import socket
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -32,6 +34,7 @@ import segno
 
 from console.engine.model import Press, Watermark
 from console.sources import BUTTONS, SourceSettings, Stop
+from console.sources.phone_keys import evening_keys
 from drivers.link_state import LinkState
 from drivers.phone_clock import TOUCH_ALLOWANCE_MS
 from drivers.phone_seats import PhoneSeats, SeatsOutput
@@ -54,7 +57,8 @@ class PhonesSettings(SourceSettings):
     seats: int = 8  # how many phones may join
     port: int = 8090  # the phones' page and WebSocket (http://<console>:<port>/)
     bind: str = "0.0.0.0"
-    code: str = ""  # the join code shown to the hall ("" = four random digits at each start)
+    code: str = ""  # the join code shown to the hall ("" = four random digits each evening)
+    seats_file: str = ""  # the evening's code and seat key, kept across restarts ("" = not kept)
     touch_allowance_ms: float = TOUCH_ALLOWANCE_MS  # ± a touch pipeline's spread between devices
     resolution_us: int = 20_000  # presses closer than this are a photo finish (see the module)
     max_delay_ms: float = 1_500.0
@@ -78,9 +82,13 @@ class PhonesSettings(SourceSettings):
 
 def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneServer:
     """The phones' server of source `name` on `host`: a local input and the phones' lamps."""
-    code = settings.code or f"{secrets.randbelow(10_000):04d}"
-    seats = PhoneSeats(name, settings.seats, code, secret=secrets.token_bytes(16),
-                       touch_allowance_ms=settings.touch_allowance_ms, owned=host.owns)
+    keys = evening_keys(settings.seats_file, settings.code, time.time())
+    if keys.problem is not None:
+        host.report_error(name, keys.problem)
+    code = keys.code
+    seats = PhoneSeats(name, settings.seats, code, secret=keys.secret,
+                       touch_allowance_ms=settings.touch_allowance_ms, owned=host.owns,
+                       owner_names=host.owner_names)
     data = resources.files("console") / "data"
     files = {path: (content_type, (data / file).read_bytes()) for path, (content_type, file) in PAGES.items()}
     takes_buttons = host.takes(BUTTONS)
