@@ -17,6 +17,9 @@ make_venv
 .venv/bin/pip install --quiet -e '.[test]'
 echo "== ruff"; .venv/bin/ruff check .
 echo "== mypy --strict"; .venv/bin/mypy
+# The suite starts the console hundreds of times: let Python keep the modules it compiles
+# (a machine that sets PYTHONDONTWRITEBYTECODE compiles every module at every start).
+export PYTHONDONTWRITEBYTECODE=
 if [ $# -gt 0 ]; then echo "== pytest $*"; exec .venv/bin/pytest "$@"; fi
 # The suite in two passes (tests/conftest.py): in parallel, all but the tests judged against real
 # time; then those alone, so that the rest's load cannot make them late.

@@ -18,6 +18,7 @@ import gzip
 import io
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,14 +62,18 @@ def normalised(lines: list[str], name: str) -> dict[str, Any]:
     return {"decisions": decisions, "refused_lines": problems, "exit": status}
 
 
-def current() -> dict[str, dict[str, Any]]:
-    """Every scenario's decisions, keyed "<kind>:<seed>" and "example:<file>"."""
+def current(kinds: Sequence[str] = ("example", *KINDS), every: int = 1) -> dict[str, dict[str, Any]]:
+    """The scenarios' decisions, keyed "<kind>:<seed>" and "example:<file>": of `kinds`
+    ("example" for the examples), every `every`-th seed of each (the fast tier samples)."""
     found: dict[str, dict[str, Any]] = {}
-    for path in sorted(EXAMPLES.glob("*.jsonl")):
-        found[f"example:{path.name}"] = normalised(path.read_text(encoding="utf-8").splitlines(), path.name)
+    if "example" in kinds:
+        for path in sorted(EXAMPLES.glob("*.jsonl")):
+            found[f"example:{path.name}"] = normalised(path.read_text(encoding="utf-8").splitlines(),
+                                                       path.name)
     for kind in KINDS:
-        for seed in range(SEEDS[kind]):
-            found[f"{kind}:{seed}"] = normalised(scenario(kind, seed), f"{kind}-{seed}")
+        if kind in kinds:
+            for seed in range(0, SEEDS[kind], every):
+                found[f"{kind}:{seed}"] = normalised(scenario(kind, seed), f"{kind}-{seed}")
     return found
 
 
