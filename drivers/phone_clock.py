@@ -76,6 +76,7 @@ class PhoneClock:
 
     def __init__(self, *, touch_allowance_ms: float = TOUCH_ALLOWANCE_MS) -> None:
         self._exchanges: deque[Exchange] = deque(maxlen=SAMPLES)
+        self._best: Exchange | None = None  # the least delayed of them: found once per exchange
         self._stamps_seen = 0
         self._granularity_ms = GRANULARITIES_MS[0]
         self._touch_ns = round(touch_allowance_ms * NS_PER_MS)
@@ -91,6 +92,7 @@ class PhoneClock:
         if received_ns < sent_ns or phone_tx_ms < phone_rx_ms or ex.delay_ns < 0:
             return False
         self._exchanges.append(ex)
+        self._best = min(self._exchanges, key=lambda kept: kept.delay_ns)
         one_way = ex.delay_ns // 2
         if self._least_one_way_ns is None or one_way < self._least_one_way_ns:
             self._least_one_way_ns = one_way
@@ -121,7 +123,7 @@ class PhoneClock:
 
     def best(self) -> Exchange | None:
         """The least delayed of the recent exchanges (None before the first)."""
-        return min(self._exchanges, key=lambda ex: ex.delay_ns, default=None)
+        return self._best
 
     def to_console_ns(self, phone_ms: float) -> int | None:
         best = self.best()

@@ -329,13 +329,12 @@ class PhoneSeats:
         silent only by the `timer`: what a phone says is read before the timer that would
         judge it, so a console that was itself held up reads what waited first."""
         live = self._counted()
-        if live:
-            marks = [seat.mark_ns for seat in live]
-            if all(mark is not None for mark in marks):
-                self._advance(min(mark for mark in marks if mark is not None))
+        marks = [mark for seat in live if (mark := seat.mark_ns) is not None]
+        if live and len(marks) == len(live):
+            self._advance(min(marks))
+        if not timer and self._state is LinkState.CONNECTED:
+            return  # none found silent here: the timer does that, after the sockets are read
         silent = [seat for seat in live if now - seat.heard_ns > self._lost_after_ns]
-        if silent and not timer and self._state is LinkState.CONNECTED:
-            return  # not found silent here: the timer does that, after the sockets are read
         state = LinkState.DISCONNECTED if silent else LinkState.CONNECTED
         if state is not self._state:
             self._state = state

@@ -94,8 +94,10 @@ class PhoneServer:
 
     async def _serve(self) -> None:
         try:
+            # No per-message deflate: a phone's messages are a few dozen bytes, and inflating
+            # each one cost the console more than reading it.
             async with serve(self._connection, self.bind, self.port, process_request=self._http,
-                             max_size=MAX_MESSAGE_BYTES, close_timeout=1) as server:
+                             max_size=MAX_MESSAGE_BYTES, close_timeout=1, compression=None) as server:
                 self._server = server
                 self.port = next(iter(server.sockets)).getsockname()[1]
                 log.info("phones: the page on http://%s:%d/ , join code %s",
@@ -148,13 +150,17 @@ class PhoneServer:
                 if isinstance(message, str):
                     self._on_error(f"phones: {message}")
                     continue
-                self._apply(self.seats.receive(ws, message, now))
+                out = self.seats.receive(ws, message, now)
+                # A heartbeat only moves the seats' deadlines later (its phone was heard), unless
+                # it changed the source's state: the timer armed before it may fire early, then
+                # re-arms. Not re-arming here saves the seats' scan on most messages.
+                self._apply(out, arm=message.get("type") != "hb" or out.state is not None)
         except ConnectionClosed:
             pass
         finally:
             self._apply(self.seats.closed(ws, self._clock()))
 
-    def _apply(self, out: SeatsOutput) -> None:
+    def _apply(self, out: SeatsOutput, *, arm: bool = True) -> None:
         for conn, message in out.sends:
             if isinstance(conn, ServerConnection):
                 task = asyncio.ensure_future(_send(conn, json.dumps(message, ensure_ascii=False)))
@@ -162,7 +168,8 @@ class PhoneServer:
                 task.add_done_callback(self._sends.discard)
         if out.presses or out.mark_ns is not None or out.state is not None or out.problems:
             self._on_output(out)
-        self._arm()
+        if arm:
+            self._arm()
 
     def _arm(self) -> None:
         if self._loop is None or not self.started.is_set():
