@@ -79,6 +79,10 @@ class SeatsOutput:
     mark_ns: int | None = None  # the source's watermark, when it moved
     state: tuple[LinkState, str] | None = None  # when it changed: (state, detail)
     problems: list[str] = field(default_factory=list)
+    # A press placed less precisely than UNCERTAINTY_FLAG_MS (a browser rounding its stamps to
+    # 100 ms, a clock still rough): from when the source's decisions are not sure (the
+    # watermark's ``lost_from``), so the host is asked rather than told a winner it cannot know.
+    imprecise_from: int | None = None
 
 
 @dataclass
@@ -183,6 +187,11 @@ class PhoneSeats:
             self._advance(now)  # no phone can press for a time already past
         self._settle(now, timer=True)
         return out
+
+    @property
+    def mark_ns(self) -> int | None:
+        """The source's watermark as it stands (None before it first had one)."""
+        return self._mark_ns
 
     def next_deadline(self) -> int | None:
         """When `on_timer` is next due."""
@@ -323,6 +332,12 @@ class PhoneSeats:
         at = int(at)
         self._out.presses.append((seat.pad, at))
         seat.mark_ns = at  # everything it pressed up to its press has been said
+        if press.uncertainty_ns > UNCERTAINTY_FLAG_MS * NS_PER_MS:
+            out = self._out
+            start = at - press.uncertainty_ns
+            out.imprecise_from = start if out.imprecise_from is None else min(out.imprecise_from, start)
+            out.problems.append(f"телефон места {seat.index + 1}: время нажатия известно лишь с точностью "
+                                f"±{press.uncertainty_ns / NS_PER_MS:.0f} мс: решение под вопросом")
 
     def _settle(self, now: int, *, timer: bool = False) -> None:
         """The source's watermark and state after what happened at `now`. A phone is found

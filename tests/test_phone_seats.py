@@ -285,3 +285,29 @@ def test_each_page_is_told_whose_button_it_is_when_it_joins_and_when_that_change
                                      ("b", {"type": "owner", "name": "Боря"})]  # seat 3: no page
     del owners["phones:1"]  # Боря removed from the game
     assert seats.tell_owners().sends == [("b", {"type": "owner", "name": ""})]
+
+
+@dataclass
+class CoarsePhone(Phone):
+    """A browser that rounds its stamps to 100 ms (Firefox's resistFingerprinting, Tor)."""
+
+    def ms(self, console_ns: int) -> float:
+        return round(super().ms(console_ns) / 100) * 100
+
+
+def test_a_press_known_less_well_than_the_photo_finish_covers_leaves_the_decision_not_sure() -> None:
+    seats = PhoneSeats("phones", 4, "4821", secret=b"test")
+    fine, coarse = Phone("f", skew_ms=1_000.0), CoarsePhone("c", skew_ms=2_000.0)
+    for phone in (fine, coarse):
+        hello(seats, phone, T0)
+    now = sync_all(seats, [fine, coarse], T0, rounds=12)
+    beat(seats, fine, now)
+    beat(seats, coarse, now)
+    sharp = seats.receive(fine.name, {"type": "press", "at": fine.ms(now + 30 * MS)}, now + 33 * MS)
+    assert sharp.presses and sharp.imprecise_from is None and sharp.problems == []
+    # Its stamp rounded to 100 ms: the press is known to ±100 ms and more, beyond any photo
+    # finish the source declares, so its decisions are not sure from its earliest possible time.
+    blunt = seats.receive(coarse.name, {"type": "press", "at": coarse.ms(now + 140 * MS)}, now + 143 * MS)
+    ((_, at),) = blunt.presses
+    assert blunt.imprecise_from is not None and at - blunt.imprecise_from > 100 * MS
+    assert "решение под вопросом" in blunt.problems[0] and "места 2" in blunt.problems[0]

@@ -303,3 +303,21 @@ def test_one_input_kind_refuses_a_fight_of_phones_and_wired_buttons() -> None:
                  "sound": {"enabled": False}}
     with pytest.raises(ConfigError, match="one_input_kind"):
         config_from_dict(brainring, "t")
+
+
+async def test_a_phone_known_too_roughly_makes_the_decision_one_the_host_is_asked_about() -> None:
+    """A phone whose press is known only to ±40 ms and more (here its touch allowance; a browser
+    rounding to 100 ms does the same): the referee still gives the turn by its time, but says
+    the decision is not sure (`inputs_lost`), so the host's screen asks whether it stands,
+    and the host is told which phone and how roughly."""
+    async with phone_console(touch_allowance_ms=40.0) as (console, events, port):
+        start = time.monotonic_ns()
+        async with page(port, start - 5_000 * MS) as anna, page(port, start - 9_000 * MS):
+            console.host(HostAction.NEXT)
+            console.host(HostAction.READING_FINISHED)
+            await asyncio.sleep(0.2)
+            await anna.press()
+            await until(lambda: [e for e in events if isinstance(e, SignalAccepted)])
+            (accepted,) = [e for e in events if isinstance(e, SignalAccepted)]
+            assert accepted.player == "a" and accepted.inputs_lost == ("phones",)
+            assert said(events, "телефон места 1: время нажатия известно лишь с точностью")

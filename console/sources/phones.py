@@ -102,10 +102,13 @@ def add_phones(host: SourceHost, name: str, settings: PhonesSettings) -> PhoneSe
             host.report_status(name, state, f"{detail}; код {code}, страница http://{where}/")
         if takes_buttons and (out.presses or out.mark_ns is not None):
             presses = [Press(name, pad, at) for pad, at in out.presses]
-            if out.mark_ns is None:
+            # An imprecise press makes the source's decisions from its earliest possible time
+            # not sure: said on the watermark as it stands, if it has not moved.
+            mark = out.mark_ns if out.mark_ns is not None or out.imprecise_from is None else seats.mark_ns
+            if mark is None:
                 host.feed(presses)
             else:
-                host.scan(presses, Watermark(name, out.mark_ns))
+                host.scan(presses, Watermark(name, mark, out.imprecise_from))
 
     url = f"http://{where}/?c={code}"
     qr = segno.make(url, error="m").svg_data_uri(scale=4, border=2)  # shown as an <img>, never as markup
