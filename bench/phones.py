@@ -176,7 +176,7 @@ async def _in_browsers(phones_port: int, commands: subprocess.Popen[bytes], line
             if seat == 2:
                 await page.add_init_script(FORGE)
             await page.goto(f"http://127.0.0.1:{link_port}/?c={CODE}")
-            seated = f"document.getElementById('seat').textContent === 'Место {seat + 1}'"
+            seated = f"document.getElementById('seat').textContent.startsWith('Место {seat + 1}')"
             await page.wait_for_function(seated, timeout=30_000)
             pages.append(page)
         await asyncio.sleep(3.0)  # the clocks' first exchanges
