@@ -39,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 # belongs here says so at once.
 PROCESS_FIXTURES = frozenset({"mosquitto", "mosquitto_ws", "workdir", "chip", "built"})
 PROCESS_MODULES = frozenset({
-    "test_bench_cpu_smoke", "test_bench_latency_smoke", "test_bench_noise_smoke",
+    "test_bench_cpu_smoke", "test_bench_latency_smoke", "test_bench_noise_smoke", "test_bench_phones_smoke",
     "test_bench_press_path_smoke",
     "test_bench_resume_smoke", "test_bench_sheet_smoke", "test_bench_storm_smoke", "test_bench_table_smoke",
     "test_bridge", "test_broker_lockdown", "test_cli", "test_console_mqtt", "test_demo_ports",
