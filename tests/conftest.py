@@ -67,7 +67,7 @@ TIMING_FIXTURES = frozenset({"chip"})
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "process: starts a broker, a process or a browser (not in --fast)")
-    config.addinivalue_line("markers", "timing: judged against real time: run alone, after the rest "
+    config.addinivalue_line("markers", "timing: judged against real time: run after the rest, apart "
                                        "(scripts/test.sh)")
 
 
