@@ -61,7 +61,8 @@ PROCESS_MODULES = frozenset({
 # process, the firmware on simavr in real time, a thread held up on purpose): scripts/test.sh
 # runs the rest in parallel first, then these with nothing else beside them. Marked by module,
 # by the simulated chip's fixture, or by `@pytest.mark.timing`.
-TIMING_MODULES = frozenset({"test_stall_process", "test_calibrate", "test_sim_top_serial"})
+TIMING_MODULES = frozenset({"test_stall_process", "test_calibrate", "test_sim_top_serial",
+                            "test_display_slow_clients"})
 TIMING_FIXTURES = frozenset({"chip"})
 
 
