@@ -62,7 +62,7 @@ PROCESS_MODULES = frozenset({
 # runs the rest in parallel first, then these with nothing else beside them. Marked by module,
 # by the simulated chip's fixture, or by `@pytest.mark.timing`.
 TIMING_MODULES = frozenset({"test_stall_process", "test_calibrate", "test_sim_top_serial",
-                            "test_display_slow_clients"})
+                            "test_display_slow_clients", "test_instance_lock"})
 TIMING_FIXTURES = frozenset({"chip"})
 
 
