@@ -24,5 +24,5 @@ if [ $# -gt 0 ]; then echo "== pytest $*"; exec .venv/bin/pytest "$@"; fi
 # The suite in two passes (tests/conftest.py): in parallel, all but the tests judged against real
 # time; then those, two at a time and nothing else beside them (they mostly wait: a stalled
 # console, a simulated chip), so that the rest's load cannot make them late.
-echo "== pytest (in parallel)"; .venv/bin/pytest -n 3 -m "not timing"
+echo "== pytest (in parallel)"; .venv/bin/pytest -n 2 -m "not timing"
 echo "== pytest (timing: two at a time, nothing else)"; exec .venv/bin/pytest -n 2 -m timing
