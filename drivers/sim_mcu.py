@@ -3,7 +3,9 @@
 The host side of the pty behaves like the USB serial port of the real MCU, so the real
 driver (:class:`drivers.mcu_serial.McuLink`) runs unchanged against it in tests and in the
 demo.  The simulation speaks ``firmware_proto`` like the firmware does: HELLO at power-up and
-on HELLO_REQUEST, PONG on PING, HEARTBEAT every ``heartbeat_interval``, PRESS/RELEASE frames
+on HELLO_REQUEST, PONG on PING, HEARTBEAT every ``heartbeat_interval`` (while the top's
+readings go out in bursts, in the same write as the next burst: one USB transfer, as a real
+box's frames share the adapter's; never more than HEARTBEAT_GRACE_S late), PRESS/RELEASE frames
 stamped with its own (offset, drifting, wrapping) 32-bit microsecond timer, and it records the
 LAMPS state the host sends.  Like the firmware it sends a 0x00 before every frame as well as
 after it (PROTOCOL.md 2.4), so line noise before a frame (``press(..., noise=...)``) never
@@ -54,6 +56,7 @@ from firmware_proto import (
 __all__ = ["SimulatedMcu"]
 
 _SEQ_MODULUS = 1 << 16
+HEARTBEAT_GRACE_S = 0.03  # a heartbeat owed waits this long for a burst to carry it
 
 
 class SimulatedMcu:
@@ -107,6 +110,9 @@ class SimulatedMcu:
         # that sends its readings in bursts sends them before any later-stamped frame
         # (PROTOCOL.md 5.2), so every other frame flushes them first.
         self._angles: list[tuple[int, int, int]] = []
+        # A heartbeat fell due while a burst was being gathered: it leaves with the burst (one
+        # write, as the box's frames share one USB transfer), or alone after HEARTBEAT_GRACE_S.
+        self._heartbeat_owed = False
         self._master_fd: int | None = None
         self._slave_fd: int | None = None
         self._slave_path: str | None = None
@@ -242,11 +248,16 @@ class SimulatedMcu:
             return self._clock()
 
     def _flush_angles_locked(self) -> None:
-        if self._angles:
-            readings, self._angles = self._angles, []
-            self._write_locked(b"".join(
-                self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
-                for raw, status, at in readings))
+        """Send the readings not sent yet, and the heartbeat owed (if any) after them, in one
+        write: what one USB transfer of a burst carries."""
+        frames = [self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
+                  for raw, status, at in self._angles]
+        self._angles = []
+        if self._heartbeat_owed:
+            self._heartbeat_owed = False
+            frames.append(self._wire_locked(Heartbeat(self._take_seq(), self.now_us(), self._held)))
+        if frames:
+            self._write_locked(b"".join(frames))
 
     def send_angle(self, raw: int, status: int = 1) -> int:
         """Send one ANGLE frame (a reading of the top's angle sensor, ``status`` bits as in
@@ -412,14 +423,15 @@ class SimulatedMcu:
     def _serve(self) -> None:
         decoder = FrameDecoder()
         served_fd: int | None = None
-        next_heartbeat = time.monotonic()
+        next_heartbeat = owed_at = time.monotonic()
         while self._running:
             fd = self._master_fd
             if fd != served_fd:  # (re)plugged: a new byte stream
                 decoder.reset()
                 served_fd = fd
             watched = [self._wake_r] if fd is None else [self._wake_r, fd]
-            timeout = max(0.0, next_heartbeat - time.monotonic())
+            timeout = max(0.0, (owed_at + HEARTBEAT_GRACE_S if self._heartbeat_owed else next_heartbeat)
+                          - time.monotonic())
             readable, _, _ = select.select(watched, [], [], timeout)
             if self._wake_r in readable:
                 self._run_commands()
@@ -436,14 +448,18 @@ class SimulatedMcu:
                 for item in decoder.feed(data):
                     if not isinstance(item, ProtocolError):  # host noise is ignored, as on the MCU
                         self._handle(item, received_ns)
-            if time.monotonic() >= next_heartbeat:
-                next_heartbeat = time.monotonic() + self._heartbeat_interval
-                # Unplugged too: the box keeps its power, numbers and keeps its frames; they
-                # go nowhere until asked for again (RESEND).
-                with self._write_lock:
-                    self._flush_angles_locked()
-                    hb = Heartbeat(self._take_seq(), self.now_us(), self._held)
-                    self._write_locked(self._wire_locked(hb))
+            now_s = time.monotonic()
+            # Unplugged too: the box keeps its power, numbers and keeps its frames; they go
+            # nowhere until asked for again (RESEND).
+            with self._write_lock:
+                if self._heartbeat_owed:  # no burst has carried it yet
+                    if now_s >= owed_at + HEARTBEAT_GRACE_S:
+                        self._flush_angles_locked()
+                elif now_s >= next_heartbeat:
+                    self._heartbeat_owed, owed_at = True, now_s
+                    next_heartbeat = now_s + self._heartbeat_interval
+                    if not self._angles:  # no burst on its way: it leaves alone
+                        self._flush_angles_locked()
 
     def _in_thread(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` on the service thread and wait for it (directly if no thread runs)."""

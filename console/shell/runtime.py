@@ -161,6 +161,7 @@ class Console:
         """Hand inputs to the referee (received at `now`, default: the clock) and act on them;
         received late for a deadline the referee is owed, as `Deadlines.place` says."""
         now = self.clock() if now is None else now
+        self.lag.noted(now)  # reading an input is a sign of life: the watch's timer waits
         checked = self.own.checked(inputs)
         if inputs and not checked:  # all presses of a check of the buttons: nothing for the game
             return

@@ -1,0 +1,79 @@
+"""The lag watch: a tick at least every LAG_TICK_S, and a stream of inputs ticking it instead
+of its timer, so that a console reading the top at 1 kHz is never woken by the watch itself
+(console/shell/lag_watch.py; docs/performance.md)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import pytest
+
+from console.engine.model import NS_PER_MS
+from console.shell.lag_watch import INPUT_TICK_NS, LAG_TICK_S, LagWatch
+from tests.support.clock import Clock
+
+
+async def running(watch: LagWatch, ticks: list[int]) -> asyncio.Task[None]:
+    task = asyncio.create_task(watch.run(ticks.append))
+    await asyncio.sleep(0)  # the watch starts and arms its timer
+    return task
+
+
+async def test_inputs_tick_the_watch_and_put_its_timer_off() -> None:
+    clock, ticks = Clock(), list[int]()
+    watch = LagWatch(clock)
+    task = await running(watch, ticks)
+    started = clock.now
+    first_due = watch.timer_due
+    assert first_due is not None
+    clock.now += INPUT_TICK_NS - 1
+    watch.noted(clock.now)  # too soon after the tick: nothing
+    assert ticks == [] and watch.ticked_at == started and watch.timer_due == first_due
+    clock.now += 1
+    watch.noted(clock.now)
+    assert ticks == [clock.now]
+    assert (watch.alive_at, watch.ticked_at) == (started, clock.now)
+    second_due = watch.timer_due
+    assert second_due is not None and second_due > first_due  # put off from this tick
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert watch.timer_due is None and watch.ticked_at is None
+
+
+async def test_without_inputs_the_timer_ticks() -> None:
+    clock, ticks = Clock(), list[int]()
+    watch = LagWatch(clock)
+    task = await running(watch, ticks)
+    clock.now += round(LAG_TICK_S * 1e9)
+    await asyncio.sleep(LAG_TICK_S * 3)
+    assert ticks and ticks[0] == clock.now
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_an_input_read_after_a_hold_ticks_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
+    clock, ticks = Clock(), list[int]()
+    watch = LagWatch(clock)
+    task = await running(watch, ticks)
+    before = clock.now
+    clock.now += 500 * NS_PER_MS  # the console was away for half a second
+    with caplog.at_level(logging.WARNING, logger="chgk.console"):
+        watch.noted(clock.now)
+    assert "held up for 450 ms" in caplog.text
+    # A press read now may have waited through the hold: dated at the last sign of life before it.
+    assert watch.read_time(clock.now) == (before, before)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+def test_a_watch_that_does_not_run_ignores_inputs() -> None:
+    clock = Clock()
+    watch = LagWatch(clock)
+    clock.now += 10 * INPUT_TICK_NS
+    watch.noted(clock.now)
+    assert watch.ticked_at is None and watch.timer_due is None
+    assert watch.read_time(clock.now) == (clock.now, None)
