@@ -99,6 +99,8 @@ class McuLink:
     * ``on_angle(reading)`` (optional): an ANGLE frame, its stamp mapped like an edge's.
       Readings that arrive before the clock is synchronised (only right after a device
       restart) are dropped: a stale angle is worth nothing.  They do not move the watermark.
+      With ``angle_rate_hz``, at most that many a second are handed on (the table's rate; the
+      rest are dropped before their stamps are mapped: `McuSession`).
     * ``on_held(held)`` (optional): a HEARTBEAT's ``HeldPads``, the pads down right then.
     * ``on_status(state, detail)``: a `LinkState` (connected, disconnected, incompatible,
       resyncing), with an English sentence naming the port.  Reported on change only.
@@ -117,6 +119,7 @@ class McuLink:
         on_edge: Callable[[PadEdge], None],
         on_watermark: Callable[[Watermark], None] | None = None,
         on_angle: Callable[[AngleReading], None] | None = None,
+        angle_rate_hz: float = 0.0,
         on_held: Callable[[HeldPads], None] | None = None,
         on_status: Callable[[str, str], None] | None = None,
         on_error: Callable[[str], None] | None = None,
@@ -145,6 +148,7 @@ class McuLink:
             silence_timeout_ns=_ns(silence_timeout),
             reconnect_interval_ns=_ns(reconnect_interval),
             angles=on_angle is not None,
+            angle_interval_us=int(1e6 / angle_rate_hz) if angle_rate_hz > 0 else 0,
             check_clock=check_clock,
         )
 

@@ -211,6 +211,9 @@ class McuSession:
       earlier than an earlier-stamped frame's (see `McuTimeline.map_edge`).
     * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
       clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
+      With ``angle_interval_us``, at most one reading per interval of the device's clock is
+      kept (one whose sensor status changed always is): the table's rate (spin.max_rate_hz),
+      the rest dropped before their stamps are mapped.
     * Gaps (PROTOCOL.md 5.9): a gap of at most ``RESEND_DEPTH`` sequence numbers (also in
       the handshake, before the clock is seeded: those presses wait anyway) writes a RESEND
       for the missing numbers; until they have all arrived or ``resend_timeout_ns`` has
@@ -253,6 +256,7 @@ class McuSession:
         reconnect_interval_ns: int = _NS_PER_S // 2,
         resend_timeout_ns: int = _RESEND_TIMEOUT_NS,
         angles: bool = True,
+        angle_interval_us: int = 0,
         check_clock: bool = True,
     ) -> None:
         self._port = port
@@ -262,6 +266,8 @@ class McuSession:
         self._reconnect_interval_ns = reconnect_interval_ns  # only said in the status
         self._resend_timeout_ns = resend_timeout_ns
         self._angles = angles
+        self._angle_interval_us = angle_interval_us
+        self._kept_angle: tuple[int, int] | None = None  # the last reading kept: stamp, status
         self._check_clock = check_clock  # off only for a simulator whose timer is not real time
 
         self.stats = McuStats()
@@ -529,6 +535,8 @@ class McuSession:
                 self._trust_again()
         elif isinstance(msg, Angle):
             resent = self._check_seq(msg.seq, msg.timestamp_us, now)
+            if self._angles and not resent and self._thinned(msg):
+                return
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             # A resent reading is older than those already handed on: the spin detector
             # works on readings in time order and has moved on.
@@ -629,6 +637,18 @@ class McuSession:
         else:
             self._out.inputs.append(edge)
         self._advance_watermark(at_ns, always=True)
+
+    def _thinned(self, msg: Angle) -> bool:
+        """Whether a reading comes within ``angle_interval_us`` of the last one kept, with the
+        same sensor status (the rule of console/shell/angle_thinning.py, on the device's
+        clock). At 1 kHz three readings in four are dropped here, before their stamp is
+        checked and mapped: the kept ones check the clock often enough."""
+        kept = self._kept_angle
+        if (kept is not None and msg.status == kept[1]
+                and (msg.timestamp_us - kept[0]) % STAMP_MODULUS < self._angle_interval_us):
+            return True
+        self._kept_angle = (msg.timestamp_us, msg.status)
+        return False
 
     def _angle(self, msg: Angle, mcu_us: int) -> None:
         at_ns = self._timeline.map_angle(mcu_us)
@@ -765,6 +785,7 @@ class McuSession:
     # -- input: handshake and clock --------------------------------------------------------
 
     def _on_hello(self, hello: Hello, now: int) -> None:
+        self._kept_angle = None  # a device that says HELLO may have started its timer again
         if hello.protocol_version != PROTOCOL_VERSION:
             self._give_up_repair(now)  # pressed on the compatible firmware: they count
             self._state = _State.INCOMPATIBLE

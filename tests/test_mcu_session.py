@@ -259,6 +259,23 @@ def test_without_an_angle_consumer_no_readings_are_built() -> None:
     assert h.session.stats.frames == 3  # HELLO, PONG, ANGLE: read, just not handed on
 
 
+def test_a_stream_faster_than_the_table_needs_is_thinned_before_it_is_mapped() -> None:
+    # 1 kHz readings, the table taking 250 a second (spin.max_rate_hz): one in four is handed
+    # on, every one still counted in the sequence, and a change of the sensor's status
+    # (the magnet lost) is never thinned away.
+    h = Harness(session=McuSession(PORT, angle_interval_us=4000))
+    h.handshake()
+    start = h.now
+    for i in range(12):
+        h.recv(h.device.angle(start + i * MS, 100 + i), 1 * MS)
+    kept = [r.raw for r in h.of(AngleReading) if isinstance(r, AngleReading)]
+    assert kept == [100, 104, 108]
+    h.recv(h.device.angle(h.now, 500, status=0b011), 1 * MS)  # magnet too weak: kept at once
+    h.recv(h.device.angle(h.now, 501, status=0b011), 1 * MS)  # 1 ms later, same status: dropped
+    assert [r.raw for r in h.of(AngleReading) if isinstance(r, AngleReading)] == [100, 104, 108, 500]
+    assert h.problems() == []  # no frame missed: the sequence followed every one
+
+
 # -- pings -------------------------------------------------------------------------------------------
 
 

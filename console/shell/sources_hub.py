@@ -80,7 +80,8 @@ class SourcesHub:
         self.status: dict[str, str] = {}  # each source's state (drivers/link_state.py)
         self._lost: set[str] = set()  # button sources lost after being connected
         self._lamps = LampMasks(game.pads(config))
-        self._thinning = AngleThinning(game.angle_rate_hz(config))
+        self._angle_rate_hz = game.angle_rate_hz(config)
+        self._thinning = AngleThinning(self._angle_rate_hz)
         self._angle_source = game.angle_source(config)
         self._angles: list[AngleSample] = []  # angle samples of the serial read being delivered
         # Where a pad's earlier press is always at least as good as a later one (the kind says:
@@ -103,6 +104,10 @@ class SourcesHub:
     def takes_angles_from(self, source: str) -> bool:
         """Whether the top's angle from `source` feeds the game (the table reads one sensor)."""
         return self._angle_source in ("", source)
+
+    def angle_rate_hz(self) -> float:
+        """The most angle samples a second the game needs (spin.max_rate_hz; 0: all)."""
+        return self._angle_rate_hz
 
     def feed(self, inputs: Sequence[object]) -> None:
         self._feed(inputs, None)

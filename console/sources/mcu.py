@@ -93,6 +93,7 @@ def add_mcu(host: SourceHost, name: str, port: str, baudrate: int) -> McuLink:
         on_status=lambda state, detail: host.report_status(name, state, detail),
         on_error=lambda message: host.report_error(name, message),
         on_angle=feed.angle if angle else None,
+        angle_rate_hz=host.angle_rate_hz() if angle else 0.0,
         on_held=feed.held if buttons and host.watches_buttons() else None,
     )
     host.add_link(name, link)

@@ -80,8 +80,8 @@ class Device:
     def heartbeat(self, host_ns: int, held: int = 0) -> bytes:
         return encode(Heartbeat(self._next_seq(), self.us(host_ns), held))
 
-    def angle(self, host_ns: int, raw: int) -> bytes:
-        return encode(Angle(self._next_seq(), self.us(host_ns), raw, 1))
+    def angle(self, host_ns: int, raw: int, status: int = 1) -> bytes:
+        return encode(Angle(self._next_seq(), self.us(host_ns), raw, status))
 
     def pong(self, ping_frame: bytes, host_ns: int) -> bytes:
         ping = decode_one(ping_frame)
