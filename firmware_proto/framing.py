@@ -61,6 +61,25 @@ def cobs_decode(data: bytes) -> bytes:
     Raises ValueError if ``data`` is not valid COBS: it contains a 0x00 byte, or a code byte
     announces more bytes than remain.
     """
+    n = len(data)
+    if 0 < n < 0xFF and 0 not in data:
+        # Every frame of the protocol (at most MAX_ENCODED bytes): no 0xFF code fits, so each
+        # code byte after the first stands exactly where a zero was. Walk the codes, put the
+        # zeros back and drop the first code; an overrun is named by the general decoder.
+        out = bytearray(data)
+        i = 0
+        while i < n:
+            code = out[i]
+            out[i] = 0
+            i += code
+        if i == n:
+            del out[0]
+            return bytes(out)
+    return _cobs_decode_general(data)
+
+
+def _cobs_decode_general(data: bytes) -> bytes:
+    """`cobs_decode` for any length, and the one that names what is wrong."""
     out = bytearray()
     n = len(data)
     i = 0

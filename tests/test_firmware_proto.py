@@ -200,6 +200,24 @@ def test_cobs_round_trip_random() -> None:
         assert cobs_decode(encoded) == data
 
 
+def test_cobs_decode_of_a_short_frame_agrees_with_the_general_decoder() -> None:
+    # Frames under 255 bytes take a shortcut (the protocol's own); on any bytes at all, valid
+    # or not, it gives what the general decoder gives: the same data or the same error.
+    from firmware_proto.framing import _cobs_decode_general
+
+    def outcome(decode: Callable[[bytes], bytes], encoded: bytes) -> bytes | str:
+        try:
+            return decode(encoded)
+        except ValueError as exc:
+            return str(exc)
+
+    rng = random.Random(5)
+    for _ in range(3000):
+        n = rng.randrange(1, 300)
+        encoded = bytes(rng.choice((rng.randrange(1, 16), rng.randrange(0, 256))) for _ in range(n))
+        assert outcome(cobs_decode, encoded) == outcome(_cobs_decode_general, encoded)
+
+
 def test_cobs_decode_accepts_a_redundant_trailing_code() -> None:
     # Non-canonical but unambiguous: a full 0xFF run followed by an empty final run.
     assert cobs_decode(b"\xff" + b"\x01" * 254 + b"\x01") == b"\x01" * 254

@@ -26,14 +26,24 @@ def replay(text: str) -> tuple[int, list[dict[str, Any]], str]:
     return status, [json.loads(line) for line in out.getvalue().splitlines()], err.getvalue()
 
 
-@pytest.mark.process  # the command as a process: what is tested
-def test_examples_replay_from_the_command_line() -> None:
-    for example in sorted((ROOT / "examples").glob("*.jsonl")):
-        done = subprocess.run([sys.executable, "-m", "console.cli", "replay", str(example)],
-                              capture_output=True, text=True, cwd=ROOT, check=False)
-        assert done.returncode == 0, done.stderr
-        events = [json.loads(line) for line in done.stdout.splitlines()]
-        assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+def test_every_example_replays() -> None:
+    examples = sorted((ROOT / "examples").glob("*.jsonl"))
+    assert len(examples) > 10
+    for example in examples:
+        status, events, err = replay(example.read_text(encoding="utf-8"))
+        assert status == 0, (example.name, err)
+        assert [e["seq"] for e in events] == list(range(1, len(events) + 1)), example.name
+
+
+@pytest.mark.process  # the command as a process: what is tested (each example: above, in process)
+def test_an_example_replays_from_the_command_line() -> None:
+    example = ROOT / "examples" / "photo-finish.jsonl"
+    done = subprocess.run([sys.executable, "-m", "console.cli", "replay", str(example)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events == replay(example.read_text(encoding="utf-8"))[1]  # the same as in process
 
 
 def test_photo_finish_example_is_decided_on_source_time() -> None:
