@@ -54,6 +54,8 @@ CPU_PHONES, CPU_HZ, CPU_SECONDS = 24, 20, 15
 SLEEP_SHARE = 1 / 3  # of the presses with the phone's radio asleep around them
 LEAD_S = 0.4  # from scheduling a press to it
 DECISION_S = 6.0  # the longest a question waits for its decision here
+FORGED_TRIALS = 3  # presses at each forged claim, at least (a quarter of `samples` if more)
+NBODY_STEPS = 500_000  # the yardstick's length (bench cpu's n-body), for the Pi 4 estimate
 NS_PER_MS = 1_000_000
 
 # Pressing at a scheduled instant on the machine's clock (performance.timeOrigin + now() is
@@ -118,7 +120,7 @@ def _run(tmp: Path, samples: int) -> dict[str, Any]:
                                                          samples, rng))
     finally:
         stop_processes(procs)
-    nbody_s, steps = nbody(500_000)
+    nbody_s, steps = nbody(NBODY_STEPS)
     pi4_ratio = PI4_NBODY_S_PER_STEP / (nbody_s / steps)
     beats = CPU_PHONES * CPU_HZ * CPU_SECONDS
     cost_s = max(0.0, busy - idle)
@@ -199,7 +201,7 @@ async def _in_browsers(phones_port: int, commands: subprocess.Popen[bytes], line
         largest = 0.0
         for claimed in FORGED_MS:
             await pages[2].evaluate(f"window.forgeMs = {claimed}")
-            gains = [await trial.alone(pages[2]) for _ in range(max(3, samples // 4))]
+            gains = [await trial.alone(pages[2]) for _ in range(max(FORGED_TRIALS, samples // 4))]
             taken = [g for g in gains if g is not None]
             forged["claimed_earlier_ms"][str(claimed)] = {
                 "taken": round(len(taken) / len(gains), 2),
