@@ -313,6 +313,9 @@ async def test_unplug_replug(
         assert rec.errors == []
 
 
+# Places both presses within 5 ms of their true time across a blip and a new seed: under the
+# parallel pass's load a seeding round trip once came back late enough to miss that (6.7 ms).
+@pytest.mark.timing
 async def test_a_press_during_a_cable_blip_is_asked_for_again_and_placed_on_its_stamp(
     make_sim: Callable[..., SimulatedMcu], tmp_path: Path
 ) -> None:
