@@ -20,6 +20,7 @@ from .codec import (
 from .framing import cobs_decode, cobs_encode, crc16
 from .messages import (
     ANGLE_STATUS_MASK,
+    MAX_ANGLES_PER_FRAME,
     MAX_FIRMWARE_BYTES,
     MAX_HEARTBEAT_INTERVAL_US,
     MAX_PADS,
@@ -30,6 +31,7 @@ from .messages import (
     RESEND_DEPTH,
     SEQ_MODULUS,
     Angle,
+    Angles,
     AngleStatus,
     DeviceMessage,
     Heartbeat,
@@ -51,6 +53,7 @@ from .timebase import STAMP_MODULUS, TimestampUnwrapper
 __all__ = [
     "ANGLE_STATUS_MASK",
     "DELIMITER",
+    "MAX_ANGLES_PER_FRAME",
     "MAX_BODY",
     "MAX_ENCODED",
     "MAX_FIRMWARE_BYTES",
@@ -66,6 +69,7 @@ __all__ = [
     "STAMP_MODULUS",
     "Angle",
     "AngleStatus",
+    "Angles",
     "DeviceMessage",
     "FrameDecoder",
     "Heartbeat",

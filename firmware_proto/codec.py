@@ -12,9 +12,11 @@ from typing import Final
 
 from .framing import cobs_decode, cobs_encode, crc16
 from .messages import (
+    MAX_ANGLES_PER_FRAME,
     MAX_FIRMWARE_BYTES,
     PROTOCOL_VERSION,
     Angle,
+    Angles,
     Heartbeat,
     Hello,
     HelloRequest,
@@ -57,6 +59,10 @@ _HELLO_FIXED: Final = struct.Struct("<BBHI")  # version, pad_count, resolution, 
 _SEQ_STAMP_MASK: Final = struct.Struct("<HIH")  # PRESS, RELEASE, HEARTBEAT
 _PONG: Final = struct.Struct("<HI")
 _ANGLE: Final = struct.Struct("<HIHB")
+_ANGLES_HEAD: Final = struct.Struct("<HIB")  # seq, the newest reading's stamp, status
+_ANGLES_READING: Final = 4  # age_us u16, raw_angle u16
+# The pairs of readings of an ANGLES payload by their count, unpacked in one call.
+_ANGLES_PAIRS: Final = {n: struct.Struct(f"<{2 * n}H") for n in range(1, MAX_ANGLES_PER_FRAME + 1)}
 _HELLO_REQUEST: Final = struct.Struct("<B")
 _LAMPS: Final = struct.Struct("<HH")
 _PING: Final = struct.Struct("<H")
@@ -93,6 +99,10 @@ def _type_and_payload(msg: Message) -> tuple[MsgType, bytes]:
         case Angle():
             payload = _ANGLE.pack(msg.seq, msg.timestamp_us, msg.raw_angle, msg.status)
             return MsgType.ANGLE, payload
+        case Angles():
+            head = _ANGLES_HEAD.pack(msg.seq, msg.timestamp_us, msg.status)
+            flat = [value for reading in msg.readings for value in reading]
+            return MsgType.ANGLES, head + _ANGLES_PAIRS[len(msg.readings)].pack(*flat)
         case HelloRequest():
             return MsgType.HELLO_REQUEST, _HELLO_REQUEST.pack(msg.protocol_version)
         case Lamps():
@@ -158,10 +168,24 @@ def _parse_payload(msg_type: MsgType, payload: bytes) -> Message:
         except UnicodeDecodeError as exc:
             raise _BadFrame(f"HELLO firmware is not valid UTF-8: {exc.reason}") from None
         return Hello(version, pad_count, resolution, stamp, firmware)
+    if msg_type is MsgType.ANGLES:
+        return _parse_angles(payload)
     layout, record = _FIXED[msg_type]
     if len(payload) != layout.size:
         raise _BadFrame(f"{msg_type.name} payload is {_n_bytes(len(payload))}, expected {layout.size}")
     return record(*layout.unpack(payload))  # the record checks the field values
+
+
+def _parse_angles(payload: bytes) -> Angles:
+    count, extra = divmod(len(payload) - _ANGLES_HEAD.size, _ANGLES_READING)
+    if extra or not 1 <= count <= MAX_ANGLES_PER_FRAME:
+        lo = _ANGLES_HEAD.size + _ANGLES_READING
+        hi = _ANGLES_HEAD.size + _ANGLES_READING * MAX_ANGLES_PER_FRAME
+        raise _BadFrame(f"ANGLES payload is {_n_bytes(len(payload))}, expected {lo}..{hi} "
+                        f"({_ANGLES_HEAD.size} and {_ANGLES_READING} a reading)")
+    seq, stamp, status = _ANGLES_HEAD.unpack_from(payload)
+    flat = _ANGLES_PAIRS[count].unpack_from(payload, _ANGLES_HEAD.size)
+    return Angles(seq, stamp, status, tuple(zip(flat[0::2], flat[1::2], strict=True)))
 
 
 def _check_hello_size(payload: bytes) -> None:

@@ -14,6 +14,7 @@ from typing import TypeAlias
 
 __all__ = [
     "ANGLE_STATUS_MASK",
+    "MAX_ANGLES_PER_FRAME",
     "MAX_FIRMWARE_BYTES",
     "MAX_HEARTBEAT_INTERVAL_US",
     "MAX_PADS",
@@ -25,6 +26,7 @@ __all__ = [
     "SEQ_MODULUS",
     "Angle",
     "AngleStatus",
+    "Angles",
     "DeviceMessage",
     "Heartbeat",
     "Hello",
@@ -41,7 +43,7 @@ __all__ = [
     "Resend",
 ]
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: ANGLES (a burst of readings in one frame)
 
 # Pad sets travel as u16 bitmasks (bit i = pad i), so a device has at most 16 pads.
 MAX_PADS = 16
@@ -52,7 +54,10 @@ MAX_FIRMWARE_BYTES = 32
 # console's angle code (sectors, the spin detector, the simulated top) takes its scale from here.
 RAW_PER_TURN = 4096
 MAX_RAW_ANGLE = RAW_PER_TURN - 1
-# PRESS, RELEASE, HEARTBEAT and ANGLE share one u16 sequence counter that wraps 65535 -> 0
+# ANGLES carries at most this many readings: 7 + 4 x 13 bytes of payload keep its body (62
+# bytes) within MAX_BODY, so no receiver buffer grows for it.
+MAX_ANGLES_PER_FRAME = 13
+# PRESS, RELEASE, HEARTBEAT, ANGLE and ANGLES share one u16 sequence counter that wraps 65535 -> 0
 # (PROTOCOL.md 5.3); a PING's u16 id wraps the same way (4.9).
 SEQ_MODULUS = 1 << 16
 PING_ID_MODULUS = 1 << 16
@@ -74,6 +79,7 @@ class MsgType(IntEnum):
     HEARTBEAT = 0x04
     PONG = 0x05
     ANGLE = 0x06
+    ANGLES = 0x07
     # host -> device
     HELLO_REQUEST = 0x81
     LAMPS = 0x82
@@ -265,6 +271,39 @@ class Angle:
 
 
 @dataclass(frozen=True, slots=True)
+class Angles:
+    """Device -> host: a burst of readings of the angle sensor with one sensor ``status``, in
+    one frame (PROTOCOL.md 4.11). ``timestamp_us`` is the newest reading's time; ``readings``
+    are ``(age_us, raw_angle)`` pairs, oldest first, each taken ``age_us`` before it (so the
+    ages do not grow, and the last one is 0)."""
+
+    seq: int
+    timestamp_us: int
+    status: int
+    readings: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        _check_uint("seq", self.seq, 16)
+        _check_uint("timestamp_us", self.timestamp_us, 32)
+        _check_uint("status", self.status, 8)
+        if self.status & ~ANGLE_STATUS_MASK:
+            raise ValueError(f"status must use only bits 0..2 (3..7 are reserved), got {self.status:#04x}")
+        if not 1 <= len(self.readings) <= MAX_ANGLES_PER_FRAME:
+            raise ValueError(f"readings must be 1..{MAX_ANGLES_PER_FRAME}, got {len(self.readings)}")
+        previous = 0xFFFF
+        for age, raw in self.readings:
+            _check_uint("age_us", age, 16)
+            _check_range("raw_angle", raw, 0, MAX_RAW_ANGLE, "12-bit sensor")
+            if age > previous:
+                raise ValueError(f"the readings' ages must not grow (oldest first), "
+                                 f"got {age} after {previous}")
+            previous = age
+        if previous != 0:
+            raise ValueError("the last reading's age must be 0 (the frame's stamp is its time), "
+                             f"got {previous}")
+
+
+@dataclass(frozen=True, slots=True)
 class HelloRequest:
     """Host -> device: "say HELLO"; carries the host's protocol version."""
 
@@ -324,6 +363,6 @@ class ProtocolError:
     raw: bytes
 
 
-DeviceMessage: TypeAlias = Hello | Press | Release | Heartbeat | Pong | Angle
+DeviceMessage: TypeAlias = Hello | Press | Release | Heartbeat | Pong | Angle | Angles
 HostMessage: TypeAlias = HelloRequest | Lamps | Ping | Resend
 Message: TypeAlias = DeviceMessage | HostMessage

@@ -19,9 +19,11 @@ from pathlib import Path
 
 import firmware_proto
 from firmware_proto import (
+    MAX_ANGLES_PER_FRAME,
     MAX_ENCODED,
     MAX_FIRMWARE_BYTES,
     Angle,
+    Angles,
     FrameDecoder,
     Heartbeat,
     Hello,
@@ -52,6 +54,7 @@ _NAMES: dict[type[Message], str] = {
     Heartbeat: "HEARTBEAT",
     Pong: "PONG",
     Angle: "ANGLE",
+    Angles: "ANGLES",
     HelloRequest: "HELLO_REQUEST",
     Lamps: "LAMPS",
     Ping: "PING",
@@ -86,8 +89,12 @@ def _hex(data: bytes) -> str:
 
 
 def message_text(msg: Message) -> str:
-    """The host_test spelling of a message: type name, then its fields in wire order."""
+    """The host_test spelling of a message: type name, then its fields in wire order (ANGLES:
+    its readings' count, then each reading's age and raw angle)."""
     fields: list[str] = [_NAMES[type(msg)]]
+    if isinstance(msg, Angles):
+        fields += [str(msg.seq), str(msg.timestamp_us), str(msg.status), str(len(msg.readings))]
+        return " ".join(fields + [str(value) for reading in msg.readings for value in reading])
     for field in dataclasses.fields(msg):
         value = getattr(msg, field.name)
         fields.append(_hex(value.encode("utf-8")) if isinstance(value, str) else str(value))
@@ -165,6 +172,28 @@ def _random_message(rng: random.Random) -> Message:
     if kind == 7:
         return Lamps(u(16), u(16))
     return Ping(u(16))
+
+
+def _random_angles(rng: random.Random) -> Angles:
+    count = rng.choice([1, 2, MAX_ANGLES_PER_FRAME, rng.randint(1, MAX_ANGLES_PER_FRAME)])
+    ages = sorted((rng.choice([0, 0xFFFF, rng.getrandbits(16)]) for _ in range(count - 1)), reverse=True)
+    readings = tuple(zip([*ages, 0], (rng.randint(0, 4095) for _ in range(count)), strict=True))
+    return Angles(rng.getrandbits(16), rng.choice([0, 0xFFFF_FFFF, rng.getrandbits(32)]),
+                  rng.randint(0, 7), readings)
+
+
+def _angles_rejects() -> list[bytes]:
+    """ANGLES frames with a correct CRC that each break one rule of PROTOCOL.md 4.11."""
+    head = b"\x01\x00\x10\x27\x00\x00\x01"  # seq 1, stamp 10000, magnet detected
+    return [
+        _body_frame(_checked(0x07, head)),  # no reading
+        _body_frame(_checked(0x07, head + b"\x00\x00\x05")),  # a reading cut short
+        _body_frame(_checked(0x07, head + b"\x00\x00\x00\x10")),  # raw_angle 4096
+        _body_frame(_checked(0x07, head[:6] + b"\x08" + b"\x00\x00\x05\x00")),  # reserved status bit
+        _body_frame(_checked(0x07, head + b"\x0a\x00\x05\x00")),  # the last age not 0
+        _body_frame(_checked(0x07, head + b"\x0a\x00\x05\x00\x0b\x00\x06\x00\x00\x00\x07\x00")),  # ages grow
+        _body_frame(_checked(0x07, head + b"\x00\x00\x05\x00" * (MAX_ANGLES_PER_FRAME + 1))),  # body too long
+    ]
 
 
 def _body_frame(body: bytes) -> bytes:
@@ -280,6 +309,12 @@ def lines() -> list[str]:
     out += [_stream(encode_delimited(msg)) for msg in resends]
     out += [_stream(_body_frame(_checked(0x84, b"\x07\x00\x00")))]  # count 0
     out += [_stream(_body_frame(_checked(0x84, b"\x07\x00")))]  # one byte short
+    # ANGLES (PROTOCOL.md 4.11, protocol version 2), added last for the same reason.
+    angles = [Angles(0, 0, 1, ((0, 0),)), Angles(0xFFFF, 0xFFFF_FFFF, 7, ((0xFFFF, 4095), (0, 0)))]
+    angles += [_random_angles(rng) for _ in range(40)]
+    out += [f"encode {message_text(msg)} = {_hex(encode(msg))}" for msg in angles]
+    out += [_stream(encode_delimited(msg)) for msg in angles]
+    out += [_stream(frame) for frame in _angles_rejects()]
     return out
 
 

@@ -18,7 +18,7 @@ import asyncio
 from console.engine.model import HostAction
 from drivers.mcu_session import PadEdge, Problem, StatusChanged, Watermark
 from drivers.sim_mcu import SimulatedMcu
-from firmware_proto import HelloRequest, Ping
+from firmware_proto import PROTOCOL_VERSION, HelloRequest, Ping
 from tests.conftest import until
 from tests.support.mcu_harness import MS, RTT, Device, Harness, sent
 from tests.support.pty_console import svoya_console
@@ -40,7 +40,7 @@ def statuses(h: Harness) -> list[str]:
 
 def reseed(h: Harness) -> None:
     """Answer the HELLO_REQUEST the session wrote (its round trip seeds the clock again)."""
-    assert h.writes[-1] == HelloRequest(1)
+    assert h.writes[-1] == HelloRequest(PROTOCOL_VERSION)
     h.recv(h.device.hello(h.now + RTT // 2), RTT)
 
 
@@ -51,7 +51,7 @@ def test_a_timer_jump_ahead_is_caught_on_the_first_frame() -> None:
     out = h.recv(h.device.press(pressed, 0b1), 21 * MS)
     assert not any(isinstance(i, PadEdge) for i in out.inputs)  # never on the broken mapping
     assert statuses(h) == ["resyncing"] and "cannot be trusted" in h.inputs[0].message  # type: ignore[union-attr]
-    assert sent(out) == [HelloRequest(1)]
+    assert sent(out) == [HelloRequest(PROTOCOL_VERSION)]
     reseed(h)
     (edge,) = [i for i in h.inputs if isinstance(i, PadEdge)]
     assert abs(edge.at_ns - pressed) <= RTT  # placed by the new seed, near when it happened
@@ -80,7 +80,7 @@ def test_a_timer_step_back_past_the_last_stamp_is_caught_at_once() -> None:
     h = trusted()
     h.device.offset_us -= 50_000
     out = h.recv(h.device.press(h.now + 10 * MS, 0b1), 11 * MS)  # stamped before the heartbeat
-    assert sent(out) == [HelloRequest(1)] and statuses(h) == ["resyncing"] and h.edges() == []
+    assert sent(out) == [HelloRequest(PROTOCOL_VERSION)] and statuses(h) == ["resyncing"] and h.edges() == []
 
 
 def test_a_busy_host_is_not_a_broken_clock() -> None:
@@ -97,7 +97,7 @@ def test_no_pong_in_time_counts_as_a_broken_clock() -> None:
     h = trusted()
     h.recv(h.device.press(h.now + 1 * MS, 0b1), 60 * MS)
     h.timer(h.session.next_deadline())
-    assert statuses(h) == ["resyncing"] and h.writes[-1] == HelloRequest(1)
+    assert statuses(h) == ["resyncing"] and h.writes[-1] == HelloRequest(PROTOCOL_VERSION)
 
 
 def test_a_pong_late_because_the_host_is_still_busy_still_vouches() -> None:

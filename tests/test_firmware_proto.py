@@ -14,11 +14,13 @@ import pytest
 
 import firmware_proto
 from firmware_proto import (
+    MAX_ANGLES_PER_FRAME,
     MAX_BODY,
     MAX_ENCODED,
     MAX_FIRMWARE_BYTES,
     PROTOCOL_VERSION,
     Angle,
+    Angles,
     AngleStatus,
     DeviceMessage,
     FrameDecoder,
@@ -77,6 +79,10 @@ EXAMPLES: list[Message] = [
     Pong(ping_id=0, timestamp_us=0),
     Angle(seq=10, timestamp_us=2_500_000, raw_angle=2048, status=0b001),
     Angle(seq=0xFFFF, timestamp_us=0, raw_angle=4095, status=0b111),
+    Angles(seq=11, timestamp_us=2_510_000, status=0b001, readings=((3000, 2048), (2000, 2100), (0, 2180))),
+    Angles(seq=0, timestamp_us=0xFFFF_FFFF, status=0b111, readings=((0, 4095),)),
+    Angles(seq=0xFFFF, timestamp_us=7, status=0,
+           readings=(*((0xFFFF - i, i) for i in range(MAX_ANGLES_PER_FRAME - 1)), (0, 0))),
     HelloRequest(protocol_version=1),
     HelloRequest(protocol_version=0),
     Lamps(on=0b101, blink=0b100),
@@ -271,12 +277,13 @@ def test_message_type_codes_are_the_specified_ones() -> None:
         "HEARTBEAT": 0x04,
         "PONG": 0x05,
         "ANGLE": 0x06,
+        "ANGLES": 0x07,
         "HELLO_REQUEST": 0x81,
         "LAMPS": 0x82,
         "PING": 0x83,
         "RESEND": 0x84,
     }
-    assert PROTOCOL_VERSION == 1
+    assert PROTOCOL_VERSION == 2  # 2: ANGLES
 
 
 def test_longest_message_fits_max_body_with_room() -> None:
@@ -484,7 +491,7 @@ def test_press_payload_length_reason_reads_as_specified() -> None:
 
 
 def test_hello_payload_length_is_a_range() -> None:
-    fixed = struct.pack("<BBHI", 1, 4, 1, 0)
+    fixed = struct.pack("<BBHI", PROTOCOL_VERSION, 4, 1, 0)
     assert isinstance(decode_body(_body(MsgType.HELLO, fixed)), Hello)
     assert isinstance(decode_body(_body(MsgType.HELLO, fixed + b"v" * 32)), Hello)
     too_long = decode_body(_body(MsgType.HELLO, fixed + b"v" * 33))
@@ -497,13 +504,14 @@ def test_hello_payload_length_is_a_range() -> None:
 
 
 def test_hello_of_another_version_is_named_even_if_it_does_not_fit() -> None:
-    item = decode_body(_body(MsgType.HELLO, bytes([2]) + b"\x07" * 50))
+    item = decode_body(_body(MsgType.HELLO, bytes([PROTOCOL_VERSION + 1]) + b"\x07" * 50))
     assert isinstance(item, ProtocolError)
-    assert "device speaks protocol version 2, host 1" in item.reason
+    assert f"device speaks protocol version {PROTOCOL_VERSION + 1}, host {PROTOCOL_VERSION}" in item.reason
 
 
 def test_hello_of_another_version_that_fits_decodes_for_the_host_to_refuse() -> None:
-    msg = Hello(protocol_version=2, pad_count=1, timer_resolution_us=1, timestamp_us=0, firmware="")
+    msg = Hello(protocol_version=PROTOCOL_VERSION + 1, pad_count=1, timer_resolution_us=1, timestamp_us=0,
+                firmware="")
     assert decode_body(encode_body(msg)) == msg
 
 
@@ -702,6 +710,15 @@ VALIDATION_CASES: list[tuple[Callable[[], object], str]] = [
     (lambda: Angle(seq=0, timestamp_us=0, raw_angle=-1, status=1), "raw_angle must be 0..4095"),
     (lambda: Angle(seq=0, timestamp_us=0, raw_angle=0, status=8), "status must use only bits"),
     (lambda: Angle(seq=0, timestamp_us=0, raw_angle=0, status=256), "status must fit in 8 bits"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=()), "readings must be 1..13"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=((0, 1),) * 14), "readings must be 1..13"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=((0, 4096),)), "raw_angle must be 0..4095"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=8, readings=((0, 1),)), "status must use only bits"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=((1 << 16, 1), (0, 1))),
+     "age_us must fit in 16 bits"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=((5, 1), (6, 1), (0, 1))),
+     "ages must not grow"),
+    (lambda: Angles(seq=0, timestamp_us=0, status=1, readings=((5, 1),)), "the last reading's age must be 0"),
     (
         lambda: Hello(protocol_version=256, pad_count=1, timer_resolution_us=1, timestamp_us=0, firmware=""),
         "protocol_version must fit in 8 bits",
@@ -779,6 +796,25 @@ def test_pad_indices() -> None:
     assert Press(seq=0, timestamp_us=0, pads=0xFFFF).pad_indices == tuple(range(16))
     assert Heartbeat(seq=0, timestamp_us=0, held=0).held_indices == ()
     assert Heartbeat(seq=0, timestamp_us=0, held=0b110).held_indices == (1, 2)
+
+
+def test_the_fullest_angles_frame_fits_max_body() -> None:
+    """PROTOCOL.md 4.11: 13 readings are a 62-byte body, within MAX_BODY (one COBS block)."""
+    fullest = Angles(seq=1, timestamp_us=2, status=1, readings=((0, 4095),) * MAX_ANGLES_PER_FRAME)
+    assert len(encode_body(fullest)) == 62 <= MAX_BODY
+    assert FrameDecoder().feed(encode(fullest)) == [fullest]
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (bytes(7), "ANGLES payload is 7 bytes, expected 11..59"),
+    (bytes(12), "ANGLES payload is 12 bytes, expected 11..59"),
+    (bytes(7) + b"\x00\x00\x00\x10", "invalid ANGLES: raw_angle must be 0..4095"),
+    (bytes(7) + b"\x01\x00\x00\x00", "invalid ANGLES: the last reading's age must be 0"),
+])
+def test_a_bad_angles_payload_is_named(payload: bytes, reason: str) -> None:
+    error = _decode_one(_frame(_body(0x07, payload)))
+    assert isinstance(error, ProtocolError)
+    assert error.reason.startswith(reason), error.reason
 
 
 def test_angle_helpers() -> None:
@@ -888,7 +924,7 @@ def test_unwrap_rejects_values_outside_u32(stamp: int) -> None:
 
 _RECORDS: dict[str, Callable[..., Message]] = {
     cls.__name__: cls
-    for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, HelloRequest, Lamps, Ping, Resend)
+    for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, Angles, HelloRequest, Lamps, Ping, Resend)
 }
 
 

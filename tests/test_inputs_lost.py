@@ -20,7 +20,7 @@ from console.scenario import step_to_json
 from drivers.mcu_session import PadEdge
 from drivers.mcu_session import Watermark as McuWatermark
 from drivers.sim_mcu import SimulatedMcu
-from firmware_proto import HelloRequest, Resend
+from firmware_proto import PROTOCOL_VERSION, HelloRequest, Resend
 from tests.conftest import until
 from tests.engine_harness import MS, Table
 from tests.support.mcu_harness import RTT, TIMEOUT, Harness, connected_harness, sent
@@ -55,7 +55,7 @@ def test_a_gap_in_the_handshake_is_asked_for_and_the_presses_keep_device_order()
     """Right after the port opens, frames arrive before the HELLO answer: a gap among them
     is asked for at once, and the frame sent again takes its place by its own stamp."""
     h = Harness()
-    assert sent(h.open()) == [HelloRequest(1)]
+    assert sent(h.open()) == [HelloRequest(PROTOCOL_VERSION)]
     h.recv(h.device.heartbeat(h.now), 1 * MS)  # seq 0, before the HELLO: held
     lost = h.device.press(h.now + 1 * MS, 0b01)  # seq 1, lost on the line
     out = h.recv(h.device.press(h.now + 2 * MS, 0b10), 3 * MS)  # seq 2 reveals the gap

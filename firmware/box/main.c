@@ -1,5 +1,5 @@
 /* Reference firmware of the serial button box: ATmega328P at 16 MHz (Arduino Nano),
- * speaking firmware_proto/PROTOCOL.md version 1 at 115200 baud on the hardware UART.
+ * speaking firmware_proto/PROTOCOL.md version 2 at 115200 baud on the hardware UART.
  *
  * Wiring (README "The button box"): pads 0..5 on PD2..PD7 (Nano D2..D7), each a switch to
  * GND with the internal pull-up; lamps 0..5 on PB0..PB5 (Nano D8..D13, active high, D13 is

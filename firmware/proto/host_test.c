@@ -9,7 +9,8 @@
  *   stream <bytes hex> = <item> ; <item> ; ...      proto_rx_feed byte by byte; an item is a
  *                                                   message or the name of an error kind
  * A message is its type name and its fields in PROTOCOL.md order, in decimal, HELLO's
- * firmware as hex: "PRESS 7 1000000 5", "HELLO 1 12 250 123456789 6368676b".
+ * firmware as hex: "PRESS 7 1000000 5", "HELLO 1 12 250 123456789 6368676b"; ANGLES's
+ * readings follow their count as age and raw pairs: "ANGLES 3 5000 1 2 250 17 0 18".
  * Prints every failure and a summary; exits 1 if any check failed.  Usage: host_test [FILE]. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,7 @@ static const struct {
 } TYPE_NAMES[] = {
     {PROTO_HELLO, "HELLO"}, {PROTO_PRESS, "PRESS"}, {PROTO_RELEASE, "RELEASE"},
     {PROTO_HEARTBEAT, "HEARTBEAT"}, {PROTO_PONG, "PONG"}, {PROTO_ANGLE, "ANGLE"},
+    {PROTO_ANGLES, "ANGLES"},
     {PROTO_HELLO_REQUEST, "HELLO_REQUEST"}, {PROTO_LAMPS, "LAMPS"}, {PROTO_PING, "PING"},
     {PROTO_RESEND, "RESEND"},
 };
@@ -90,6 +92,12 @@ static void format_msg(const struct proto_msg *m, char *out)
         sprintf(out, "%s %u %lu %u %u", name, m->u.angle.seq, (unsigned long)m->u.angle.timestamp_us,
                 m->u.angle.raw_angle, m->u.angle.status);
         break;
+    case PROTO_ANGLES:
+        out += sprintf(out, "%s %u %lu %u %u", name, m->u.angles.seq,
+                       (unsigned long)m->u.angles.timestamp_us, m->u.angles.status, m->u.angles.count);
+        for (uint8_t i = 0; i < m->u.angles.count; i++)
+            out += sprintf(out, " %u %u", m->u.angles.age_us[i], m->u.angles.raw_angle[i]);
+        break;
     case PROTO_HELLO_REQUEST:
         sprintf(out, "%s %u", name, m->u.hello_request_version);
         break;
@@ -110,7 +118,7 @@ static void format_msg(const struct proto_msg *m, char *out)
 /* Parse a message from tokens tok[0..n-1]; returns 0 on success. */
 static int parse_msg(char **tok, int n, struct proto_msg *m)
 {
-    unsigned long v[5] = {0};
+    unsigned long v[4 + 2 * PROTO_MAX_ANGLES] = {0};
     int type = -1;
     for (size_t i = 0; i < sizeof TYPE_NAMES / sizeof TYPE_NAMES[0]; i++)
         if (n > 0 && strcmp(tok[0], TYPE_NAMES[i].name) == 0)
@@ -118,7 +126,7 @@ static int parse_msg(char **tok, int n, struct proto_msg *m)
     if (type < 0)
         return -1;
     int fields = n - 1;
-    for (int i = 0; i < fields && i < 5; i++)
+    for (int i = 0; i < fields && i < (int)(sizeof v / sizeof v[0]); i++)
         v[i] = strtoul(tok[1 + i], NULL, 10);
     memset(m, 0, sizeof *m);
     m->type = (uint8_t)type;
@@ -153,6 +161,18 @@ static int parse_msg(char **tok, int n, struct proto_msg *m)
         m->u.angle.raw_angle = (uint16_t)v[2];
         m->u.angle.status = (uint8_t)v[3];
         return fields == 4 ? 0 : -1;
+    case PROTO_ANGLES:
+        m->u.angles.seq = (uint16_t)v[0];
+        m->u.angles.timestamp_us = (uint32_t)v[1];
+        m->u.angles.status = (uint8_t)v[2];
+        m->u.angles.count = (uint8_t)v[3];
+        if (v[3] > PROTO_MAX_ANGLES || fields != 4 + 2 * (int)v[3])
+            return -1;
+        for (uint8_t i = 0; i < m->u.angles.count; i++) {
+            m->u.angles.age_us[i] = (uint16_t)v[4 + 2 * i];
+            m->u.angles.raw_angle[i] = (uint16_t)v[5 + 2 * i];
+        }
+        return 0;
     case PROTO_HELLO_REQUEST:
         m->u.hello_request_version = (uint8_t)v[0];
         return fields == 1 ? 0 : -1;

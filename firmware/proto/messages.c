@@ -8,6 +8,8 @@
 #define EDGE_SIZE 8u
 #define PONG_SIZE 6u
 #define ANGLE_SIZE 9u
+#define ANGLES_HEAD 7u    /* seq, stamp, status; then 4 bytes a reading */
+#define ANGLES_READING 4u
 #define HELLO_REQUEST_SIZE 1u
 #define LAMPS_SIZE 4u
 #define PING_SIZE 2u
@@ -86,6 +88,17 @@ static int angle_fields_ok(const struct proto_angle *a)
     return a->raw_angle <= PROTO_MAX_RAW_ANGLE && (a->status & ~PROTO_ANGLE_STATUS_MASK) == 0;
 }
 
+static int angles_fields_ok(const struct proto_angles *a)
+{
+    if (a->count < 1 || a->count > PROTO_MAX_ANGLES || (a->status & ~PROTO_ANGLE_STATUS_MASK) != 0)
+        return 0;
+    for (uint8_t i = 0; i < a->count; i++) {
+        if (a->raw_angle[i] > PROTO_MAX_RAW_ANGLE || (i > 0 && a->age_us[i] > a->age_us[i - 1]))
+            return 0;
+    }
+    return a->age_us[a->count - 1] == 0;
+}
+
 int proto_encode_body(const struct proto_msg *msg, uint8_t *body)
 {
     uint8_t *p = body + 1;
@@ -130,6 +143,20 @@ int proto_encode_body(const struct proto_msg *msg, uint8_t *body)
         p[8] = msg->u.angle.status;
         n = ANGLE_SIZE;
         break;
+    case PROTO_ANGLES: {
+        const struct proto_angles *a = &msg->u.angles;
+        if (!angles_fields_ok(a))
+            return -1;
+        put16(p, a->seq);
+        put32(p + 2, a->timestamp_us);
+        p[6] = a->status;
+        for (uint8_t i = 0; i < a->count; i++) {
+            put16(p + ANGLES_HEAD + ANGLES_READING * i, a->age_us[i]);
+            put16(p + ANGLES_HEAD + ANGLES_READING * i + 2, a->raw_angle[i]);
+        }
+        n = ANGLES_HEAD + ANGLES_READING * (size_t)a->count;
+        break;
+    }
     case PROTO_HELLO_REQUEST:
         p[0] = msg->u.hello_request_version;
         n = HELLO_REQUEST_SIZE;
@@ -168,11 +195,13 @@ int proto_encode(const struct proto_msg *msg, uint8_t *wire)
     return (int)(n + 1);
 }
 
-/* Payload size of a fixed-layout type, 0 for HELLO (variable) and -1 for unknown types. */
+/* Payload size of a fixed-layout type, 0 for HELLO and ANGLES (variable) and -1 for unknown
+ * types. */
 static int payload_size(uint8_t type)
 {
     switch (type) {
-    case PROTO_HELLO: return 0;
+    case PROTO_HELLO:
+    case PROTO_ANGLES: return 0;
     case PROTO_PRESS:
     case PROTO_RELEASE:
     case PROTO_HEARTBEAT: return EDGE_SIZE;
@@ -203,6 +232,10 @@ enum proto_status proto_decode_body(const uint8_t *body, size_t len, struct prot
     size_t n = len - 3; /* payload length */
     if (type == PROTO_HELLO) {
         if (n < HELLO_FIXED || n > HELLO_FIXED + PROTO_MAX_FIRMWARE)
+            return PROTO_ERR_LENGTH;
+    } else if (type == PROTO_ANGLES) {
+        if (n < ANGLES_HEAD + ANGLES_READING || n > ANGLES_HEAD + ANGLES_READING * PROTO_MAX_ANGLES
+            || (n - ANGLES_HEAD) % ANGLES_READING != 0)
             return PROTO_ERR_LENGTH;
     } else if (n != (size_t)size) {
         return PROTO_ERR_LENGTH;
@@ -240,6 +273,18 @@ enum proto_status proto_decode_body(const uint8_t *body, size_t len, struct prot
         out->u.angle.raw_angle = get16(p + 6);
         out->u.angle.status = p[8];
         return angle_fields_ok(&out->u.angle) ? PROTO_OK : PROTO_ERR_VALUE;
+    case PROTO_ANGLES: {
+        struct proto_angles *a = &out->u.angles;
+        a->seq = get16(p);
+        a->timestamp_us = get32(p + 2);
+        a->status = p[6];
+        a->count = (uint8_t)((n - ANGLES_HEAD) / ANGLES_READING);
+        for (uint8_t i = 0; i < a->count; i++) {
+            a->age_us[i] = get16(p + ANGLES_HEAD + ANGLES_READING * i);
+            a->raw_angle[i] = get16(p + ANGLES_HEAD + ANGLES_READING * i + 2);
+        }
+        return angles_fields_ok(a) ? PROTO_OK : PROTO_ERR_VALUE;
+    }
     case PROTO_HELLO_REQUEST:
         out->u.hello_request_version = p[0];
         return PROTO_OK;

@@ -1,4 +1,4 @@
-/* Messages of the MCU <-> Pi protocol, version 1 (firmware_proto/PROTOCOL.md), in plain C99:
+/* Messages of the MCU <-> Pi protocol, version 2 (firmware_proto/PROTOCOL.md), in plain C99:
  * encoding to wire frames, decoding of frames, and a resynchronising byte-stream receiver.
  *
  * The same checks as the Python codec (firmware_proto/codec.py), in the same order: body
@@ -14,7 +14,7 @@
 
 #include "cobs.h"
 
-#define PROTO_VERSION 1u
+#define PROTO_VERSION 2u
 #define PROTO_MIN_BODY 3u      /* type + CRC */
 #define PROTO_MAX_BODY 64u
 #define PROTO_MAX_ENCODED 80u  /* bytes a receiver buffers between delimiters */
@@ -22,6 +22,7 @@
 #define PROTO_MAX_PADS 16u
 #define PROTO_MAX_RAW_ANGLE 4095u
 #define PROTO_ANGLE_STATUS_MASK 0x07u
+#define PROTO_MAX_ANGLES 13u /* readings in one ANGLES frame: its body is then 62 bytes */
 #define PROTO_MAX_HEARTBEAT_INTERVAL_US 100000ul
 /* A whole wire frame: COBS(body) plus the delimiter. */
 #define PROTO_MAX_WIRE (PROTO_COBS_MAX(PROTO_MAX_BODY) + 1u)
@@ -34,6 +35,7 @@ enum proto_type {
     PROTO_HEARTBEAT = 0x04,
     PROTO_PONG = 0x05,
     PROTO_ANGLE = 0x06,
+    PROTO_ANGLES = 0x07,
     /* host -> device */
     PROTO_HELLO_REQUEST = 0x81,
     PROTO_LAMPS = 0x82,
@@ -85,6 +87,17 @@ struct proto_angle {
     uint8_t status;
 };
 
+/* A burst of readings with one status; timestamp_us is the newest reading's time, and
+ * reading i was taken age_us[i] before it (oldest first: the ages do not grow, the last is 0). */
+struct proto_angles {
+    uint16_t seq;
+    uint32_t timestamp_us;
+    uint8_t status;
+    uint8_t count; /* 1..PROTO_MAX_ANGLES */
+    uint16_t age_us[PROTO_MAX_ANGLES];
+    uint16_t raw_angle[PROTO_MAX_ANGLES];
+};
+
 struct proto_lamps {
     uint16_t on;
     uint16_t blink;
@@ -102,6 +115,7 @@ struct proto_msg {
         struct proto_edge edge; /* PRESS, RELEASE, HEARTBEAT */
         struct proto_pong pong;
         struct proto_angle angle;
+        struct proto_angles angles;
         uint8_t hello_request_version; /* HELLO_REQUEST */
         struct proto_lamps lamps;
         uint16_t ping_id; /* PING */
