@@ -50,6 +50,7 @@ from firmware_proto import (
     SEQ_MODULUS,
     STAMP_MODULUS,
     Angle,
+    Angles,
     FrameDecoder,
     Heartbeat,
     Hello,
@@ -209,8 +210,9 @@ class McuSession:
       Watermarks never decrease, across rounds too.  Presses that arrive before the clock is
       seeded wait (at most 64) and are handed on when it is.  An edge's ``at_ns`` never maps
       earlier than an earlier-stamped frame's (see `McuTimeline.map_edge`).
-    * Angles (if ``angles``): ANGLE frames become :class:`AngleReading` inputs once the
-      clock is seeded (a stale angle is worth nothing); their ``at_ns`` never decreases.
+    * Angles (if ``angles``): ANGLE frames, and each reading of an ANGLES frame (a burst,
+      its stamp checked once), become :class:`AngleReading` inputs once the clock is seeded
+      (a stale angle is worth nothing); their ``at_ns`` never decreases.
       With ``angle_interval_us``, at most one reading per interval of the device's clock is
       kept (one whose sensor status changed always is): the table's rate (spin.max_rate_hz),
       the rest dropped before their stamps are mapped.
@@ -535,13 +537,20 @@ class McuSession:
                 self._trust_again()
         elif isinstance(msg, Angle):
             resent = self._check_seq(msg.seq, msg.timestamp_us, now)
-            if self._angles and not resent and self._thinned(msg):
+            if self._angles and not resent and self._thinned(msg.timestamp_us, msg.status):
                 return
             mcu_us = self._stamp(msg.timestamp_us, resent, now)
             # A resent reading is older than those already handed on: the spin detector
             # works on readings in time order and has moved on.
             if self._angles and self._timeline.ready and not resent:
                 self._angle(msg, mcu_us)
+        elif isinstance(msg, Angles):
+            # One frame for a burst: its sequence and stamp (the newest reading's) are checked
+            # once; each reading is then thinned and mapped like an ANGLE's.
+            resent = self._check_seq(msg.seq, msg.timestamp_us, now)
+            mcu_us = self._stamp(msg.timestamp_us, resent, now)
+            if self._angles and self._timeline.ready and not resent:
+                self._burst(msg, mcu_us)
         else:  # a host -> device message coming back: an echoing (non-raw) tty or a loop
             self._error(
                 f"The MCU on {self._port} sent a host-to-device "
@@ -638,21 +647,32 @@ class McuSession:
             self._out.inputs.append(edge)
         self._advance_watermark(at_ns, always=True)
 
-    def _thinned(self, msg: Angle) -> bool:
-        """Whether a reading comes within ``angle_interval_us`` of the last one kept, with the
-        same sensor status (the rule of console/shell/angle_thinning.py, on the device's
-        clock). At 1 kHz three readings in four are dropped here, before their stamp is
-        checked and mapped: the kept ones check the clock often enough."""
+    def _thinned(self, stamp_us: int, status: int) -> bool:
+        """Whether a reading taken at ``stamp_us`` (the device's wrapping timer) comes within
+        ``angle_interval_us`` of the last one kept, with the same sensor status (the rule of
+        console/shell/angle_thinning.py, on the device's clock). At 1 kHz three readings in
+        four are dropped here, before they are mapped (an ANGLE's before its stamp is even
+        checked: the kept ones check the clock often enough)."""
         kept = self._kept_angle
-        if (kept is not None and msg.status == kept[1]
-                and (msg.timestamp_us - kept[0]) % STAMP_MODULUS < self._angle_interval_us):
+        if (kept is not None and status == kept[1]
+                and (stamp_us - kept[0]) % STAMP_MODULUS < self._angle_interval_us):
             return True
-        self._kept_angle = (msg.timestamp_us, msg.status)
+        self._kept_angle = (stamp_us, status)
         return False
 
     def _angle(self, msg: Angle, mcu_us: int) -> None:
         at_ns = self._timeline.map_angle(mcu_us)
         self._out.inputs.append(AngleReading(msg.raw_angle, msg.status, at_ns, mcu_us, msg.seq))
+
+    def _burst(self, msg: Angles, mcu_us: int) -> None:
+        """Hand on the readings of an ANGLES frame that thinning keeps, each at its own time
+        (``mcu_us``, the frame's unwrapped stamp, less the reading's age)."""
+        stamp, status, seq = msg.timestamp_us, msg.status, msg.seq
+        for age, raw in msg.readings:
+            if self._thinned((stamp - age) % STAMP_MODULUS, status):
+                continue
+            at_us = mcu_us - age
+            self._out.inputs.append(AngleReading(raw, status, self._timeline.map_angle(at_us), at_us, seq))
 
     def _advance_watermark(self, at_ns: int, *, always: bool) -> None:
         repair = self._repair

@@ -34,10 +34,12 @@ from collections.abc import Callable
 from types import TracebackType
 
 from firmware_proto import (
+    MAX_ANGLES_PER_FRAME,
     PROTOCOL_VERSION,
     RESEND_DEPTH,
     STAMP_MODULUS,
     Angle,
+    Angles,
     FrameDecoder,
     Heartbeat,
     Hello,
@@ -102,7 +104,7 @@ class SimulatedMcu:
         self._seq = 0
         self._held = 0  # bitmask of pads currently down (for HEARTBEAT)
         # The last sequenced frames sent, for RESEND (PROTOCOL.md 5.9), oldest first.
-        self._sent: deque[Press | Release | Heartbeat | Angle] = deque(maxlen=RESEND_DEPTH)
+        self._sent: deque[Press | Release | Heartbeat | Angle | Angles] = deque(maxlen=RESEND_DEPTH)
         self._lose = 0  # sequenced frames still to be "lost on the line" (lose_next_frames)
 
         self._write_lock = threading.Lock()  # guards _master_fd writes, _seq, _held, _angles
@@ -249,15 +251,39 @@ class SimulatedMcu:
 
     def _flush_angles_locked(self) -> None:
         """Send the readings not sent yet, and the heartbeat owed (if any) after them, in one
-        write: what one USB transfer of a burst carries."""
-        frames = [self._wire_locked(Angle(self._take_seq(), self._timer_at(at), raw, status))
-                  for raw, status, at in self._angles]
+        write: what one USB transfer of a burst carries. Readings go as ANGLES frames of up
+        to MAX_ANGLES_PER_FRAME with one status (PROTOCOL.md 4.11); a lone reading as ANGLE."""
+        frames = [self._wire_locked(msg) for msg in self._angle_frames(self._angles)]
         self._angles = []
         if self._heartbeat_owed:
             self._heartbeat_owed = False
             frames.append(self._wire_locked(Heartbeat(self._take_seq(), self.now_us(), self._held)))
         if frames:
             self._write_locked(b"".join(frames))
+
+    def _angle_frames(self, readings: list[tuple[int, int, int]]) -> list[Angle | Angles]:
+        """Number and stamp ``(raw, status, host ns read)`` readings into frames: a new frame
+        when the status changes, the frame is full, or a reading would be older than an age
+        can say (PROTOCOL.md 4.11)."""
+        groups: list[list[tuple[int, int, int]]] = []
+        for reading in readings:
+            group = groups[-1] if groups else None
+            if (group is None or len(group) == MAX_ANGLES_PER_FRAME or group[0][1] != reading[1]
+                    or (self._timer_at(reading[2]) - self._timer_at(group[0][2])) % STAMP_MODULUS > 0xFFFF):
+                groups.append([reading])
+            else:
+                group.append(reading)
+        frames: list[Angle | Angles] = []
+        for group in groups:
+            raw, status, at = group[-1]
+            newest = self._timer_at(at)
+            if len(group) == 1:
+                frames.append(Angle(self._take_seq(), newest, raw, status))
+                continue
+            pairs = tuple(((newest - self._timer_at(read_at)) % STAMP_MODULUS, raw)
+                          for raw, _, read_at in group)
+            frames.append(Angles(self._take_seq(), newest, status, pairs))
+        return frames
 
     def send_angle(self, raw: int, status: int = 1) -> int:
         """Send one ANGLE frame (a reading of the top's angle sensor, ``status`` bits as in
@@ -294,7 +320,7 @@ class SimulatedMcu:
         with self._write_lock:
             self._flush_angles_locked()
             msg = build(self._take_seq(), self._timer_at(self._clock()))
-            if isinstance(msg, (Press, Release, Heartbeat, Angle)):
+            if isinstance(msg, (Press, Release, Heartbeat, Angle, Angles)):
                 self._write_locked(self._wire_locked(msg))
             else:
                 self._write_locked(encode_delimited(msg))
@@ -343,7 +369,7 @@ class SimulatedMcu:
         self._seq = (seq + 1) % _SEQ_MODULUS
         return seq
 
-    def _wire_locked(self, msg: Press | Release | Heartbeat | Angle) -> bytes:
+    def _wire_locked(self, msg: Press | Release | Heartbeat | Angle | Angles) -> bytes:
         """The bytes that reach the line for a sequenced frame (none while frames are being
         lost), kept for RESEND either way.  Caller holds ``_write_lock``."""
         self._sent.append(msg)

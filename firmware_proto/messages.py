@@ -283,6 +283,8 @@ class Angles:
     readings: tuple[tuple[int, int], ...]
 
     def __post_init__(self) -> None:
+        if self._plainly_valid():
+            return
         _check_uint("seq", self.seq, 16)
         _check_uint("timestamp_us", self.timestamp_us, 32)
         _check_uint("status", self.status, 8)
@@ -301,6 +303,26 @@ class Angles:
         if previous != 0:
             raise ValueError("the last reading's age must be 0 (the frame's stamp is its time), "
                              f"got {previous}")
+
+    def _plainly_valid(self) -> bool:
+        """The usual case in one pass of cheap tests (a top streams bursts all the while); the
+        checks in ``__post_init__`` only name what is wrong."""
+        readings = self.readings
+        if not (type(self.seq) is int and type(self.timestamp_us) is int and type(self.status) is int
+                and 0 <= self.seq <= 0xFFFF and 0 <= self.timestamp_us <= 0xFFFF_FFFF
+                and 0 <= self.status and not self.status & ~ANGLE_STATUS_MASK
+                and type(readings) is tuple and 0 < len(readings) <= MAX_ANGLES_PER_FRAME):
+            return False
+        previous = 0xFFFF
+        for reading in readings:
+            if type(reading) is not tuple or len(reading) != 2:
+                return False
+            age, raw = reading
+            if not (type(age) is int and type(raw) is int and 0 <= age <= previous
+                    and 0 <= raw <= MAX_RAW_ANGLE):
+                return False
+            previous = age
+        return previous == 0
 
 
 @dataclass(frozen=True, slots=True)

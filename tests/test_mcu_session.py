@@ -276,6 +276,40 @@ def test_a_stream_faster_than_the_table_needs_is_thinned_before_it_is_mapped() -
     assert h.problems() == []  # no frame missed: the sequence followed every one
 
 
+def test_a_burst_in_one_frame_gives_each_reading_its_own_time() -> None:
+    # PROTOCOL.md 4.11: an ANGLES frame is stamped with its newest reading, each older one
+    # with its age; thinned as ANGLE frames are (one reading in four at 1 kHz for 250 Hz),
+    # the sequence advancing by one frame, not by reading.
+    h = Harness(session=McuSession(PORT, angle_interval_us=4000))
+    h.handshake()
+    start = h.now
+    first = [(start + i * MS, 100 + i) for i in range(13)]
+    h.recv(h.device.angles(first), 13 * MS)
+    second = [(start + (13 + i) * MS, 113 + i) for i in range(7)]
+    h.recv(h.device.angles(second), 7 * MS)
+    readings = [r for r in h.of(AngleReading) if isinstance(r, AngleReading)]
+    assert [r.raw for r in readings] == [100, 104, 108, 112, 116]
+    for reading in readings:  # each at its own time, whichever frame carried it
+        assert abs(reading.at_ns - (start + (reading.raw - 100) * MS)) < 20_000
+    assert [r.seq for r in readings] == [0, 0, 0, 0, 1]  # a number a frame
+    assert h.problems() == []  # no frame missed: one number a frame
+
+
+def test_a_burst_whose_status_changes_keeps_the_change() -> None:
+    h = Harness(session=McuSession(PORT, angle_interval_us=4000))
+    h.handshake()
+    start = h.now
+    h.recv(h.device.angles([(start, 10), (start + MS, 11)]), 2 * MS)
+    h.recv(h.device.angles([(start + 2 * MS, 12)], status=0b011), MS)  # the magnet too weak
+    assert [(r.raw, r.status) for r in h.of(AngleReading) if isinstance(r, AngleReading)] == [
+        (10, 1), (12, 0b011)]
+
+
+def test_a_burst_before_the_clock_is_seeded_is_dropped(h: Harness) -> None:
+    h.open()
+    assert h.recv(h.device.angles([(T0 + 5_000, 1), (T0 + 6_000, 2)]), 20_000).inputs == []
+
+
 # -- pings -------------------------------------------------------------------------------------------
 
 

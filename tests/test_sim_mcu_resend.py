@@ -1,5 +1,5 @@
 """The simulated MCU's gap repair (PROTOCOL.md 5.9): frames lost on the line come back, as they
-were first sent, when the host asks with RESEND.
+were first sent, when the host asks with RESEND; and its bursts of angle readings (4.11).
 
 The host side here is a raw pty reader with the real FrameDecoder, so the test sees exactly
 what the device puts on the line (the host's own use of RESEND is not part of this test).
@@ -10,12 +10,15 @@ from __future__ import annotations
 import os
 import select
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from drivers.sim_mcu import SimulatedMcu
 from firmware_proto import (
+    MAX_ANGLES_PER_FRAME,
     RESEND_DEPTH,
+    Angle,
+    Angles,
     FrameDecoder,
     Hello,
     Message,
@@ -125,3 +128,38 @@ def test_a_power_cycle_forgets_the_kept_frames() -> None:
             assert host.read() == []
         finally:
             os.close(fd)
+
+
+def test_a_burst_of_readings_leaves_as_angles_frames_and_comes_back_on_resend() -> None:
+    # PROTOCOL.md 4.11 and 5.8: readings gathered into one write go as ANGLES frames of up to
+    # 13 readings with one status (a new frame when the status changes), each reading with
+    # its age before the frame's newest; a lone reading as ANGLE.
+    with raw_host() as (sim, host):
+        def reading(i: int) -> Callable[[int], tuple[int, int]]:
+            return lambda _at: (100 + i, 1 if i < 20 else 0b011)  # the magnet too weak from 20 on
+
+        reads = [sim.sample_angle(reading(i)) for i in range(30)]
+        sim.flush_angles()
+        frames = host.read()
+        assert [type(m) for m in frames] == [Angles, Angles, Angles]
+        sizes = [len(m.readings) for m in frames if isinstance(m, Angles)]
+        assert sizes == [MAX_ANGLES_PER_FRAME, 7, 10]
+        assert [m.status for m in frames if isinstance(m, Angles)] == [1, 1, 0b011]
+        seqs = [m.seq for m in frames if isinstance(m, Angles)]
+        assert seqs == [seqs[0], seqs[0] + 1, seqs[0] + 2]
+        got = [(raw, m.timestamp_us - age)
+               for m in frames if isinstance(m, Angles) for age, raw in m.readings]
+        assert [raw for raw, _ in got] == list(range(100, 130))
+        # Each reading stamped when it was read (the sim's timer is the host clock in µs).
+        assert all(read is not None for read in reads)
+        read_ns = [read[2] for read in reads if read is not None]
+        for (_, stamp), at in zip(got, read_ns, strict=True):
+            assert abs((stamp - got[0][1]) - (at - read_ns[0]) // 1000) <= 1
+
+        host.send(Resend(from_seq=seqs[1], count=1))
+        assert host.read() == [frames[1]]
+
+        sim.sample_angle(lambda _at: (7, 1))
+        sim.flush_angles()
+        (lone,) = host.read()
+        assert isinstance(lone, Angle) and lone.raw_angle == 7 and lone.seq == seqs[2] + 1

@@ -19,6 +19,7 @@ from firmware_proto import (
     PROTOCOL_VERSION,
     STAMP_MODULUS,
     Angle,
+    Angles,
     FrameDecoder,
     Heartbeat,
     Hello,
@@ -82,6 +83,12 @@ class Device:
 
     def angle(self, host_ns: int, raw: int, status: int = 1) -> bytes:
         return encode(Angle(self._next_seq(), self.us(host_ns), raw, status))
+
+    def angles(self, readings: list[tuple[int, int]], status: int = 1) -> bytes:
+        """An ANGLES frame of ``(host ns read, raw)`` readings, oldest first."""
+        newest = self.us(readings[-1][0])
+        pairs = tuple(((newest - self.us(at)) % STAMP_MODULUS, raw) for at, raw in readings)
+        return encode(Angles(self._next_seq(), newest, status, pairs))
 
     def pong(self, ping_frame: bytes, host_ns: int) -> bytes:
         ping = decode_one(ping_frame)
