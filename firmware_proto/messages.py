@@ -310,7 +310,7 @@ class Angles:
         readings = self.readings
         if not (type(self.seq) is int and type(self.timestamp_us) is int and type(self.status) is int
                 and 0 <= self.seq <= 0xFFFF and 0 <= self.timestamp_us <= 0xFFFF_FFFF
-                and 0 <= self.status and not self.status & ~ANGLE_STATUS_MASK
+                and self.status >= 0 and not self.status & ~ANGLE_STATUS_MASK
                 and type(readings) is tuple and 0 < len(readings) <= MAX_ANGLES_PER_FRAME):
             return False
         previous = 0xFFFF
