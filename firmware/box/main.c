@@ -39,7 +39,7 @@
 #define ANGLE_SENSOR 0 /* make ANGLE=1 builds the AS5600 reader */
 #endif
 
-#define FIRMWARE_NAME "chgk-box 1.0.0"
+#define FIRMWARE_NAME "chgk-box 1.1.0"
 #define PAD_COUNT 6u
 #define PAD_SHIFT 2u /* pad i is PD(2 + i) */
 #define PAD_PINS 0xFCu
@@ -221,7 +221,7 @@ ISR(USART_RX_vect)
 
 /* ---------------------------------------------------------------- frames out */
 
-static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT and ANGLE (5.3) */
+static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT, ANGLE and ANGLES (5.3) */
 
 /* The last KEPT sequenced frames, for RESEND (5.9): frame number s is kept[s % KEPT] while
  * it is one of the last kept_count numbered.  8 bytes each, the seq being implied. */
@@ -229,7 +229,7 @@ static uint16_t seq; /* shared by PRESS, RELEASE, HEARTBEAT and ANGLE (5.3) */
 struct kept_frame {
     uint32_t t;
     uint16_t a;   /* PRESS, RELEASE: pads; HEARTBEAT: held; ANGLE: raw angle */
-    uint8_t type; /* enum proto_type */
+    uint8_t type; /* enum proto_type; PROTO_ANGLES: numbered, not kept (5.9 allows it) */
     uint8_t x;    /* ANGLE: status */
 };
 static struct kept_frame kept[KEPT];
@@ -251,6 +251,8 @@ static void send_kept(uint16_t s)
 {
     const struct kept_frame *k = &kept[s & (KEPT - 1u)];
     struct proto_msg msg;
+    if (k->type == PROTO_ANGLES)
+        return; /* its readings are not kept (62 bytes each); it holds no press */
     msg.type = k->type;
     if (k->type == PROTO_ANGLE) {
         msg.u.angle.seq = s;
@@ -265,8 +267,8 @@ static void send_kept(uint16_t s)
     send(&msg);
 }
 
-/* Number, keep and send a PRESS, RELEASE, HEARTBEAT or ANGLE. */
-static void send_sequenced(uint8_t type, uint32_t t, uint16_t a, uint8_t x)
+/* Keep the record of the frame numbered seq (the next one to go). */
+static void keep(uint8_t type, uint32_t t, uint16_t a, uint8_t x)
 {
     struct kept_frame *k = &kept[seq & (KEPT - 1u)];
     k->t = t;
@@ -275,6 +277,12 @@ static void send_sequenced(uint8_t type, uint32_t t, uint16_t a, uint8_t x)
     k->x = x;
     if (kept_count < KEPT)
         kept_count++;
+}
+
+/* Number, keep and send a PRESS, RELEASE, HEARTBEAT or ANGLE. */
+static void send_sequenced(uint8_t type, uint32_t t, uint16_t a, uint8_t x)
+{
+    keep(type, t, a, x);
     send_kept(seq++);
 }
 
@@ -358,12 +366,65 @@ static void handle_frame(const struct event *ev)
 
 #if ANGLE_SENSOR
 #include "as5600.h"
+
+/* Readings gathered for one ANGLES frame (PROTOCOL.md 4.11, 5.8), so that the host decodes a
+ * frame a burst and the line carries 4 bytes a reading instead of 14.  They leave when the
+ * frame is full, when the status changes, ANGLE_BATCH_US after the first of them, and before
+ * any other frame: the ring is in stamp order, so every event handled after a reading was
+ * stamped after it (5.2), and a press is never held back by the readings before it. */
+static uint32_t batch_t[PROTO_MAX_ANGLES];
+static uint16_t batch_raw[PROTO_MAX_ANGLES];
+static uint8_t batch_count, batch_status;
+
+static void flush_angles(void)
+{
+    uint8_t n = batch_count;
+    if (n == 0)
+        return;
+    batch_count = 0;
+    if (n == 1) {
+        send_sequenced(PROTO_ANGLE, batch_t[0], batch_raw[0], batch_status);
+        return;
+    }
+    struct proto_msg msg;
+    uint32_t newest = batch_t[n - 1u];
+    msg.type = PROTO_ANGLES;
+    msg.u.angles.seq = seq;
+    msg.u.angles.timestamp_us = newest;
+    msg.u.angles.status = batch_status;
+    msg.u.angles.count = n;
+    for (uint8_t i = 0; i < n; i++) {
+        msg.u.angles.age_us[i] = (uint16_t)(newest - batch_t[i]); /* <= 0xFFFF: see gather */
+        msg.u.angles.raw_angle[i] = batch_raw[i];
+    }
+    keep(PROTO_ANGLES, newest, 0, batch_status);
+    seq++;
+    send(&msg);
+}
+
+static void gather_angle(const struct event *ev)
+{
+    if (batch_count && (ev->x != batch_status || batch_count == PROTO_MAX_ANGLES
+                        || ev->t - batch_t[0] > 0xFFFFul))
+        flush_angles();
+    batch_t[batch_count] = ev->t;
+    batch_raw[batch_count] = ev->a;
+    batch_status = ev->x;
+    batch_count++;
+}
 #endif
 
 /* ---------------------------------------------------------------- main */
 
 static void handle(const struct event *ev)
 {
+#if ANGLE_SENSOR
+    if (ev->kind == EV_ANGLE) {
+        gather_angle(ev);
+        return;
+    }
+    flush_angles(); /* the readings stamped before this event leave before it (5.2) */
+#endif
     switch (ev->kind) {
     case EV_SCAN:
         if (ev->a)
@@ -380,11 +441,6 @@ static void handle(const struct event *ev)
     case EV_HELLO:
         send_hello(ev->t);
         break;
-#if ANGLE_SENSOR
-    case EV_ANGLE:
-        send_sequenced(PROTO_ANGLE, ev->t, ev->a, ev->x);
-        break;
-#endif
     default:
         break;
     }
@@ -457,6 +513,10 @@ int main(void)
         sei();
         last_t = t;
         update_lamps(t);
+#if ANGLE_SENSOR
+        if (batch_count && t - batch_t[0] >= ANGLE_BATCH_US)
+            flush_angles();
+#endif
 
 #if ANGLE_SENSOR
         if (angle_present && t - last_read_t >= ANGLE_PERIOD_US) {
