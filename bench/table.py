@@ -20,6 +20,10 @@ Measured over the window:
 
 * ``cpu_percent_of_one_core``: the daemon's utime + stime (``/proc/<pid>/stat``, all threads)
   divided by the window's wall time, x100;
+* ``floor_cpu_percent_of_one_core``, ``floor_wakeups_per_s``: the same for a process that only
+  wakes for the bursts of a second simulated box streaming the same top in the same window
+  and drops what it reads (:mod:`bench.wake_floor`); ``cpu_over_floor`` the daemon's figure as
+  a ratio to it (this machine's speed moves from hour to hour, the ratio much less);
 * ``max_rss_mb``: the daemon's peak resident set (``VmHWM``) at the end of the window;
 * ``stop_detect_ms``: per spin, from the true stop (``SpinTruth.stopped_ns``, host monotonic)
   to the ``spin_stopped`` event at the subscriber (its ``%U`` wall clock mapped onto the
@@ -116,7 +120,12 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
     sim = SimulatedMcu(pads=1, link_path=str(tmp / "mcu"))
     top = SimTop(seed=SEED, rate_hz=rate_hz)
     feed = LiveTopFeed(top, sim)
+    # The floor's box: the same top, the same spins, read by a process that only wakes for it.
+    floor_sim = SimulatedMcu(pads=1, link_path=str(tmp / "floor"))
+    floor_top = SimTop(seed=SEED, rate_hz=rate_hz)
+    floor_feed = LiveTopFeed(floor_top, floor_sim)
     sim.start()
+    floor_sim.start()
     try:
         broker = subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")])
         procs.append(broker)
@@ -138,29 +147,42 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         procs.append(commands)
         events = _Events()
         _wait_ready(commands, lines, events, tmp)
+        floor = subprocess.Popen([sys.executable, "-m", "bench.wake_floor", floor_sim.port],
+                                 stdout=subprocess.PIPE)
+        procs.append(floor)
+        assert floor.stdout is not None
+        if floor.stdout.readline().strip() != b"ready":
+            raise RuntimeError(f"the wake floor did not start (status {floor.wait()})")
 
         feed.start()
+        floor_feed.start()
         _collect(lines, events, commands, time.monotonic_ns() + round(WARMUP_S * NS_PER_S))
         start_ns = time.monotonic_ns()
         end_ns = start_ns + round(seconds * NS_PER_S)
         truths = _schedule(top, start_ns, end_ns)
-        cpu_before = _cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds()
-        switches_before = _wakeups(daemon.pid)
+        _schedule(floor_top, start_ns, end_ns)  # the same spins: the same rate of bursts
+        cpu_before = (_cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds(),
+                      _cpu_seconds(floor.pid))
+        switches_before = _wakeups(daemon.pid), _wakeups(floor.pid)
         _collect(lines, events, commands, end_ns)
         if daemon.poll() is not None:
             log = (tmp / "daemon.log").read_text(errors="replace")
             raise RuntimeError(f"the daemon exited with {daemon.returncode} during the run; its log:\n{log}")
-        cpu_after = _cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds()
-        switches_after = _wakeups(daemon.pid)
+        cpu_after = (_cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds(),
+                     _cpu_seconds(floor.pid))
+        switches_after = _wakeups(daemon.pid), _wakeups(floor.pid)
         wall_s = (time.monotonic_ns() - start_ns) / NS_PER_S
         max_rss_mb = _max_rss_mb(daemon.pid)
         _collect(lines, events, commands, time.monotonic_ns() + NS_PER_S // 5)  # a late last event
     finally:
         feed.stop()
+        floor_feed.stop()
         stop_processes(procs)
         sim.stop()
+        floor_sim.stop()
 
     sent = sum(1 for read_at, _, _ in feed.sent if start_ns <= read_at < end_ns)
+    daemon_cpu_s, floor_cpu_s = cpu_after[0] - cpu_before[0], cpu_after[3] - cpu_before[3]
     detect_ms: list[float] = []
     event_ms: list[float] = []
     estimate_ms: list[float] = []
@@ -180,14 +202,17 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         "rate_hz": rate_hz,
         "samples_sent": sent,
         "rate_sent_hz": round(sent / wall_s, 1),
-        "daemon_wakeups_per_s": round((switches_after - switches_before) / wall_s),
+        "daemon_wakeups_per_s": round((switches_after[0] - switches_before[0]) / wall_s),
         "spins": len(truths),
         "detected": len(detect_ms),
         "extra_stops": max(0, len(events.stops) - len(detect_ms)),
         "invalid_spins": events.invalid,
         "link_errors": len(events.link_errors),
         "link_error_messages": events.link_errors[:5],  # what the link said, for whoever reads a failure
-        "cpu_percent_of_one_core": round(100 * (cpu_after[0] - cpu_before[0]) / wall_s, 2),
+        "cpu_percent_of_one_core": round(100 * daemon_cpu_s / wall_s, 2),
+        "floor_cpu_percent_of_one_core": round(100 * floor_cpu_s / wall_s, 2),
+        "floor_wakeups_per_s": round((switches_after[1] - switches_before[1]) / wall_s),
+        "cpu_over_floor": round(daemon_cpu_s / floor_cpu_s, 2) if floor_cpu_s > 0 else None,
         "max_rss_mb": round(max_rss_mb, 1),
         "stop_detect_ms": _summary(detect_ms),
         "stop_detect_event_ms": _summary(event_ms),
