@@ -46,8 +46,8 @@ __all__ = [
 DELIMITER: Final = b"\x00"
 # type (1) + CRC (2): the smallest body that can be checked at all.
 MIN_BODY: Final = 3
-# The longest message (HELLO with a 32-byte firmware string) has a 43-byte body; 64 leaves
-# room for growth in later versions while keeping a device-side buffer tiny.
+# The longest message (ANGLES with MAX_ANGLES_PER_FRAME readings) has a 62-byte body, HELLO
+# with a 32-byte firmware string 43; 64 keeps a device-side buffer tiny.
 MAX_BODY: Final = 64
 # Encoded bytes held while waiting for a delimiter.  COBS(64 bytes) is 65 bytes; the margin
 # lets a slightly over-long body be reported with its decoded length, and the cap is what

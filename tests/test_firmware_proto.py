@@ -286,7 +286,7 @@ def test_message_type_codes_are_the_specified_ones() -> None:
     assert PROTOCOL_VERSION == 2  # 2: ANGLES
 
 
-def test_longest_message_fits_max_body_with_room() -> None:
+def test_longest_hello_fits_max_body_with_room() -> None:
     longest = Hello(
         protocol_version=1,
         pad_count=16,
