@@ -5,6 +5,7 @@ of its timer, so that a console reading the top at 1 kHz is never woken by the w
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 
 import pytest
@@ -40,6 +41,44 @@ async def test_inputs_tick_the_watch_and_put_its_timer_off() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert watch.timer_due is None and watch.ticked_at is None
+
+
+@pytest.mark.parametrize("period_ms", [10, 20])
+async def test_a_stream_of_bursts_ticks_the_watch_before_its_timer_would(period_ms: int) -> None:
+    # The box's bursts every 10 or 20 ms, each read up to 4 ms late or early: an input always
+    # ticks the watch within LAG_TICK_S of the tick before, so its timer never has to.
+    clock, ticks = Clock(), list[int]()
+    watch = LagWatch(clock)
+    task = await running(watch, ticks)
+    ticks.append(clock.now)  # the watch's first tick, when it started
+    start = clock.now
+    for i in range(1, 200):
+        jitter_ms = (4, -4, 0)[i % 3]
+        clock.now = start + (i * period_ms + jitter_ms) * NS_PER_MS
+        watch.noted(clock.now)
+    gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
+    assert len(ticks) > 30 and max(gaps) < round(LAG_TICK_S * 1e9)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_inputs_read_right_after_a_hold_are_all_dated_before_it() -> None:
+    # What waited through a hold is read within HOLD_NS (20 ms) of the tick after it: none of
+    # those reads may tick again, or the last ones would be dated after the hold they waited in.
+    clock, ticks = Clock(), list[int]()
+    watch = LagWatch(clock)
+    task = await running(watch, ticks)
+    before = clock.now
+    clock.now += 500 * NS_PER_MS
+    watch.noted(clock.now)  # the tick after the hold
+    for offset_ms in (1, 5, 10, 15, 20):
+        read = clock.now + offset_ms * NS_PER_MS
+        watch.noted(read)
+        assert watch.read_time(read) == (before, before), offset_ms
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
 
 
 async def test_without_inputs_the_timer_ticks() -> None:

@@ -26,10 +26,13 @@ log = logging.getLogger("chgk.console")
 
 LAG_TICK_S = 0.05  # the longest the console goes between ticks while its loop runs
 TICK_NS = round(LAG_TICK_S * 1e9)
-# An input read this long after the latest tick is a tick: earlier than the timer, so that a
-# stream of inputs (every 10-20 ms) always comes first, and late enough that what waited
-# through a hold is read while the tick after the hold is still the latest (see `alive_at`).
-INPUT_TICK_NS = 40 * NS_PER_MS
+# An input read this long after the latest tick is a tick: early enough that a stream of
+# inputs every 20 ms (the box's bursts of the top's readings) always has one between this and
+# the timer (LAG_TICK_S), a few ms late or not, so the stream comes first; and later than a
+# hold (HOLD_NS), so that what waited through a hold is read while the tick after the hold is
+# still the latest (see `alive_at`). (At 40 ms, half the ticks of a 20 ms stream were the
+# timer's, each a wake-up of its own.)
+INPUT_TICK_NS = 30 * NS_PER_MS
 
 
 class LagWatch:
