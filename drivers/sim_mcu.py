@@ -124,6 +124,8 @@ class SimulatedMcu:
         """(on, blink) as last received from the host."""
         self.lamp_log: list[tuple[int, int, int]] = []
         """(host monotonic ns when received, on, blink) for every LAMPS frame."""
+        self.edge_at_ns: int | None = None
+        """The host ns of the latest PRESS or RELEASE: the instant its stamp carries."""
 
         # Commands run by the service thread (unplug/replug/stop), woken through a pipe.
         self._commands: list[Callable[[], None]] = []
@@ -214,7 +216,9 @@ class SimulatedMcu:
     # -- device -> host ----------------------------------------------------------------------
 
     def press(self, *pads: int, noise: bytes = b"") -> int:
-        """Send one PRESS frame for ``pads`` (one scan); return the host ns it was written at.
+        """Send one PRESS frame for ``pads`` (one scan); return the host ns it was written at
+        (the press itself, the instant its stamp carries, is :attr:`edge_at_ns`: under load this
+        thread may wait a few ms between the two).
 
         ``noise`` is put on the line just before the frame, in the same write (a stray byte
         or a burst picked up by the idle line right before the press), so no other frame
@@ -348,7 +352,7 @@ class SimulatedMcu:
         with self._write_lock:
             self._flush_angles_locked()
             # Stamp, number and write atomically so frames leave in timestamp order.
-            host_ns = self._clock()
+            host_ns = self.edge_at_ns = self._clock()
             stamp = self._timer_at(host_ns)
             msg: Message
             if pressed:

@@ -104,11 +104,15 @@ async def connected(rec: Recorder, link: McuLink, count: int = 1) -> None:
 
 
 async def press(rec: Recorder, sim: SimulatedMcu, *pads: int) -> tuple[PadEdge, int]:
-    """Press ``pads``; return the edge and the host time the simulated press happened at."""
+    """Press ``pads``; return the edge and the host time the simulated press happened at (its
+    stamp's instant, not when the frame was written: under load the simulator's thread can
+    wait milliseconds between the two, and the mapping is judged against the press)."""
     before = len(rec.edges)
-    host_ns = sim.press(*pads)
+    sim.press(*pads)
+    pressed_at = sim.edge_at_ns
+    assert pressed_at is not None
     await until(lambda: len(rec.edges) > before, f"edge for pads {pads}")
-    return rec.edges[-1], host_ns
+    return rec.edges[-1], pressed_at
 
 
 def lamps_are(sim: SimulatedMcu, on: int, blink: int) -> Callable[[], bool]:
