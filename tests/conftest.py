@@ -61,8 +61,11 @@ PROCESS_MODULES = frozenset({
 # process, the firmware on simavr in real time, a thread held up on purpose): scripts/test.sh
 # runs the rest in parallel first, then these with nothing else beside them. Marked by module,
 # by the simulated chip's fixture, or by `@pytest.mark.timing`.
+# test_run_games: a game under `run` with the simulated box in the daemon's own process, no
+# error allowed; in the parallel pass the box's thread and the loop starved each other enough
+# for the daemon to distrust the box's clock (and say so) once.
 TIMING_MODULES = frozenset({"test_stall_process", "test_calibrate", "test_sim_top_serial",
-                            "test_display_slow_clients", "test_instance_lock"})
+                            "test_display_slow_clients", "test_instance_lock", "test_run_games"})
 TIMING_FIXTURES = frozenset({"chip"})
 
 

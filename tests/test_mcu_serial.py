@@ -142,6 +142,7 @@ def test_simulated_timer_offset_drift_resolution_and_wrap() -> None:
 # -- handshake, presses -------------------------------------------------------------------------
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_handshake_then_presses_and_releases(make_sim: Callable[..., SimulatedMcu]) -> None:
     sim = make_sim(pads=4, clock_offset_us=123_456_789)
     rec = Recorder()
@@ -179,6 +180,7 @@ async def test_handshake_then_presses_and_releases(make_sim: Callable[..., Simul
         assert link.stats.lost_frames == 0 and link.stats.errors == 0
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_edge_carries_mcu_stamp_not_arrival_time(
     make_sim: Callable[..., SimulatedMcu],
 ) -> None:
@@ -208,6 +210,7 @@ async def test_edge_carries_mcu_stamp_not_arrival_time(
         assert rec.errors == []
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_timer_wrap_during_presses(make_sim: Callable[..., SimulatedMcu]) -> None:
     """The MCU's u32 timer wraps ~200 ms into the test; edges stay monotonic and correct."""
     offset = 2**32 - time.monotonic_ns() // 1000 - 200_000
@@ -228,6 +231,7 @@ async def test_timer_wrap_during_presses(make_sim: Callable[..., SimulatedMcu]) 
         assert rec.errors == []
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_drift_is_tracked(make_sim: Callable[..., SimulatedMcu]) -> None:
     """A timer 3000 ppm fast is 3 ms off per second: an offset-only mapping would miss the
     presses below by more than the slack; the fit keeps them. (The fit's accuracy is checked
@@ -287,6 +291,7 @@ async def test_lamps_immediate_from_callback_and_resent_after_replug(
 
 
 @pytest.mark.parametrize("reset_timer", [False, True])
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_unplug_replug(
     make_sim: Callable[..., SimulatedMcu], tmp_path: Path, reset_timer: bool
 ) -> None:
@@ -349,6 +354,7 @@ async def test_a_press_during_a_cable_blip_is_asked_for_again_and_placed_on_its_
         assert link.stats.repaired_frames >= 1 and link.stats.lost_frames == 0
         assert rec.errors == []
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_nonexistent_port_keeps_retrying_until_it_appears(
     make_sim: Callable[..., SimulatedMcu], tmp_path: Path
 ) -> None:
@@ -393,6 +399,7 @@ async def test_cancel_closes_the_port(make_sim: Callable[..., SimulatedMcu]) -> 
 # -- protocol errors -------------------------------------------------------------------------------
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_garbage_corruption_and_seq_gaps_are_reported(
     make_sim: Callable[..., SimulatedMcu],
 ) -> None:
@@ -515,6 +522,7 @@ async def test_callback_exception_does_not_break_the_link(
         assert link.connected
 
 
+@pytest.mark.timing  # a press mapped within the clock's bound of its true time
 async def test_device_restart_without_unplug_resynchronises(
     make_sim: Callable[..., SimulatedMcu],
 ) -> None:
