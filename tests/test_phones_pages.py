@@ -234,6 +234,8 @@ def test_a_phone_closed_mid_window_is_waited_for_and_comes_back_to_its_seat(
         expect(borya.locator("body")).to_have_attribute("data-lamp", "on", timeout=WAIT_MS)
 
 
+@pytest.mark.timing  # a real answer window waits while the host frees the seat: under the
+# parallel pass's load it ran out first (twice today), never alone
 def test_the_host_frees_the_seat_of_a_phone_gone_for_good_from_the_screen(
         browser: Browser, broker: Lockdown, tmp_path: Path) -> None:
     with svoya(browser, broker, tmp_path) as h:
