@@ -4,7 +4,7 @@ Everything runs on loopback, as `bench latency` does: a real mosquitto, the daem
 process (`chgk-console run`, `[game] kind = "chgk"`, its `serial_mcu` source on a
 pseudo-terminal), and mosquitto's C subscriber on the events topic. On the device side of the
 pty a simulated MCU (:class:`drivers.sim_mcu.SimulatedMcu`) streams the readings of a simulated
-top (:class:`drivers.sim_top.SimTop`, seeded) at ``rate_hz`` in real time, in bursts of 20 ms
+top (:class:`drivers.sim_top.SimTop`, seeded) at ``rate_hz`` in real time, in bursts of 40 ms
 as the firmware gathers them (ANGLES frames of up to 13 readings, PROTOCOL.md 4.11;
 :class:`drivers.sim_top.LiveTopFeed`), from threads of this process: their CPU is not the
 daemon's.

@@ -58,7 +58,15 @@ from firmware_proto import (
 __all__ = ["SimulatedMcu"]
 
 _SEQ_MODULUS = 1 << 16
-HEARTBEAT_GRACE_S = 0.03  # a heartbeat owed waits this long for a burst to carry it
+# A burst carries the heartbeat that falls due within this long after it, and a heartbeat owed
+# waits this long for a burst: a little longer than the firmware gathers one (ANGLE_BATCH_US,
+# 40 ms). So a stream of bursts carries every heartbeat, one burst a few ms late included,
+# and the host wakes once a burst; heartbeats then leave with every burst or every other one,
+# well within PROTOCOL.md 5.4's 100 ms.
+HEARTBEAT_GRACE_S = 0.045
+# Readings taken this close together are a stream: a heartbeat due between two of its bursts
+# waits for the next one.
+STREAM_GAP_S = 0.01
 
 
 class SimulatedMcu:
@@ -115,6 +123,8 @@ class SimulatedMcu:
         # A heartbeat fell due while a burst was being gathered: it leaves with the burst (one
         # write, as the box's frames share one USB transfer), or alone after HEARTBEAT_GRACE_S.
         self._heartbeat_owed = False
+        self._heartbeat_due = 0.0  # when the next heartbeat falls due (time.monotonic)
+        self._sampled_at = -STREAM_GAP_S  # when the latest reading was taken (time.monotonic)
         self._master_fd: int | None = None
         self._slave_fd: int | None = None
         self._slave_path: str | None = None
@@ -245,6 +255,7 @@ class SimulatedMcu:
             raw, status = reading
             Angle(0, 0, raw, status)  # validate now: a failure must not leave a gap in seq later
             self._angles.append((raw, status, at))
+            self._sampled_at = time.monotonic()
             return raw, status, at
 
     def flush_angles(self) -> int:
@@ -254,13 +265,16 @@ class SimulatedMcu:
             return self._clock()
 
     def _flush_angles_locked(self) -> None:
-        """Send the readings not sent yet, and the heartbeat owed (if any) after them, in one
-        write: what one USB transfer of a burst carries. Readings go as ANGLES frames of up
-        to MAX_ANGLES_PER_FRAME with one status (PROTOCOL.md 4.11); a lone reading as ANGLE."""
+        """Send the readings not sent yet, and after them the heartbeat owed or falling due
+        within HEARTBEAT_GRACE_S, in one write: what one USB transfer of a burst carries.
+        Readings go as ANGLES frames of up to MAX_ANGLES_PER_FRAME with one status
+        (PROTOCOL.md 4.11); a lone reading as ANGLE."""
         frames = [self._wire_locked(msg) for msg in self._angle_frames(self._angles)]
         self._angles = []
-        if self._heartbeat_owed:
+        now_s = time.monotonic()
+        if self._heartbeat_owed or (frames and now_s >= self._heartbeat_due - HEARTBEAT_GRACE_S):
             self._heartbeat_owed = False
+            self._heartbeat_due = now_s + self._heartbeat_interval
             frames.append(self._wire_locked(Heartbeat(self._take_seq(), self.now_us(), self._held)))
         if frames:
             self._write_locked(b"".join(frames))
@@ -453,14 +467,14 @@ class SimulatedMcu:
     def _serve(self) -> None:
         decoder = FrameDecoder()
         served_fd: int | None = None
-        next_heartbeat = owed_at = time.monotonic()
+        self._heartbeat_due = owed_at = time.monotonic()
         while self._running:
             fd = self._master_fd
             if fd != served_fd:  # (re)plugged: a new byte stream
                 decoder.reset()
                 served_fd = fd
             watched = [self._wake_r] if fd is None else [self._wake_r, fd]
-            timeout = max(0.0, (owed_at + HEARTBEAT_GRACE_S if self._heartbeat_owed else next_heartbeat)
+            timeout = max(0.0, (owed_at + HEARTBEAT_GRACE_S if self._heartbeat_owed else self._heartbeat_due)
                           - time.monotonic())
             readable, _, _ = select.select(watched, [], [], timeout)
             if self._wake_r in readable:
@@ -485,10 +499,10 @@ class SimulatedMcu:
                 if self._heartbeat_owed:  # no burst has carried it yet
                     if now_s >= owed_at + HEARTBEAT_GRACE_S:
                         self._flush_angles_locked()
-                elif now_s >= next_heartbeat:
+                elif now_s >= self._heartbeat_due:
                     self._heartbeat_owed, owed_at = True, now_s
-                    next_heartbeat = now_s + self._heartbeat_interval
-                    if not self._angles:  # no burst on its way: it leaves alone
+                    if not self._angles and now_s - self._sampled_at > STREAM_GAP_S:
+                        # no burst on its way: it leaves alone
                         self._flush_angles_locked()
 
     def _in_thread(self, fn: Callable[[], None]) -> None:

@@ -295,7 +295,7 @@ class LiveTopFeed:
         *,
         clock: Callable[[], int] = time.monotonic_ns,
         max_lag_s: float = 0.05,
-        burst_ms: float = 20.0,
+        burst_ms: float = 40.0,
     ) -> None:
         self._top = top
         self._mcu = mcu
@@ -303,7 +303,7 @@ class LiveTopFeed:
         self._max_lag_ns = round(max_lag_s * _NS_PER_S)
         # Readings go out in bursts, as ANGLES frames of readings each stamped when it was
         # read (PROTOCOL.md 4.11, 5.8): the host then wakes and decodes once a burst instead
-        # of once a reading. 20 ms: how long the firmware gathers them (ANGLE_BATCH_US). 0: one
+        # of once a reading. 40 ms: how long the firmware gathers them (ANGLE_BATCH_US). 0: one
         # frame at a time.
         self._burst_ns = round(burst_ms * 1_000_000)
         self._stop = threading.Event()

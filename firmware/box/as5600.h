@@ -13,7 +13,7 @@
 #define ANGLE_PERIOD_US 2000ul  /* read at 500 Hz */
 #define ANGLE_NOISE_RAW 2u      /* send when the reading moves more than this... */
 #define ANGLE_IDLE_US 50000ul   /* ...or at least this often (the protocol asks <= 100 ms) */
-#define ANGLE_BATCH_US 20000ul  /* readings gathered into one ANGLES frame for at most this long */
+#define ANGLE_BATCH_US 40000ul  /* readings gathered into one ANGLES frame for at most this long */
 #define TWI_SPINS 2000u         /* give up on a bus that does not answer (~1 ms) */
 
 static uint8_t twi_wait(void)

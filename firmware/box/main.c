@@ -367,44 +367,54 @@ static void handle_frame(const struct event *ev)
 #if ANGLE_SENSOR
 #include "as5600.h"
 
-/* Readings gathered for one ANGLES frame (PROTOCOL.md 4.11, 5.8), so that the host decodes a
- * frame a burst and the line carries 4 bytes a reading instead of 14.  They leave when the
- * frame is full, when the status changes, ANGLE_BATCH_US after the first of them, and before
+/* Readings gathered into ANGLES frames (PROTOCOL.md 4.11, 5.8), so that the host wakes and
+ * decodes once a burst and the line carries 4 bytes a reading instead of 14.  They leave when
+ * two frames are full, when the status changes, ANGLE_BATCH_US after the first of them, and before
  * any other frame: the ring is in stamp order, so every event handled after a reading was
  * stamped after it (5.2), and a press is never held back by the readings before it. */
-static uint32_t batch_t[PROTO_MAX_ANGLES];
-static uint16_t batch_raw[PROTO_MAX_ANGLES];
+#define BATCH_MAX (2u * PROTO_MAX_ANGLES) /* ANGLE_BATCH_US at 500 Hz: 20 readings, two frames */
+static uint32_t batch_t[BATCH_MAX];
+static uint16_t batch_raw[BATCH_MAX];
 static uint8_t batch_count, batch_status;
 
-static void flush_angles(void)
+/* The gathered readings from..from+n-1 (n >= 1, at most a frame's) as one frame. */
+static void send_angles(uint8_t from, uint8_t n)
 {
-    uint8_t n = batch_count;
-    if (n == 0)
-        return;
-    batch_count = 0;
     if (n == 1) {
-        send_sequenced(PROTO_ANGLE, batch_t[0], batch_raw[0], batch_status);
+        send_sequenced(PROTO_ANGLE, batch_t[from], batch_raw[from], batch_status);
         return;
     }
     struct proto_msg msg;
-    uint32_t newest = batch_t[n - 1u];
+    uint32_t newest = batch_t[from + n - 1u];
     msg.type = PROTO_ANGLES;
     msg.u.angles.seq = seq;
     msg.u.angles.timestamp_us = newest;
     msg.u.angles.status = batch_status;
     msg.u.angles.count = n;
     for (uint8_t i = 0; i < n; i++) {
-        msg.u.angles.age_us[i] = (uint16_t)(newest - batch_t[i]); /* <= 0xFFFF: see gather */
-        msg.u.angles.raw_angle[i] = batch_raw[i];
+        msg.u.angles.age_us[i] = (uint16_t)(newest - batch_t[from + i]); /* <= 0xFFFF: see gather */
+        msg.u.angles.raw_angle[i] = batch_raw[from + i];
     }
     keep(PROTO_ANGLES, newest, 0, batch_status);
     seq++;
     send(&msg);
 }
 
+/* Every reading gathered, in frames of up to PROTO_MAX_ANGLES sent back to back: the host
+ * reads a burst's frames in one go. */
+static void flush_angles(void)
+{
+    uint8_t n = batch_count;
+    batch_count = 0;
+    for (uint8_t from = 0; from < n; from += PROTO_MAX_ANGLES) {
+        uint8_t left = (uint8_t)(n - from);
+        send_angles(from, left < PROTO_MAX_ANGLES ? left : PROTO_MAX_ANGLES);
+    }
+}
+
 static void gather_angle(const struct event *ev)
 {
-    if (batch_count && (ev->x != batch_status || batch_count == PROTO_MAX_ANGLES
+    if (batch_count && (ev->x != batch_status || batch_count == BATCH_MAX
                         || ev->t - batch_t[0] > 0xFFFFul))
         flush_angles();
     batch_t[batch_count] = ev->t;
@@ -508,7 +518,19 @@ int main(void)
         locked &= (uint8_t)~expired;
         if (t != last_scan)
             scan_locked(pads_of(pind), t);
-        if (t - last_heartbeat >= HEARTBEAT_US && post_locked(EV_HEARTBEAT, t, 0, reported, 0))
+        /* A heartbeat due while readings stream in waits for their batch to be due (at most
+         * ANGLE_BATCH_US, plus a sample period between two batches) and leaves right behind
+         * its frames: the host wakes once for both.  Heartbeats stay at most HEARTBEAT_US +
+         * ANGLE_BATCH_US + 2 ANGLE_PERIOD_US = 94 ms apart (5.4: 100). */
+        uint8_t gathering = 0;
+#if ANGLE_SENSOR
+        if (batch_count)
+            gathering = t - batch_t[0] < ANGLE_BATCH_US;
+        else
+            gathering = t - last_angle_t < 2u * ANGLE_PERIOD_US; /* the next batch is starting */
+#endif
+        if (!gathering && t - last_heartbeat >= HEARTBEAT_US
+            && post_locked(EV_HEARTBEAT, t, 0, reported, 0))
             last_heartbeat = t;
         sei();
         last_t = t;
