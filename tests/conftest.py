@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import os
 import shutil
 import socket
@@ -91,6 +92,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 if item.get_closest_marker("process") is None and item.get_closest_marker("timing") is None]
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (every test module, its items: a heap of some 160 000 objects)
+    lives as long as the session: kept out of the cyclic collector's walks, as the daemon
+    keeps its startup objects (console/shell/daemon.py). Walked, each full collection held
+    the GIL for about 100 ms, and every thread with it: a simulated box stamping frames it
+    could not send, a loop's timer, a reader judging real time."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.fixture(autouse=True)
