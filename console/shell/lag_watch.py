@@ -27,7 +27,7 @@ log = logging.getLogger("chgk.console")
 LAG_TICK_S = 0.05  # the longest the console goes between ticks while its loop runs
 TICK_NS = round(LAG_TICK_S * 1e9)
 # An input read this long after the latest tick is a tick: early enough that a stream of
-# inputs every 20 ms (the box's bursts of the top's readings) always has one between this and
+# inputs every 20 or 40 ms (the box's bursts of the top's readings) always has one between this and
 # the timer (LAG_TICK_S), a few ms late or not, so the stream comes first; and later than a
 # hold (HOLD_NS), so that what waited through a hold is read while the tick after the hold is
 # still the latest (see `alive_at`). (At 40 ms, half the ticks of a 20 ms stream were the
