@@ -21,6 +21,13 @@ async def running(watch: LagWatch, ticks: list[int]) -> asyncio.Task[None]:
     return task
 
 
+async def stopped(task: asyncio.Task[None]) -> None:
+    """Cancel the watch's task, as run's end does, and see it end by the cancellation."""
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 async def test_inputs_tick_the_watch_and_put_its_timer_off() -> None:
     clock, ticks = Clock(), list[int]()
     watch = LagWatch(clock)
@@ -37,9 +44,7 @@ async def test_inputs_tick_the_watch_and_put_its_timer_off() -> None:
     assert (watch.alive_at, watch.ticked_at) == (started, clock.now)
     second_due = watch.timer_due
     assert second_due is not None and second_due > first_due  # put off from this tick
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped(task)
     assert watch.timer_due is None and watch.ticked_at is None
 
 
@@ -58,9 +63,7 @@ async def test_a_stream_of_bursts_ticks_the_watch_before_its_timer_would(period_
         watch.noted(clock.now)
     gaps = [later - earlier for earlier, later in itertools.pairwise(ticks)]
     assert len(ticks) > 30 and max(gaps) < round(LAG_TICK_S * 1e9)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped(task)
 
 
 async def test_inputs_read_right_after_a_hold_are_all_dated_before_it() -> None:
@@ -76,9 +79,7 @@ async def test_inputs_read_right_after_a_hold_are_all_dated_before_it() -> None:
         read = clock.now + offset_ms * NS_PER_MS
         watch.noted(read)
         assert watch.read_time(read) == (before, before), offset_ms
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped(task)
 
 
 async def test_without_inputs_the_timer_ticks() -> None:
@@ -88,9 +89,7 @@ async def test_without_inputs_the_timer_ticks() -> None:
     clock.now += round(LAG_TICK_S * 1e9)
     await asyncio.sleep(LAG_TICK_S * 3)
     assert ticks and ticks[0] == clock.now
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped(task)
 
 
 async def test_an_input_read_after_a_hold_ticks_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
@@ -104,9 +103,7 @@ async def test_an_input_read_after_a_hold_ticks_and_says_so(caplog: pytest.LogCa
     assert "held up for 450 ms" in caplog.text
     # A press read now may have waited through the hold: dated at the last sign of life before it.
     assert watch.read_time(clock.now) == (before, before)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped(task)
 
 
 def test_a_watch_that_does_not_run_ignores_inputs() -> None:
