@@ -64,9 +64,6 @@ _SEQ_MODULUS = 1 << 16
 # and the host wakes once a burst; heartbeats then leave with every burst or every other one,
 # well within PROTOCOL.md 5.4's 100 ms.
 HEARTBEAT_GRACE_S = 0.045
-# Readings taken this close together are a stream: a heartbeat due between two of its bursts
-# waits for the next one.
-STREAM_GAP_S = 0.01
 
 
 class SimulatedMcu:
@@ -124,7 +121,6 @@ class SimulatedMcu:
         # write, as the box's frames share one USB transfer), or alone after HEARTBEAT_GRACE_S.
         self._heartbeat_owed = False
         self._heartbeat_due = 0.0  # when the next heartbeat falls due (time.monotonic)
-        self._sampled_at = -STREAM_GAP_S  # when the latest reading was taken (time.monotonic)
         self._master_fd: int | None = None
         self._slave_fd: int | None = None
         self._slave_path: str | None = None
@@ -255,7 +251,6 @@ class SimulatedMcu:
             raw, status = reading
             Angle(0, 0, raw, status)  # validate now: a failure must not leave a gap in seq later
             self._angles.append((raw, status, at))
-            self._sampled_at = time.monotonic()
             return raw, status, at
 
     def flush_angles(self) -> int:
@@ -501,8 +496,7 @@ class SimulatedMcu:
                         self._flush_angles_locked()
                 elif now_s >= self._heartbeat_due:
                     self._heartbeat_owed, owed_at = True, now_s
-                    if not self._angles and now_s - self._sampled_at > STREAM_GAP_S:
-                        # no burst on its way: it leaves alone
+                    if not self._angles:  # no burst on its way: it leaves alone
                         self._flush_angles_locked()
 
     def _in_thread(self, fn: Callable[[], None]) -> None:
