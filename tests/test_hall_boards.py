@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import aiomqtt
+import pytest
 
 from console.engine.chgk.rules import ChgkAction, ChgkHost, PickSource, SectorPicked
 from console.engine.model import NS_PER_S
@@ -253,4 +254,71 @@ async def test_the_chgk_board_says_what_happened(mosquitto_ws: Broker, tmp_path:
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+        await server.close()
+
+
+# Each animation frame's arrow angle, from the page itself (as the page draws it).
+RECORD_ARROW = """
+window.arrowFrames = [];
+(function record() {
+  const t = document.getElementById('arrow').getAttribute('transform') || 'rotate(0)';
+  window.arrowFrames.push(parseFloat(t.slice(7)));
+  requestAnimationFrame(record);
+})();
+"""
+
+
+def live_sample(deg: float, dps: float, seq: int) -> str:
+    return json.dumps({"type": "spin_angle", "t_ns": seq * S // 10, "at_ns": seq * S // 10, "angle_deg": deg,
+                       "raw": round(deg * 4096 / 360) % 4096, "turns": 1.0, "speed_dps": dps, "seq": seq})
+
+
+async def frames_after(browser: Browser, publish: Any, seconds: float) -> list[float]:
+    """The arrow's angle at each frame from `publish()` on, for `seconds`."""
+    await evaluate(browser, "window.arrowFrames.length = 0")
+    await publish()
+    await asyncio.sleep(seconds)
+    frames: list[float] = await evaluate(browser, "window.arrowFrames")
+    return frames
+
+
+async def test_the_table_board_turns_the_arrow_smoothly_between_live_samples(
+        mosquitto_ws: Broker, tmp_path: Path) -> None:
+    """Issue 30: the live angle comes at most 20 times a second (12.5 from a box's 40-ms bursts):
+    between two samples the board's arrow goes on at the last one's speed, a little further at
+    every frame and never more than 120 ms past the sample; the stop puts it at the resting angle,
+    where it stays."""
+    assert mosquitto_ws.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="table.html")
+    await server.start()
+    try:
+        async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as client:
+            await client.publish(f"{BASE}/status", json.dumps({"state": "online"}), qos=1, retain=True)
+            browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+            try:
+                await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+                await evaluate(browser, RECORD_ARROW)
+
+                async def sample(deg: float, dps: float, seq: int) -> None:
+                    await client.publish(f"{BASE}/angle", live_sample(deg, dps, seq))
+
+                # 360 °/s clockwise from 10°: on to 10 + 360 × 0.12 = 53.2°, frame by frame.
+                frames = await frames_after(browser, lambda: sample(10.0, 360.0, 1), 0.5)
+                moving = [a for a in frames if 10.0 < a < 53.2 - 1e-6]
+                assert len(set(moving)) >= 3, f"the arrow jumped instead of turning: {frames}"
+                assert moving == sorted(moving), frames
+                assert max(frames) == pytest.approx(53.2, abs=1e-6) and frames[-1] == max(frames)
+                # Counter-clockwise, across 0°: from 5° at 180 °/s to 5 − 21.6 = 343.4°.
+                frames = await frames_after(browser, lambda: sample(5.0, -180.0, 2), 0.5)
+                after = frames[frames.index(5.0):] if 5.0 in frames else frames
+                assert any(300 < a < 360 for a in after) and after[-1] == pytest.approx(343.4, abs=1e-6)
+                # The stop: the resting angle, and no more turning.
+                stopped = {"type": "spin_stopped", "t_ns": 3 * S, "stopped_at_ns": 3 * S, "angle_deg": 200.0,
+                           "sector": 7, "seq": 3}
+                frames = await frames_after(
+                    browser, lambda: client.publish(f"{BASE}/events", json.dumps(stopped), qos=1), 0.5)
+                assert frames[-10:] == [200.0] * 10, frames
+            finally:
+                await asyncio.to_thread(browser.close)
+    finally:
         await server.close()

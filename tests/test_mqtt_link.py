@@ -407,7 +407,7 @@ async def gate(to: Broker) -> AsyncIterator[tuple[int, asyncio.Event]]:
 
 async def test_decisions_are_never_pushed_out_by_the_live_angle_while_the_broker_is_away(
         mosquitto: Broker) -> None:
-    """Issue 10: the live angle (QoS 0, ~30 a second) waits newest-only, beside the events,
+    """Issue 10: the live angle (QoS 0, up to 20 a second) waits newest-only, beside the events,
     so 10 000 samples while the broker is away leave every decision in the queue; once the
     broker is back each one arrives, in order (the old shared queue of 5000 lost the first)."""
     topics = Topics("chgk", "t1")

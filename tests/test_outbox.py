@@ -4,6 +4,8 @@ what a lost connection puts back, the loud limit."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from console.shell.outbox import Message, Outbox
 
 ANGLE = "chgk/t1/angle"
@@ -71,3 +73,24 @@ def test_the_limit_is_said_once_crossing_and_once_back_under_half() -> None:
     box.take()
     assert box.over_limit() is False and box.over_limit() is None
     assert box.queued_events == 2
+
+
+def test_what_the_sender_reports_through_is_acknowledged_in_the_order_sent() -> None:
+    """The link hands each message's own "published yet?" (paho's `is_published`) to `sent`;
+    `through()` acknowledges those that say so, in the order sent, and only once."""
+    box = Outbox(ANGLE, max_inflight=3, queue_limit=10)
+    for i in range(4):
+        box.put_event("events", f"e{i}".encode())
+    published = {1: False, 2: False, 3: False}
+    for mid in (1, 2, 3):
+        message = box.take()
+        assert message is not None
+        box.sent(mid, message, partial(published.__getitem__, mid))
+    assert box.through() == [] and box.take() is None  # three out: no room
+    published[3] = published[2] = True
+    assert box.through() == [2, 3] and box.oldest_unacked == 1
+    assert box.through() == []
+    assert box.take() == Message("events", b"e3", False)
+    box.lost()  # a lost connection forgets what it was waiting for
+    published[1] = True
+    assert box.through() == []

@@ -65,7 +65,7 @@ WRITING, FAILING = "writing", "failing"
 
 def decides(outputs: Iterable[Output]) -> bool:
     """Whether the outputs hold a decision worth a sync: any event but the top's live angle
-    (30 a second while it spins; the stop it leads to is an event of its own)."""
+    (up to 20 a second while it spins; the stop it leads to is an event of its own)."""
     return any(isinstance(o, Event) and not o.LIVE for o in outputs)
 
 

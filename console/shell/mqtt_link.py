@@ -15,8 +15,9 @@ wait 40 ms for an ACK. The state snapshot is console/shell/state_publishing.py's
 
 How: paho's public external-event-loop API, driven from the asyncio loop with no network
 thread (console/shell/paho_socket.py): an event leaves inside the call that decided it. Acks
-come back through ``on_publish``; up to ``MAX_INFLIGHT`` messages are out at once, in order.
-The blocking TCP connect (and name lookup) runs in the loop's default executor.
+are each message's ``is_published()`` after paho reads or writes (``on_publish`` builds two
+objects per call, a QoS 0 write too: half a live angle's cost). Up to ``MAX_INFLIGHT`` are
+out at once, in order. The blocking TCP connect (and name lookup) runs in the executor.
 
 TLS (``tls=TlsSettings(...)``, console/mqtt_tls.py, docs/broker.md): the context is built
 (its files read) and handed to paho's public ``tls_set_context``/``tls_insecure_set`` in the
@@ -56,7 +57,7 @@ GOODBYE_TIMEOUT_S = 1.0  # saying "offline" when stopping
 KEEPALIVE_S = 60
 MAX_INFLIGHT = 20  # messages handed to paho and not yet acknowledged; the rest wait in order
 EVENT_QOS = 1  # decisions: acknowledged, so none is lost with a connection (docs/mqtt.md)
-ANGLE_QOS = 0  # the live angle, 30 a second: a lost sample is superseded by the next
+ANGLE_QOS = 0  # the live angle, up to 20 a second: a lost sample is superseded by the next
 RETAINED_QOS = 1
 OK = MQTTErrorCode.MQTT_ERR_SUCCESS
 
@@ -109,7 +110,7 @@ class MqttLink:
         self._lost: str | None = None  # why this connection is lost, once it is
         self._lost_event = asyncio.Event()
         self._progress = asyncio.Event()  # a CONNACK, SUBACK or PUBACK came, or the link was lost
-        self._commands: list[tuple[bytes, bool, str]] = []  # (payload, retained, topic): `_after_read`
+        self._commands: list[tuple[bytes, bool, str]] = []  # (payload, retained, topic): `_after_io`
         self._retries = BrokerRetries(host, port, reconnect_interval)  # said, not flooded
         self._barriers = BrokerBarriers()  # `after_broker`'s callers (console/shell/outbox.py)
 
@@ -210,7 +211,7 @@ class MqttLink:
             self._outbox.sent(info.mid, message)
             self._lose(f"publishing failed: {mqtt.error_string(info.rc)}")
         elif not info.is_published():  # QoS 1 until its PUBACK; QoS 0 until written
-            self._outbox.sent(info.mid, message)
+            self._outbox.sent(info.mid, message, info.is_published)
         if topic == self.topics.status:  # its PUBACK releases who waits for the broker
             self._barriers.status_sent(info.mid)
 
@@ -239,19 +240,18 @@ class MqttLink:
                           self.topics.command, reason_codes)
             self._progress.set()
 
-    def _on_publish(self, client: mqtt.Client, _userdata: Any, mid: int,
-                    _reason_code: ReasonCode, _properties: Properties) -> None:
-        if client is self._client:
-            self._outbox.acked(mid)
-            self._progress.set()
+    def _published(self) -> None:
+        """Note the messages paho has marked published (a PUBACK read, a QoS 0 one written
+        whole), and wake who waits on the broker (`_until`) to look again."""
+        for mid in self._outbox.through():
             released = self._barriers.acked(mid)
             if released is not None:
-                # After this read's commands are handled (`_readable` hands them on after
-                # paho's read returns): a command that came before the ack must come first.
+                # After the commands this read brought (`_after_io`): they came before the ack.
                 self._loop.call_soon(self._release_barriers, released)
+        self._progress.set()
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
-        # Handled once paho's read returns (`_after_read`): the console's answer is then written
+        # Handled once paho's read returns (`_after_io`): the console's answer is then written
         # at once, not queued behind paho's callback lock. A retained command is one the broker
         # stored and replays at every (re)subscription: it is reported, never executed.
         topic, payload = message.topic, bytes(message.payload)
@@ -283,17 +283,18 @@ class MqttLink:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_subscribe = self._on_subscribe
-        client.on_publish = self._on_publish
         client.on_message = self._on_message
         client.on_socket_close = self._on_socket_close
-        watched = PahoSocket(self._loop, client, on_read=self._after_read, lose=self._lose)
+        watched = PahoSocket(self._loop, client, on_io=self._after_io, lose=self._lose)
         if not watched.watch():
             raise LinkLost("the connection closed as it opened")
         self._client, self._socket = client, watched
         self._pump()  # a CONNECT paho could not write whole
 
-    def _after_read(self) -> None:
-        """What paho's read brought: the commands handed on, then what waits sent."""
+    def _after_io(self) -> None:
+        """What paho's read (or write) brought: the acks noted, the commands handed on, then
+        what waits sent."""
+        self._published()
         if self._commands:
             commands, self._commands = self._commands, []
             for payload, retained, topic in commands:

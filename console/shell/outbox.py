@@ -5,8 +5,9 @@ Contract: events wait in order and are never dropped (`put_event`); of the live 
 newest waits (`put_angle`: a sample is superseded by the next); of each retained topic only the
 newest waits (`retain`), and every retained topic's newest goes again on each new connection
 (`reconnected`). `take(room)` hands on the next message to send while fewer than `max_inflight`
-are unacknowledged: events first, then the angle, then the retained topics; `sent(mid, ...)`
-notes one handed to the broker and not yet acknowledged, `acked(mid)` its acknowledgement, and
+are unacknowledged: events first, then the angle, then the retained topics; `sent(mid, ...,
+through)` notes one handed to the broker and not yet acknowledged, `acked(mid)` its
+acknowledgement, `through()` the acknowledgements its `through` callables report, and
 `lost()` puts the events that were not acknowledged back first, in order, for the next
 connection (a retained topic goes again anyway; an angle is superseded). `oldest_unacked` is
 the first of those. `over_limit()` says whether more than `queue_limit` events wait: True once
@@ -41,6 +42,7 @@ class Outbox:
         self._last_retained: dict[str, bytes] = {}  # every retained topic's newest, for a reconnect
         # Handed to the broker on this connection, not acknowledged yet, in the order sent.
         self._inflight: dict[int, Message] = {}
+        self._through: dict[int, Callable[[], bool]] = {}  # whether each of those is, by now
         self._over = False  # more than queue_limit events wait (said once)
 
     @property
@@ -76,11 +78,23 @@ class Outbox:
             return Message(topic, self._retained.pop(topic), True)
         return None
 
-    def sent(self, mid: int, message: Message) -> None:
+    def sent(self, mid: int, message: Message, through: Callable[[], bool] | None = None) -> None:
+        """`message` handed to the broker as `mid`; `through()` (if given) says when it is
+        acknowledged (or, at QoS 0, written whole): `through` looks."""
         self._inflight[mid] = message
+        if through is not None:
+            self._through[mid] = through
 
     def acked(self, mid: int) -> None:
         self._inflight.pop(mid, None)
+        self._through.pop(mid, None)
+
+    def through(self) -> list[int]:
+        """The messages whose `through()` now says so, in the order sent; acknowledged here."""
+        done = [mid for mid, through in self._through.items() if through()]
+        for mid in done:
+            self.acked(mid)
+        return done
 
     def reconnected(self) -> None:
         """A new connection: the newest of every retained topic goes again."""
@@ -91,6 +105,7 @@ class Outbox:
         back = [(m.topic, m.payload) for m in self._inflight.values()
                 if not m.retain and m.topic != self._angle_topic]
         self._inflight.clear()
+        self._through.clear()
         self._events.extendleft(reversed(back))
 
     def over_limit(self) -> bool | None:

@@ -1,14 +1,16 @@
 """Driving one paho-mqtt client's socket from the asyncio loop: paho's external-event-loop API.
 
-Contract: `PahoSocket(loop, client, on_read, lose)`; `watch()` reads whenever the socket is
-readable (`client.loop_read()`), then calls `on_read()` (the link hands on the commands read and
-sends what waits); `wants_write()` registers a writer only while paho has bytes it could not
-send (`client.want_write()`); `unwatch()` stops both. Reading drains the SSL object: a TLS
-record read for one packet may bring the next ones along into the SSL buffer, where the
-socket's readiness cannot see them, so it reads on while ``pending()`` says bytes wait there
-(as paho's own ``loop()`` does). A read or write that fails calls `lose(reason)`; nothing here
-raises into the loop. `no_delay` is paho's ``on_socket_open`` that turns Nagle off;
-`close_client` closes a connection the link is done with, at once.
+Contract: `PahoSocket(loop, client, on_io, lose)`; `watch()` reads whenever the socket is
+readable (`client.loop_read()`), then calls `on_io()` (the link notes the acks and hands on the
+commands read, and sends what waits); `wants_write()` registers a writer only while paho has
+bytes it could not send (`client.want_write()`), and calls `on_io()` after each write of
+them (a QoS 0 message is published once written whole); `unwatch()` stops both. Reading
+drains the SSL object: a TLS record read for one packet may bring the next ones along into
+the SSL buffer, where the socket's readiness cannot see them, so it reads on while
+``pending()`` says bytes wait there (as paho's own ``loop()`` does). A read or write that
+fails calls `lose(reason)`; nothing here raises into the loop. `no_delay` is paho's
+``on_socket_open`` that turns Nagle off; `close_client` closes a connection the link is done
+with, at once.
 
 Why: with no network thread and no ``on_socket_register_write`` callback, paho's
 ``publish()`` writes the packet at once when the socket can take it, so an event leaves inside
@@ -36,10 +38,10 @@ class PahoSocket:
     """See the module docstring."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, client: mqtt.Client, *,
-                 on_read: Callable[[], None], lose: Callable[[str], None]) -> None:
+                 on_io: Callable[[], None], lose: Callable[[str], None]) -> None:
         self._loop = loop
         self._client = client
-        self._on_read = on_read
+        self._on_io = on_io
         self._lose = lose
         self._fd = -1
         self._writing = False  # the socket watched for writing: paho has bytes it could not send
@@ -79,7 +81,7 @@ class PahoSocket:
             rc = OK
         if rc != OK:
             self._lose(f"reading from the broker failed: {mqtt.error_string(rc)}")
-        self._on_read()
+        self._on_io()
 
     def _writable(self) -> None:
         client = self._client
@@ -93,6 +95,7 @@ class PahoSocket:
         if self._writing and not client.want_write():
             self._loop.remove_writer(self._fd)
             self._writing = False
+        self._on_io()
 
 
 def no_delay(_client: mqtt.Client, _userdata: Any, sock: mqtt.SocketLike) -> None:

@@ -243,7 +243,7 @@ class Console:
                 self.cues.play(out.cue)
                 if self.osc is not None:
                     self.osc.send(out.cue)
-        # The live angle (30 a second while the top spins) changes nothing a late display
+        # The live angle (up to 20 a second while the top spins) changes nothing a late display
         # needs at once: it has its own topic, and the state follows the next real change.
         if not all(isinstance(out, Event) and out.LIVE for out in outputs):
             self.retained.publish()

@@ -12,7 +12,7 @@ keys (`HOST_KEYS`); digits pick a sector by hand (`SECTOR_KEYS`: 1..9, 0 = 10, '
 '=' = 12, '+' = 13), as after a stop on a boundary or a failed sensor. On a terminal the
 host's screen is redrawn as the game goes (it shows where the fortochka lies: it is the
 host's view); with piped input (scripts, tests) each event is printed as a timestamped
-Russian line, '.' waits 0.2 s, and the live angle (`spin_angle`, 30 a second) is left out.
+Russian line, '.' waits 0.2 s, and the live angle (`spin_angle`, up to 20 a second) is left out.
 """
 
 from __future__ import annotations

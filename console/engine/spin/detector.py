@@ -101,7 +101,7 @@ class SpinConfig:
     hold_ns: int = 200 * NS_PER_MS
     sample_grace_ns: int = 20 * NS_PER_MS  # how long on_timer waits for samples covering the hold
     speed_window_ns: int = 60 * NS_PER_MS
-    live_rate_hz: float = 30.0  # spin_angle events per second at most
+    live_rate_hz: float = 20.0  # spin_angle events per second at most
     nudge_deg: float = 3.0  # movement of the arrow after a result that counts as a nudge
     silence_ns: int | None = 500 * NS_PER_MS  # None: the source may be silent at rest
     boundary_margin_deg: float = 2.0  # spin_stopped.near_boundary (needs a SectorMap)

@@ -97,10 +97,10 @@ class SpinStarted(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpinAngle(Event):
-    """The arrow's live angle while the top spins (its own topic, at most 30 a second)."""
+    """The arrow's live angle while the top spins (its own topic, at most spin.live_rate_hz, 20, a second)."""
 
     TYPE: ClassVar[str] = "spin_angle"
-    LIVE: ClassVar[bool] = True  # 30 a second while the top spins: its own topic
+    LIVE: ClassVar[bool] = True  # up to 20 a second while the top spins: its own topic
 
     at_ns: int
     angle_deg: float

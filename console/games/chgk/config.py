@@ -56,7 +56,7 @@ class SpinSection:
     stop_speed_dps: float = 30.0
     still_window_deg: float = 1.5
     hold_ms: float = 200.0
-    live_rate_hz: float = 30.0
+    live_rate_hz: float = 20.0
     nudge_deg: float = 3.0
     silence_ms: float = 500.0
     # The detector needs no more: a faster stream (an AS5600 read at 1 kHz) is thinned to
