@@ -90,58 +90,46 @@ async def test_the_sports_board_counts_to_the_deadline_and_marks_the_cue_moments
     the answers, then the collection's end; each moment marked on the bar as it passes, with no
     message after the start (the board computes them); a state that arrives 1.5 s late leaves the
     count where it was."""
-    assert mosquitto_ws.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="timer.html")
-    await server.start()
-    try:
-        async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as client:
-            await client.publish(f"{BASE}/status", json.dumps({"state": "online"}), qos=1, retain=True)
-            browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
-            try:
-                await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
-                fake = FakeConsole(client, time.monotonic_ns(), count_s=4.0, warning_s=2.0, collection_s=2.0)
-                taken_at_start = fake.state(fake.start)
-                await fake.started()
-                shown = await wait_for(browser, f"parseInt({text_of('timer')})")
-                assert shown in (3, 4)
-                # The count and the question's line come from two messages (the event, the
-                # state): on a loaded machine the second may be drawn a moment later.
-                await wait_for(browser, f"{text_of('question')} === 'Тур 1 · вопрос 1'")
-                assert await evaluate(browser, text_of("phase")) == "Обсуждение"
+    async with board_fed_here(mosquitto_ws, "timer.html") as (client, browser):
+        fake = FakeConsole(client, time.monotonic_ns(), count_s=4.0, warning_s=2.0, collection_s=2.0)
+        taken_at_start = fake.state(fake.start)
+        await fake.started()
+        shown = await wait_for(browser, f"parseInt({text_of('timer')})")
+        assert shown in (3, 4)
+        # The count and the question's line come from two messages (the event, the
+        # state): on a loaded machine the second may be drawn a moment later.
+        await wait_for(browser, f"{text_of('question')} === 'Тур 1 · вопрос 1'")
+        assert await evaluate(browser, text_of("phase")) == "Обсуждение"
 
-                # A copy of the state taken at the start, 1.5 s late: remaining_ms says 4 s.
-                await asyncio.sleep(max(0.0, (fake.start + round(1.5 * S) - time.monotonic_ns()) / S))
-                before = await evaluate(browser, MESSAGES)
-                await fake.publish("state", taken_at_start)
-                await wait_for(browser, f"{MESSAGES} > {before}")
-                left_s = (fake.deadline - time.monotonic_ns()) / S
-                shown = int(await evaluate(browser, text_of("timer")))
-                after_s = (fake.deadline - time.monotonic_ns()) / S
-                assert math.ceil(after_s) <= shown <= math.ceil(left_s), (shown, left_s)
-                assert shown <= 3  # from receipt it would be 4
+        # A copy of the state taken at the start, 1.5 s late: remaining_ms says 4 s.
+        await asyncio.sleep(max(0.0, (fake.start + round(1.5 * S) - time.monotonic_ns()) / S))
+        before = await evaluate(browser, MESSAGES)
+        await fake.publish("state", taken_at_start)
+        await wait_for(browser, f"{MESSAGES} > {before}")
+        left_s = (fake.deadline - time.monotonic_ns()) / S
+        shown = int(await evaluate(browser, text_of("timer")))
+        after_s = (fake.deadline - time.monotonic_ns()) / S
+        assert math.ceil(after_s) <= shown <= math.ceil(left_s), (shown, left_s)
+        assert shown <= 3  # from receipt it would be 4
 
-                warning = "document.querySelector('.mark[data-mark=warning]').classList.contains('passed')"
-                await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
-                assert time.monotonic_ns() >= fake.warning - S // 10
-                assert await evaluate(browser, warning)
-                assert await evaluate(browser, "document.getElementById('timer').className") == "warning"
-                time_up = "document.querySelector('.mark[data-mark=time_up]').classList.contains('passed')"
-                assert not await evaluate(browser, time_up)
-                await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
-                assert time.monotonic_ns() >= fake.deadline - S // 10
-                assert await evaluate(browser, time_up)
-                assert int(await evaluate(browser, text_of("timer"))) in (1, 2)  # the 2 s to hand in
-                fill = "parseFloat(document.getElementById('fill').style.width)"
-                first = await evaluate(browser, fill)
-                await asyncio.sleep(0.3)
-                assert await evaluate(browser, fill) > first  # smooth: it moves between messages
-                await asyncio.to_thread(browser.screenshot, str(tmp_path / "timer.png"))
-                await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
-                assert time.monotonic_ns() >= fake.closes - S // 10
-            finally:
-                await asyncio.to_thread(browser.close)
-    finally:
-        await server.close()
+        warning = "document.querySelector('.mark[data-mark=warning]').classList.contains('passed')"
+        await wait_for(browser, f"{text_of('phase')} === 'Осталось 10 секунд'")
+        assert time.monotonic_ns() >= fake.warning - S // 10
+        assert await evaluate(browser, warning)
+        assert await evaluate(browser, "document.getElementById('timer').className") == "warning"
+        time_up = "document.querySelector('.mark[data-mark=time_up]').classList.contains('passed')"
+        assert not await evaluate(browser, time_up)
+        await wait_for(browser, f"{text_of('phase')} === 'Время! Сдайте ответы'")
+        assert time.monotonic_ns() >= fake.deadline - S // 10
+        assert await evaluate(browser, time_up)
+        assert int(await evaluate(browser, text_of("timer"))) in (1, 2)  # the 2 s to hand in
+        fill = "parseFloat(document.getElementById('fill').style.width)"
+        first = await evaluate(browser, fill)
+        await asyncio.sleep(0.3)
+        assert await evaluate(browser, fill) > first  # smooth: it moves between messages
+        await asyncio.to_thread(browser.screenshot, str(tmp_path / "timer.png"))
+        await wait_for(browser, f"{text_of('phase')} === 'Ответы собраны'")
+        assert time.monotonic_ns() >= fake.closes - S // 10
 
 
 async def test_the_sports_board_follows_a_running_sports_console(mosquitto_ws: Broker,
@@ -178,6 +166,26 @@ async def board_of(console: Console, broker: Broker, board: str) -> AsyncIterato
     finally:
         task.cancel()
         await asyncio.gather(task, return_exceptions=True)
+        await server.close()
+
+
+@asynccontextmanager
+async def board_fed_here(broker: Broker, board: str) -> AsyncIterator[tuple[aiomqtt.Client, Browser]]:
+    """The hall's `board` served and open in a browser, online, fed by the test itself (a client
+    on `broker` that publishes what a console would, when the test says)."""
+    assert broker.ws_port is not None
+    server = DisplayServer("127.0.0.1", 0, ws_port=broker.ws_port, base=BASE, board=board)
+    await server.start()
+    try:
+        async with aiomqtt.Client(broker.host, broker.port) as client:
+            await client.publish(f"{BASE}/status", json.dumps({"state": "online"}), qos=1, retain=True)
+            browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
+            try:
+                await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
+                yield client, browser
+            finally:
+                await asyncio.to_thread(browser.close)
+    finally:
         await server.close()
 
 
@@ -282,43 +290,30 @@ async def frames_after(browser: Browser, publish: Any, seconds: float) -> list[f
     return frames
 
 
-async def test_the_table_board_turns_the_arrow_smoothly_between_live_samples(
-        mosquitto_ws: Broker, tmp_path: Path) -> None:
+async def test_the_table_board_turns_the_arrow_smoothly_between_live_samples(mosquitto_ws: Broker) -> None:
     """Issue 30: the live angle comes at most 20 times a second (12.5 from a box's 40-ms bursts):
     between two samples the board's arrow goes on at the last one's speed, a little further at
     every frame and never more than 120 ms past the sample; the stop puts it at the resting angle,
     where it stays."""
-    assert mosquitto_ws.ws_port is not None
-    server = DisplayServer("127.0.0.1", 0, ws_port=mosquitto_ws.ws_port, base=BASE, board="table.html")
-    await server.start()
-    try:
-        async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as client:
-            await client.publish(f"{BASE}/status", json.dumps({"state": "online"}), qos=1, retain=True)
-            browser = await asyncio.to_thread(Browser, f"http://127.0.0.1:{server.port}/")
-            try:
-                await wait_for(browser, "document.getElementById('link').textContent === 'на связи'")
-                await evaluate(browser, RECORD_ARROW)
+    async with board_fed_here(mosquitto_ws, "table.html") as (client, browser):
+        await evaluate(browser, RECORD_ARROW)
 
-                async def sample(deg: float, dps: float, seq: int) -> None:
-                    await client.publish(f"{BASE}/angle", live_sample(deg, dps, seq))
+        async def sample(deg: float, dps: float, seq: int) -> None:
+            await client.publish(f"{BASE}/angle", live_sample(deg, dps, seq))
 
-                # 360 °/s clockwise from 10°: on to 10 + 360 × 0.12 = 53.2°, frame by frame.
-                frames = await frames_after(browser, lambda: sample(10.0, 360.0, 1), 0.5)
-                moving = [a for a in frames if 10.0 < a < 53.2 - 1e-6]
-                assert len(set(moving)) >= 3, f"the arrow jumped instead of turning: {frames}"
-                assert moving == sorted(moving), frames
-                assert max(frames) == pytest.approx(53.2, abs=1e-6) and frames[-1] == max(frames)
-                # Counter-clockwise, across 0°: from 5° at 180 °/s to 5 − 21.6 = 343.4°.
-                frames = await frames_after(browser, lambda: sample(5.0, -180.0, 2), 0.5)
-                after = frames[frames.index(5.0):] if 5.0 in frames else frames
-                assert any(300 < a < 360 for a in after) and after[-1] == pytest.approx(343.4, abs=1e-6)
-                # The stop: the resting angle, and no more turning.
-                stopped = {"type": "spin_stopped", "t_ns": 3 * S, "stopped_at_ns": 3 * S, "angle_deg": 200.0,
-                           "sector": 7, "seq": 3}
-                frames = await frames_after(
-                    browser, lambda: client.publish(f"{BASE}/events", json.dumps(stopped), qos=1), 0.5)
-                assert frames[-10:] == [200.0] * 10, frames
-            finally:
-                await asyncio.to_thread(browser.close)
-    finally:
-        await server.close()
+        # 360 °/s clockwise from 10°: on to 10 + 360 × 0.12 = 53.2°, frame by frame.
+        frames = await frames_after(browser, lambda: sample(10.0, 360.0, 1), 0.5)
+        moving = [a for a in frames if 10.0 < a < 53.2 - 1e-6]
+        assert len(set(moving)) >= 3, f"the arrow jumped instead of turning: {frames}"
+        assert moving == sorted(moving), frames
+        assert max(frames) == pytest.approx(53.2, abs=1e-6) and frames[-1] == max(frames)
+        # Counter-clockwise, across 0°: from 5° at 180 °/s to 5 − 21.6 = 343.4°.
+        frames = await frames_after(browser, lambda: sample(5.0, -180.0, 2), 0.5)
+        after = frames[frames.index(5.0):] if 5.0 in frames else frames
+        assert any(300 < a < 360 for a in after) and after[-1] == pytest.approx(343.4, abs=1e-6)
+        # The stop: the resting angle, and no more turning.
+        stopped = {"type": "spin_stopped", "t_ns": 3 * S, "stopped_at_ns": 3 * S, "angle_deg": 200.0,
+                   "sector": 7, "seq": 3}
+        frames = await frames_after(
+            browser, lambda: client.publish(f"{BASE}/events", json.dumps(stopped), qos=1), 0.5)
+        assert frames[-10:] == [200.0] * 10, frames
