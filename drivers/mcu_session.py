@@ -50,6 +50,7 @@ from firmware_proto import (
     SEQ_MODULUS,
     STAMP_MODULUS,
     Angle,
+    AngleRate,
     Angles,
     FrameDecoder,
     Heartbeat,
@@ -269,6 +270,11 @@ class McuSession:
         self._resend_timeout_ns = resend_timeout_ns
         self._angles = angles
         self._angle_interval_us = angle_interval_us
+        # Asked of the device after each HELLO (PROTOCOL.md 4.12), so that it sends only the
+        # readings this rule keeps; one that does not know the request sends them all. (A u16:
+        # the rest of a longer interval is thinned here.)
+        self._angle_rate = (encode(AngleRate(min(angle_interval_us, 0xFFFF)))
+                            if angles and angle_interval_us > 0 else None)
         self._kept_angle: tuple[int, int] | None = None  # the last reading kept: stamp, status
         self._check_clock = check_clock  # off only for a simulator whose timer is not real time
 
@@ -839,6 +845,8 @@ class McuSession:
             )
         if self._lamps is not None:  # a new or restarted device has its lamps off
             self._out.writes.append(_lamps_frame(*self._lamps))
+        if self._angle_rate is not None:  # and sends every reading
+            self._out.writes.append(self._angle_rate)
         if self._reseeding:
             self._reseeding = False
             self._set_status(LinkState.CONNECTED, f"The clock of the MCU on {self._port} is re-seeded.")

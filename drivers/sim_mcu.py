@@ -39,6 +39,7 @@ from firmware_proto import (
     RESEND_DEPTH,
     STAMP_MODULUS,
     Angle,
+    AngleRate,
     Angles,
     FrameDecoder,
     Heartbeat,
@@ -117,6 +118,11 @@ class SimulatedMcu:
         # that sends its readings in bursts sends them before any later-stamped frame
         # (PROTOCOL.md 5.2), so every other frame flushes them first.
         self._angles: list[tuple[int, int, int]] = []
+        # The host's ANGLE_RATE (PROTOCOL.md 4.12): at most one reading per this many µs of
+        # the timer (0: all), after the last one sent (its stamp, its status). A power-up
+        # forgets it, as the firmware's RAM does.
+        self._angle_interval_us = 0
+        self._last_angle: tuple[int, int] | None = None
         # A heartbeat fell due while a burst was being gathered: it leaves with the burst (one
         # write, as the box's frames share one USB transfer), or alone after HEARTBEAT_GRACE_S.
         self._heartbeat_owed = False
@@ -242,7 +248,8 @@ class SimulatedMcu:
         moment, or None for no reading. Reading and stamping are one step, as in the firmware's
         sampling interrupt, so no frame stamped later can leave before it; the reading is sent
         with the next :meth:`flush_angles` or before any later frame, whichever comes first.
-        Returns ``(raw, status, host ns read)``, or None."""
+        Returns ``(raw, status, host ns read)``, or None for no reading or one the host's
+        ANGLE_RATE leaves unsent."""
         with self._write_lock:
             at = self._clock()
             reading = read(at)
@@ -250,6 +257,11 @@ class SimulatedMcu:
                 return None
             raw, status = reading
             Angle(0, 0, raw, status)  # validate now: a failure must not leave a gap in seq later
+            stamp, last = self._timer_at(at), self._last_angle
+            if (last is not None and status == last[1]
+                    and (stamp - last[0]) % STAMP_MODULUS < self._angle_interval_us):
+                return None  # read, and not sent: the host asked for fewer
+            self._last_angle = (stamp, status)
             self._angles.append((raw, status, at))
             return raw, status, at
 
@@ -449,6 +461,9 @@ class SimulatedMcu:
             case Resend():
                 with self._write_lock:
                     self._write_locked(self._resend_locked(msg))
+            case AngleRate(interval_us=interval_us):
+                with self._write_lock:
+                    self._angle_interval_us = interval_us
             case Lamps(on=on, blink=blink):
                 with self._cond:
                     self.lamps = (on, blink)
@@ -553,6 +568,7 @@ class SimulatedMcu:
                 self._seq = 0
                 self._held = 0
                 self._sent.clear()
+                self._angle_interval_us, self._last_angle = 0, None
             self._master_fd = master
         if power_cycle:
             with self._cond:  # lamps are off after power-up until the host says otherwise

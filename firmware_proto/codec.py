@@ -16,6 +16,7 @@ from .messages import (
     MAX_FIRMWARE_BYTES,
     PROTOCOL_VERSION,
     Angle,
+    AngleRate,
     Angles,
     Heartbeat,
     Hello,
@@ -67,6 +68,7 @@ _HELLO_REQUEST: Final = struct.Struct("<B")
 _LAMPS: Final = struct.Struct("<HH")
 _PING: Final = struct.Struct("<H")
 _RESEND: Final = struct.Struct("<HB")
+_ANGLE_RATE: Final = struct.Struct("<H")
 _CRC: Final = struct.Struct("<H")
 
 
@@ -111,6 +113,8 @@ def _type_and_payload(msg: Message) -> tuple[MsgType, bytes]:
             return MsgType.PING, _PING.pack(msg.ping_id)
         case Resend():
             return MsgType.RESEND, _RESEND.pack(msg.from_seq, msg.count)
+        case AngleRate():
+            return MsgType.ANGLE_RATE, _ANGLE_RATE.pack(msg.interval_us)
     raise TypeError(f"not a protocol message: {msg!r}")
 
 
@@ -155,6 +159,7 @@ _FIXED: Final[dict[MsgType, tuple[struct.Struct, type[Message]]]] = {
     MsgType.LAMPS: (_LAMPS, Lamps),
     MsgType.PING: (_PING, Ping),
     MsgType.RESEND: (_RESEND, Resend),
+    MsgType.ANGLE_RATE: (_ANGLE_RATE, AngleRate),
 }
 
 

@@ -25,6 +25,7 @@ __all__ = [
     "RESEND_DEPTH",
     "SEQ_MODULUS",
     "Angle",
+    "AngleRate",
     "AngleStatus",
     "Angles",
     "DeviceMessage",
@@ -85,6 +86,7 @@ class MsgType(IntEnum):
     LAMPS = 0x82
     PING = 0x83
     RESEND = 0x84
+    ANGLE_RATE = 0x85
 
 
 class AngleStatus(IntFlag):
@@ -373,6 +375,18 @@ class Resend:
 
 
 @dataclass(frozen=True, slots=True)
+class AngleRate:
+    """Host -> device: send at most one angle reading per ``interval_us`` of the device's
+    timer (a reading whose status changed always goes); 0: every reading (PROTOCOL.md 4.12).
+    Optional for the device: one that drops it sends every reading, and the host thins."""
+
+    interval_us: int
+
+    def __post_init__(self) -> None:
+        _check_uint("interval_us", self.interval_us, 16)
+
+
+@dataclass(frozen=True, slots=True)
 class ProtocolError:
     """A frame that could not be decoded; reported in the output stream, never raised.
 
@@ -386,5 +400,5 @@ class ProtocolError:
 
 
 DeviceMessage: TypeAlias = Hello | Press | Release | Heartbeat | Pong | Angle | Angles
-HostMessage: TypeAlias = HelloRequest | Lamps | Ping | Resend
+HostMessage: TypeAlias = HelloRequest | Lamps | Ping | Resend | AngleRate
 Message: TypeAlias = DeviceMessage | HostMessage

@@ -23,6 +23,7 @@ from firmware_proto import (
     MAX_ENCODED,
     MAX_FIRMWARE_BYTES,
     Angle,
+    AngleRate,
     Angles,
     FrameDecoder,
     Heartbeat,
@@ -59,6 +60,7 @@ _NAMES: dict[type[Message], str] = {
     Lamps: "LAMPS",
     Ping: "PING",
     Resend: "RESEND",
+    AngleRate: "ANGLE_RATE",
 }
 
 # The reasons firmware_proto reports, by the kind the C decoder returns (enum proto_status).
@@ -315,6 +317,12 @@ def lines() -> list[str]:
     out += [f"encode {message_text(msg)} = {_hex(encode(msg))}" for msg in angles]
     out += [_stream(encode_delimited(msg)) for msg in angles]
     out += [_stream(frame) for frame in _angles_rejects()]
+    # ANGLE_RATE (PROTOCOL.md 4.12), added last for the same reason.
+    rates = [AngleRate(0), AngleRate(4000), AngleRate(0xFFFF)]
+    rates += [AngleRate(rng.getrandbits(16)) for _ in range(10)]
+    out += [f"encode {message_text(msg)} = {_hex(encode(msg))}" for msg in rates]
+    out += [_stream(encode_delimited(msg)) for msg in rates]
+    out += [_stream(_body_frame(_checked(0x85, b"\xa0")))]  # one byte short
     return out
 
 

@@ -68,7 +68,7 @@ def test_c_core_passes_the_python_codec_vectors(host_test: Path, tmp_path: Path)
     for kind in ("OVERLONG", "COBS", "SHORT", "LONG", "CRC", "TYPE", "LENGTH", "UTF8", "VALUE"):
         assert f" {kind}" in text, kind
     for name in ("HELLO", "PRESS", "RELEASE", "HEARTBEAT", "PONG", "ANGLE", "ANGLES",
-                 "HELLO_REQUEST", "LAMPS", "PING", "RESEND"):
+                 "HELLO_REQUEST", "LAMPS", "PING", "RESEND", "ANGLE_RATE"):
         assert f"encode {name} " in text, name
 
 

@@ -20,6 +20,7 @@ from firmware_proto import (
     MAX_FIRMWARE_BYTES,
     PROTOCOL_VERSION,
     Angle,
+    AngleRate,
     Angles,
     AngleStatus,
     DeviceMessage,
@@ -91,6 +92,8 @@ EXAMPLES: list[Message] = [
     Ping(ping_id=276),  # its CRC contains a zero byte
     Resend(from_seq=41, count=3),
     Resend(from_seq=0xFFFF, count=255),
+    AngleRate(interval_us=4000),
+    AngleRate(interval_us=0xFFFF),
 ]
 
 
@@ -282,6 +285,7 @@ def test_message_type_codes_are_the_specified_ones() -> None:
         "LAMPS": 0x82,
         "PING": 0x83,
         "RESEND": 0x84,
+        "ANGLE_RATE": 0x85,
     }
     assert PROTOCOL_VERSION == 2  # 2: ANGLES
 
@@ -924,7 +928,8 @@ def test_unwrap_rejects_values_outside_u32(stamp: int) -> None:
 
 _RECORDS: dict[str, Callable[..., Message]] = {
     cls.__name__: cls
-    for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, Angles, HelloRequest, Lamps, Ping, Resend)
+    for cls in (Hello, Press, Release, Heartbeat, Pong, Angle, Angles, HelloRequest, Lamps, Ping, Resend,
+                AngleRate)
 }
 
 

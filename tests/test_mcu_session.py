@@ -24,6 +24,7 @@ from drivers.mcu_session import (
 from firmware_proto import (
     PROTOCOL_VERSION,
     STAMP_MODULUS,
+    AngleRate,
     Heartbeat,
     HelloRequest,
     Lamps,
@@ -274,6 +275,28 @@ def test_a_stream_faster_than_the_table_needs_is_thinned_before_it_is_mapped() -
     h.recv(h.device.angle(h.now, 501, status=0b011), 1 * MS)  # 1 ms later, same status: dropped
     assert [r.raw for r in h.of(AngleReading) if isinstance(r, AngleReading)] == [100, 104, 108, 500]
     assert h.problems() == []  # no frame missed: the sequence followed every one
+
+
+def test_the_device_is_asked_for_the_tables_rate_after_every_hello_that_connects_it() -> None:
+    # PROTOCOL.md 4.12: a box that thins as the session does sends a quarter of a 1 kHz
+    # stream; one that restarted has forgotten the request, so every connecting HELLO brings
+    # it again. A u16: a longer interval is asked as 65 535 µs and the rest thinned here.
+    h = Harness(session=McuSession(PORT, angle_interval_us=4000))
+    h.open()
+    out = h.recv(h.device.hello(h.now + RTT // 2), RTT)
+    assert sent(out) == [AngleRate(4000)]
+    h.take(h.session.lost("read failed: Input/output error", h.now))
+    h.now += 500 * MS
+    h.device = Device(offset_us=0)  # power cycled
+    h.open()
+    assert sent(h.recv(h.device.hello(h.now + RTT // 2), RTT)) == [AngleRate(4000)]
+    for session in (McuSession(PORT, angles=False, angle_interval_us=4000), McuSession(PORT)):
+        quiet = Harness(session=session)  # no angle consumer, or one taking every reading
+        quiet.open()
+        assert sent(quiet.recv(quiet.device.hello(quiet.now + RTT // 2), RTT)) == []
+    slow = Harness(session=McuSession(PORT, angle_interval_us=100_000))
+    slow.open()
+    assert sent(slow.recv(slow.device.hello(slow.now + RTT // 2), RTT)) == [AngleRate(0xFFFF)]
 
 
 def test_a_burst_in_one_frame_gives_each_reading_its_own_time() -> None:

@@ -54,7 +54,8 @@ def sim() -> Iterator[SimulatedMcu]:
 
 @contextlib.asynccontextmanager
 async def linked(
-    sim: SimulatedMcu, rec: Recorder, on_angle: Callable[[AngleReading], None] | None = None
+    sim: SimulatedMcu, rec: Recorder, on_angle: Callable[[AngleReading], None] | None = None,
+    angle_rate_hz: float = 0.0,
 ) -> AsyncIterator[McuLink]:
     link = McuLink(
         sim.port,
@@ -62,6 +63,7 @@ async def linked(
         on_angle=on_angle or rec.angle,
         on_error=rec.errors.append,
         ping_interval=0.05,
+        angle_rate_hz=angle_rate_hz,
     )
     task = asyncio.create_task(link.run())
     try:
@@ -127,6 +129,29 @@ async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> 
         # The MCU stamps, not the arrival times, carry the 1 kHz rhythm.
         span_ms = (stamps[-1] - stamps[0]) / MS
         assert len(stamps) / span_ms == pytest.approx(1.0, rel=0.2)
+
+
+async def test_a_box_asked_for_the_tables_rate_sends_only_what_the_table_keeps(sim: SimulatedMcu) -> None:
+    """PROTOCOL.md 4.12 over a real pty: a link taking 250 readings a second asks the box for
+    that rate, and the box reading at 1 kHz sends about one reading in four, never two within
+    4 ms of its timer; the link hands on every one it sent (its own thinning, the same rule,
+    drops none), each at its own time."""
+    top = SimTop(seed=21, rate_hz=1000.0)
+    rec = Recorder()
+    async with linked(sim, rec, angle_rate_hz=250.0) as link:
+        top.spin(time.monotonic_ns(), omega0_dps=1080.0, duration_s=5.0)
+        with LiveTopFeed(top, sim) as feed:
+            await asyncio.sleep(0.5)
+        sent = list(feed.sent)
+        assert len(sent) >= 60
+        await until(lambda: len(rec.readings) == len(sent))
+        assert link.stats.lost_frames == 0 and link.stats.errors == 0 and rec.errors == []
+        assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
+        gaps_us = sorted(b.mcu_us - a.mcu_us for a, b in itertools.pairwise(rec.readings))
+        assert gaps_us[0] >= 4000  # none the table would drop
+        assert gaps_us[len(gaps_us) // 2] < 6000  # and no more dropped than it would
+        for reading, (read_ns, _, _) in zip(rec.readings, sent, strict=True):
+            assert_mapped(link, reading.at_ns, read_ns, BULK_SLACK_NS)
 
 
 # A hole this long in the simulated sensor's readings is the simulation's own thread held up

@@ -330,6 +330,12 @@ static void update_lamps(uint32_t t)
 
 /* ---------------------------------------------------------------- host frames in */
 
+#if ANGLE_SENSOR
+/* The host's ANGLE_RATE (PROTOCOL.md 4.12): at most one reading per this many us after the
+ * last one sent, unless the status changed; 0 (at power-up) sends every reading. */
+static uint16_t angle_interval_us;
+#endif
+
 static void handle_frame(const struct event *ev)
 {
     struct proto_msg msg;
@@ -352,6 +358,11 @@ static void handle_frame(const struct event *ev)
     case PROTO_RESEND:
         resend(msg.u.resend.from_seq, msg.u.resend.count);
         break;
+#if ANGLE_SENSOR
+    case PROTO_ANGLE_RATE:
+        angle_interval_us = msg.u.angle_interval_us;
+        break;
+#endif
     case PROTO_LAMPS:
         lamps_on = msg.u.lamps.on;
         lamps_blink = msg.u.lamps.blink;
@@ -376,6 +387,8 @@ static void handle_frame(const struct event *ev)
 static uint32_t batch_t[BATCH_MAX];
 static uint16_t batch_raw[BATCH_MAX];
 static uint8_t batch_count, batch_status;
+static uint32_t sent_t;          /* the last reading sent (gathered): its stamp */
+static uint8_t sent_status = 0xFFu; /* and status; none yet (bits 3..7 are never set) */
 
 /* The gathered readings from..from+n-1 (n >= 1, at most a frame's) as one frame. */
 static void send_angles(uint8_t from, uint8_t n)
@@ -414,6 +427,10 @@ static void flush_angles(void)
 
 static void gather_angle(const struct event *ev)
 {
+    if (ev->x == sent_status && ev->t - sent_t < angle_interval_us)
+        return; /* the host keeps fewer (4.12): the line carries only what it keeps */
+    sent_t = ev->t;
+    sent_status = ev->x;
     if (batch_count && (ev->x != batch_status || batch_count == BATCH_MAX
                         || ev->t - batch_t[0] > 0xFFFFul))
         flush_angles();

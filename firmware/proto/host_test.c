@@ -36,7 +36,7 @@ static const struct {
     {PROTO_HEARTBEAT, "HEARTBEAT"}, {PROTO_PONG, "PONG"}, {PROTO_ANGLE, "ANGLE"},
     {PROTO_ANGLES, "ANGLES"},
     {PROTO_HELLO_REQUEST, "HELLO_REQUEST"}, {PROTO_LAMPS, "LAMPS"}, {PROTO_PING, "PING"},
-    {PROTO_RESEND, "RESEND"},
+    {PROTO_RESEND, "RESEND"}, {PROTO_ANGLE_RATE, "ANGLE_RATE"},
 };
 
 static int parse_hex(const char *s, uint8_t *out, size_t cap)
@@ -109,6 +109,9 @@ static void format_msg(const struct proto_msg *m, char *out)
         break;
     case PROTO_RESEND:
         sprintf(out, "%s %u %u", name, m->u.resend.from_seq, m->u.resend.count);
+        break;
+    case PROTO_ANGLE_RATE:
+        sprintf(out, "%s %u", name, m->u.angle_interval_us);
         break;
     default:
         sprintf(out, "type 0x%02x", m->type);
@@ -184,6 +187,9 @@ static int parse_msg(char **tok, int n, struct proto_msg *m)
         m->u.resend.from_seq = (uint16_t)v[0];
         m->u.resend.count = (uint8_t)v[1];
         return fields == 2 ? 0 : -1;
+    case PROTO_ANGLE_RATE:
+        m->u.angle_interval_us = (uint16_t)v[0];
+        return fields == 1 ? 0 : -1;
     default:
         m->u.ping_id = (uint16_t)v[0];
         return fields == 1 ? 0 : -1;

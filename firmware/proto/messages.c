@@ -14,6 +14,7 @@
 #define LAMPS_SIZE 4u
 #define PING_SIZE 2u
 #define RESEND_SIZE 3u
+#define ANGLE_RATE_SIZE 2u
 
 static void put16(uint8_t *p, uint16_t v)
 {
@@ -177,6 +178,10 @@ int proto_encode_body(const struct proto_msg *msg, uint8_t *body)
         p[2] = msg->u.resend.count;
         n = RESEND_SIZE;
         break;
+    case PROTO_ANGLE_RATE:
+        put16(p, msg->u.angle_interval_us);
+        n = ANGLE_RATE_SIZE;
+        break;
     default:
         return -1;
     }
@@ -211,6 +216,7 @@ static int payload_size(uint8_t type)
     case PROTO_LAMPS: return LAMPS_SIZE;
     case PROTO_PING: return PING_SIZE;
     case PROTO_RESEND: return RESEND_SIZE;
+    case PROTO_ANGLE_RATE: return ANGLE_RATE_SIZE;
     default: return -1;
     }
 }
@@ -296,6 +302,9 @@ enum proto_status proto_decode_body(const uint8_t *body, size_t len, struct prot
         out->u.resend.from_seq = get16(p);
         out->u.resend.count = p[2];
         return out->u.resend.count ? PROTO_OK : PROTO_ERR_VALUE;
+    case PROTO_ANGLE_RATE:
+        out->u.angle_interval_us = get16(p);
+        return PROTO_OK;
     default: /* PROTO_PING: payload_size() knows no other type */
         out->u.ping_id = get16(p);
         return PROTO_OK;

@@ -40,7 +40,8 @@ enum proto_type {
     PROTO_HELLO_REQUEST = 0x81,
     PROTO_LAMPS = 0x82,
     PROTO_PING = 0x83,
-    PROTO_RESEND = 0x84
+    PROTO_RESEND = 0x84,
+    PROTO_ANGLE_RATE = 0x85
 };
 
 /* Outcome of decoding; everything from PROTO_ERR_OVERLONG on is a rejected frame, in the
@@ -120,6 +121,7 @@ struct proto_msg {
         struct proto_lamps lamps;
         uint16_t ping_id; /* PING */
         struct proto_resend resend;
+        uint16_t angle_interval_us; /* ANGLE_RATE */
     } u;
 };
 
