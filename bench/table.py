@@ -34,7 +34,8 @@ Measured over the window:
 
 ``spins`` counts the spins whose stop falls in the window, ``detected`` those that got a
 ``spin_stopped`` event (the first one after the spin started and before the next did);
-``samples_sent`` the ANGLE frames sent in the window (by their reading time);
+``samples_read`` the readings the box took in the window (by their time), ``samples_sent``
+those it sent (the daemon asks it for the table's rate: ANGLE_RATE, PROTOCOL.md 4.12);
 ``daemon_wakeups_per_s`` how often the daemon's loop thread went to sleep and was woken
 (voluntary context switches of its main thread: once per serial write of the MCU, whether it
 sends a frame or a burst, plus timers, heartbeats and MQTT); ``link_errors`` the errors the
@@ -182,6 +183,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         floor_sim.stop()
 
     sent = sum(1 for read_at, _, _ in feed.sent if start_ns <= read_at < end_ns)
+    read = sum(1 for read_at in feed.read_ns if start_ns <= read_at < end_ns)
     daemon_cpu_s, floor_cpu_s = cpu_after[0] - cpu_before[0], cpu_after[3] - cpu_before[3]
     detect_ms: list[float] = []
     event_ms: list[float] = []
@@ -200,6 +202,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
     return {
         "seconds": round(wall_s, 3),
         "rate_hz": rate_hz,
+        "samples_read": read,
         "samples_sent": sent,
         "rate_sent_hz": round(sent / wall_s, 1),
         "daemon_wakeups_per_s": round((switches_after[0] - switches_before[0]) / wall_s),

@@ -281,8 +281,10 @@ class SimTop:
 class LiveTopFeed:
     """Streams a :class:`SimTop` (its timeline = ``clock``, host monotonic ns by default)
     through a :class:`SimulatedMcu` as ANGLE frames at the top's ``rate_hz``, from a daemon
-    thread.  ``sent`` lists ``(host ns read, raw, status)`` of every frame sent: the time
-    the reading was taken, which its frame's MCU stamp carries (frames leave in bursts).
+    thread.  ``sent`` lists ``(host ns read, raw, status)`` of every reading sent: the time
+    the reading was taken, which its frame's MCU stamp carries (frames leave in bursts);
+    ``read_ns`` the time of every reading taken, sent or not (the host may ask the box for
+    fewer: ANGLE_RATE, PROTOCOL.md 4.12).
 
     When the thread falls behind (a loaded machine) it catches up by sending at once, each
     reading taken at the time it is sent; more than ``max_lag_s`` behind it skips ahead.
@@ -309,6 +311,7 @@ class LiveTopFeed:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.sent: list[tuple[int, int, int]] = []
+        self.read_ns: list[int] = []
 
     def start(self) -> None:
         if self._thread is not None:
@@ -351,6 +354,12 @@ class LiveTopFeed:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _read(self, at: int) -> tuple[int, int] | None:
+        reading = self._top.read(at)
+        if reading is not None:
+            self.read_ns.append(at)
+        return reading
+
     def _run(self) -> None:
         period = self._top.period_ns
         due = self._clock()
@@ -365,7 +374,7 @@ class LiveTopFeed:
                 due = now
             # Read and stamped in one step, sent with the burst or before any later frame
             # (PROTOCOL.md 5.2).
-            reading = self._mcu.sample_angle(self._top.read)
+            reading = self._mcu.sample_angle(self._read)
             if reading is not None:
                 burst.append(reading)
             if burst and now >= burst_due - period // 2:

@@ -13,10 +13,12 @@ def test_bench_table_runs_and_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert main(seconds=3.0, as_json=True) == 0, capsys.readouterr().err
     result = json.loads(capsys.readouterr().out)
     for key in ("cpu_percent_of_one_core", "max_rss_mb", "stop_detect_ms", "stop_detect_event_ms",
-                "spins", "samples_sent", "rate_hz"):
+                "spins", "samples_read", "samples_sent", "rate_hz"):
         assert key in result, key
     assert result["rate_hz"] == 1000.0
-    assert result["samples_sent"] > 1000  # ~3000 in 3 s; a loaded machine may lag a little
+    assert result["samples_read"] > 1000  # ~3000 in 3 s; a loaded machine may lag a little
+    # The daemon asked the box for 250 a second (ANGLE_RATE): about one reading in four.
+    assert result["samples_read"] / 6 < result["samples_sent"] < result["samples_read"] / 2
     assert result["spins"] >= 1 and result["detected"] == result["spins"]
     assert result["link_errors"] == 0, result["link_error_messages"]
     assert result["cpu_percent_of_one_core"] > 0 and result["max_rss_mb"] > 0
