@@ -85,7 +85,7 @@ async def test_handshake_photo_finish_release_heartbeat_and_lamps(chip: Chip) ->
     async with linked(chip, host) as link:
         state, detail = host.statuses[0]
         assert state == "connected"
-        assert "'chgk-box 1.1.0'" in detail and "protocol 2, 6 pads" in detail
+        assert "'chgk-box 1.2.0'" in detail and "protocol 2, 6 pads" in detail
         assert f"timer resolution {RESOLUTION_US} µs" in detail
 
         # Photo finish: pad 4 lands 40 us after pad 2 (more than the resolution apart).

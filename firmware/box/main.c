@@ -39,7 +39,7 @@
 #define ANGLE_SENSOR 0 /* make ANGLE=1 builds the AS5600 reader */
 #endif
 
-#define FIRMWARE_NAME "chgk-box 1.1.0"
+#define FIRMWARE_NAME "chgk-box 1.2.0"
 #define PAD_COUNT 6u
 #define PAD_SHIFT 2u /* pad i is PD(2 + i) */
 #define PAD_PINS 0xFCu
