@@ -19,11 +19,15 @@ command topic, so that every spin picks a sector as in a game.
 Measured over the window:
 
 * ``cpu_percent_of_one_core``: the daemon's utime + stime (``/proc/<pid>/stat``, all threads)
-  divided by the window's wall time, x100;
+  divided by the window's wall time, x100 (clock ticks: 10 ms each); ``cpu_ns_percent_of_one_core``
+  the same from the kernel's per-thread schedstat (nanoseconds on a CPU, the threads running
+  at the window's end; None where the kernel keeps none);
 * ``floor_cpu_percent_of_one_core``, ``floor_wakeups_per_s``: the same for a process that only
   wakes for the bursts of a second simulated box streaming the same top in the same window
-  and drops what it reads (:mod:`bench.wake_floor`); ``cpu_over_floor`` the daemon's figure as
-  a ratio to it (this machine's speed moves from hour to hour, the ratio much less);
+  and drops what it reads (:mod:`bench.wake_floor`), ``floor_ns_percent_of_one_core`` its
+  schedstat figure; ``cpu_over_floor`` the daemon's figure as a ratio to it, in nanoseconds
+  where the kernel counts them (this machine's speed moves from hour to hour, the ratio much
+  less; the floor is only some ten ticks in 40 s, too coarse for a ratio);
 * ``max_rss_mb``: the daemon's peak resident set (``VmHWM``) at the end of the window;
 * ``stop_detect_ms``: per spin, from the true stop (``SpinTruth.stopped_ns``, host monotonic)
   to the ``spin_stopped`` event at the subscriber (its ``%U`` wall clock mapped onto the
@@ -164,6 +168,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         _schedule(floor_top, start_ns, end_ns)  # the same spins: the same rate of bursts
         cpu_before = (_cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds(),
                       _cpu_seconds(floor.pid))
+        ns_before = _cpu_ns(daemon.pid), _cpu_ns(floor.pid)
         switches_before = _wakeups(daemon.pid), _wakeups(floor.pid)
         _collect(lines, events, commands, end_ns)
         if daemon.poll() is not None:
@@ -171,6 +176,7 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
             raise RuntimeError(f"the daemon exited with {daemon.returncode} during the run; its log:\n{log}")
         cpu_after = (_cpu_seconds(daemon.pid), _cpu_seconds(broker.pid), _own_cpu_seconds(),
                      _cpu_seconds(floor.pid))
+        ns_after = _cpu_ns(daemon.pid), _cpu_ns(floor.pid)
         switches_after = _wakeups(daemon.pid), _wakeups(floor.pid)
         wall_s = (time.monotonic_ns() - start_ns) / NS_PER_S
         max_rss_mb = _max_rss_mb(daemon.pid)
@@ -185,6 +191,12 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
     sent = sum(1 for read_at, _, _ in feed.sent if start_ns <= read_at < end_ns)
     read = sum(1 for read_at in feed.read_ns if start_ns <= read_at < end_ns)
     daemon_cpu_s, floor_cpu_s = cpu_after[0] - cpu_before[0], cpu_after[3] - cpu_before[3]
+    daemon_ns, floor_ns = (None if b is None or a is None else (a - b) / NS_PER_S
+                           for b, a in zip(ns_before, ns_after, strict=True))
+    # The ratio in nanoseconds where the kernel counts them: the floor is only some ten ticks
+    # of utime + stime in a 40 s window, and one tick more or less moved the ratio by 10 %.
+    ratio_of = (daemon_ns, floor_ns) if daemon_ns is not None and floor_ns is not None else (
+        daemon_cpu_s, floor_cpu_s)
     detect_ms: list[float] = []
     event_ms: list[float] = []
     estimate_ms: list[float] = []
@@ -214,8 +226,10 @@ def _run(tmp: Path, seconds: float, rate_hz: float) -> dict[str, Any]:
         "link_error_messages": events.link_errors[:5],  # what the link said, for whoever reads a failure
         "cpu_percent_of_one_core": round(100 * daemon_cpu_s / wall_s, 2),
         "floor_cpu_percent_of_one_core": round(100 * floor_cpu_s / wall_s, 2),
+        "cpu_ns_percent_of_one_core": None if daemon_ns is None else round(100 * daemon_ns / wall_s, 3),
+        "floor_ns_percent_of_one_core": None if floor_ns is None else round(100 * floor_ns / wall_s, 3),
         "floor_wakeups_per_s": round((switches_after[1] - switches_before[1]) / wall_s),
-        "cpu_over_floor": round(daemon_cpu_s / floor_cpu_s, 2) if floor_cpu_s > 0 else None,
+        "cpu_over_floor": round(ratio_of[0] / ratio_of[1], 2) if ratio_of[1] > 0 else None,
         "max_rss_mb": round(max_rss_mb, 1),
         "stop_detect_ms": _summary(detect_ms),
         "stop_detect_event_ms": _summary(event_ms),
@@ -311,6 +325,20 @@ def _cpu_seconds(pid: int) -> float:
     stat = Path(f"/proc/{pid}/stat").read_text()
     fields = stat.rpartition(")")[2].split()  # fields from the 3rd on: the name may hold spaces
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_ns(pid: int) -> int | None:
+    """Nanoseconds on a CPU so far of every thread of process ``pid`` still running (the
+    kernel's schedstat, exact where utime + stime count clock ticks); None where the kernel
+    keeps no schedstat."""
+    total, found = 0, False
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+            found = True
+        except (FileNotFoundError, ProcessLookupError):  # no schedstat, or the thread ended
+            continue
+    return total if found else None
 
 
 def _own_cpu_seconds() -> float:

@@ -22,6 +22,7 @@ def test_bench_table_runs_and_prints_its_figures(capsys: pytest.CaptureFixture[s
     assert result["spins"] >= 1 and result["detected"] == result["spins"]
     assert result["link_errors"] == 0, result["link_error_messages"]
     assert result["cpu_percent_of_one_core"] > 0 and result["max_rss_mb"] > 0
+    assert result["cpu_ns_percent_of_one_core"] is None or result["cpu_ns_percent_of_one_core"] > 0
     # The floor's box streamed in the same window (its CPU, in clock ticks, may round to 0 in
     # a few seconds: then there is no ratio).
     assert result["floor_wakeups_per_s"] > 10
