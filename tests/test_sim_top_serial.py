@@ -110,22 +110,28 @@ async def test_invalid_reading_is_refused_without_costing_a_sequence_number(sim:
         assert link.stats.lost_frames == 0 and rec.errors == []
 
 
-async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> None:
+async def stream_half_a_second(sim: SimulatedMcu, rec: Recorder, link: McuLink, *, at_least: int) -> None:
+    """A 1 kHz top spun and streamed for 0.5 s: at least `at_least` readings sent, every one
+    handed on (none lost, none in error), each mapped to when it was read."""
     top = SimTop(seed=21, rate_hz=1000.0)
+    top.spin(time.monotonic_ns(), omega0_dps=1080.0, duration_s=5.0)
+    with LiveTopFeed(top, sim) as feed:
+        await asyncio.sleep(0.5)
+    sent = list(feed.sent)
+    assert len(sent) >= at_least
+    await until(lambda: len(rec.readings) == len(sent))
+    assert link.stats.lost_frames == 0 and link.stats.errors == 0 and rec.errors == []
+    assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
+    for reading, (read_ns, _, _) in zip(rec.readings, sent, strict=True):
+        assert_mapped(link, reading.at_ns, read_ns, BULK_SLACK_NS)
+
+
+async def test_a_few_hundred_samples_at_1khz_without_loss(sim: SimulatedMcu) -> None:
     rec = Recorder()
     async with linked(sim, rec) as link:
-        top.spin(time.monotonic_ns(), omega0_dps=1080.0, duration_s=5.0)
-        with LiveTopFeed(top, sim) as feed:
-            await asyncio.sleep(0.5)
-        sent = list(feed.sent)
-        assert len(sent) >= 300
-        await until(lambda: len(rec.readings) == len(sent))
-        assert link.stats.lost_frames == 0 and link.stats.errors == 0 and rec.errors == []
-        assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
+        await stream_half_a_second(sim, rec, link, at_least=300)
         stamps = [r.at_ns for r in rec.readings]
         assert stamps == sorted(stamps), "readings must come in time order"
-        for reading, (read_ns, _, _) in zip(rec.readings, sent, strict=True):
-            assert_mapped(link, reading.at_ns, read_ns, BULK_SLACK_NS)
         # The MCU stamps, not the arrival times, carry the 1 kHz rhythm.
         span_ms = (stamps[-1] - stamps[0]) / MS
         assert len(stamps) / span_ms == pytest.approx(1.0, rel=0.2)
@@ -136,22 +142,12 @@ async def test_a_box_asked_for_the_tables_rate_sends_only_what_the_table_keeps(s
     that rate, and the box reading at 1 kHz sends about one reading in four, never two within
     4 ms of its timer; the link hands on every one it sent (its own thinning, the same rule,
     drops none), each at its own time."""
-    top = SimTop(seed=21, rate_hz=1000.0)
     rec = Recorder()
     async with linked(sim, rec, angle_rate_hz=250.0) as link:
-        top.spin(time.monotonic_ns(), omega0_dps=1080.0, duration_s=5.0)
-        with LiveTopFeed(top, sim) as feed:
-            await asyncio.sleep(0.5)
-        sent = list(feed.sent)
-        assert len(sent) >= 60
-        await until(lambda: len(rec.readings) == len(sent))
-        assert link.stats.lost_frames == 0 and link.stats.errors == 0 and rec.errors == []
-        assert [(r.raw, r.status) for r in rec.readings] == [(raw, status) for _, raw, status in sent]
+        await stream_half_a_second(sim, rec, link, at_least=60)
         gaps_us = sorted(b.mcu_us - a.mcu_us for a, b in itertools.pairwise(rec.readings))
         assert gaps_us[0] >= 4000  # none the table would drop
         assert gaps_us[len(gaps_us) // 2] < 6000  # and no more dropped than it would
-        for reading, (read_ns, _, _) in zip(rec.readings, sent, strict=True):
-            assert_mapped(link, reading.at_ns, read_ns, BULK_SLACK_NS)
 
 
 # A hole this long in the simulated sensor's readings is the simulation's own thread held up
