@@ -215,6 +215,7 @@ class SpinDetector:
         self._max_rotation = 0
         self._degraded = False
         self._last_live_ns: int | None = None
+        self._timers_at: int | None = None  # the `now` the timers last fired at (`_timers`)
         # rest: the settled angle (None while disturbed or before the first settle)
         self._rest: float | None = None
         self._result: SpinResult | None = None
@@ -252,7 +253,8 @@ class SpinDetector:
             self.stats.out_of_order += 1  # the unwrapping and the speed need samples in time order
             return out
         self._last_at_ns = sample.at_ns
-        self._check_health(sample, now, out)
+        if sample.status != STATUS_MAGNET_DETECTED or self._health != "ok":  # (else nothing changes)
+            self._check_health(sample, now, out)
         if not sample.status & STATUS_MAGNET_DETECTED:
             self.stats.no_angle += 1
             return out
@@ -378,6 +380,11 @@ class SpinDetector:
     # ------------------------------------------------------------------ stillness
 
     def _timers(self, now: int, out: list[Output]) -> None:
+        if now == self._timers_at:
+            # Fired at this `now` already; a sample taken since (a burst comes in one call per
+            # sample, all at one `now`) checked its still run itself, and made nothing silent.
+            return
+        self._timers_at = now
         cfg = self.config
         if self._phase is not SpinPhase.REST or self._rest is None:
             self._check_still(now, out)

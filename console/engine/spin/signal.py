@@ -80,7 +80,7 @@ class SlopeWindow:
         self._win: deque[tuple[int, int]] = deque()  # (t, theta) relative to (t0, theta0)
         self._t0 = 0
         self._theta0 = 0
-        self._sums = [0, 0, 0, 0, 0]  # n, St, Sx, Stt, Stx
+        self._sums = (0, 0, 0, 0, 0)  # n, St, Sx, Stt, Stx
 
     def clear(self) -> None:
         """Forget the samples (after a gap they say nothing about the speed now)."""
@@ -95,22 +95,16 @@ class SlopeWindow:
         win = self._win
         if not win or t - self._t0 > _REBASE_NS:
             self._rebase(t, theta)
-        sums = self._sums
-        while win and win[0][0] + self._t0 < t - self.window_ns:
-            old_t, old_x = win.popleft()
-            sums[0] -= 1
-            sums[1] -= old_t
-            sums[2] -= old_x
-            sums[3] -= old_t * old_t
-            sums[4] -= old_t * old_x
+        # The sums in locals while they change (this runs for every sample the table keeps).
+        n, st, sx, stt, stx = self._sums
         rt, rx = t - self._t0, theta - self._theta0
+        oldest = rt - self.window_ns  # relative to t0, like the window's times
+        while win and win[0][0] < oldest:
+            old_t, old_x = win.popleft()
+            n, st, sx, stt, stx = n - 1, st - old_t, sx - old_x, stt - old_t * old_t, stx - old_t * old_x
         win.append((rt, rx))
-        sums[0] += 1
-        sums[1] += rt
-        sums[2] += rx
-        sums[3] += rt * rt
-        sums[4] += rt * rx
-        n, st, sx, stt, stx = sums
+        n, st, sx, stt, stx = n + 1, st + rt, sx + rx, stt + rt * rt, stx + rt * rx
+        self._sums = (n, st, sx, stt, stx)
         denominator = n * stt - st * st
         if n < 2 or denominator <= 0:
             return None
@@ -122,15 +116,12 @@ class SlopeWindow:
         absolute = [(rt + self._t0, rx + self._theta0) for rt, rx in self._win]
         self._t0, self._theta0 = t, theta
         self._win.clear()
-        self._sums = [0, 0, 0, 0, 0]
+        n = st = sx = stt = stx = 0
         for at, x in absolute:
             rt, rx = at - t, x - theta
             self._win.append((rt, rx))
-            self._sums[0] += 1
-            self._sums[1] += rt
-            self._sums[2] += rx
-            self._sums[3] += rt * rt
-            self._sums[4] += rt * rx
+            n, st, sx, stt, stx = n + 1, st + rt, sx + rx, stt + rt * rt, stx + rt * rx
+        self._sums = (n, st, sx, stt, stx)
 
 
 class StillRun:
@@ -146,6 +137,8 @@ class StillRun:
         self._sum = 0
         self._seq = 0
     def clear(self) -> None:
+        if not self.samples:
+            return  # (the usual case while the top spins: every sample clears the run)
         self.samples.clear()
         self._minq.clear()
         self._maxq.clear()
