@@ -278,6 +278,51 @@ def test_stop_is_declared_on_the_timer_when_samples_stop_coming() -> None:
     assert det.next_deadline() is None
 
 
+def drive_in_bursts(
+    det: SpinDetector, samples: Iterable[tuple[int, int, int]], *, until_ns: int, burst_ns: int = 40 * MS,
+) -> list[dict[str, Any]]:
+    """Feed ``samples`` as a box's bursts reach the table (PROTOCOL.md 5.8): every sample of a
+    burst handed at one ``now``, its newest one's time plus DELAY; timers at their deadlines
+    between bursts."""
+    events: list[dict[str, Any]] = []
+    for _, group in itertools.groupby(samples, key=lambda sample: sample[0] // burst_ns):
+        burst = list(group)
+        now = burst[-1][0] + DELAY
+        fire_timers(det, now, events)
+        for t, raw, status in burst:
+            events += unwrap(det.handle(AngleSample(t, raw, status), now))
+    fire_timers(det, until_ns, events)
+    return events
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_bursts_handed_at_one_time_start_and_stop_once_on_time(seed: int) -> None:
+    """A box reading at 250 Hz sends its readings every 40 ms (as the table keeps them): each
+    burst's samples come at one host time. The spin starts and stops once, within the budget,
+    at its resting angle, and the live angle comes at most ``live_rate_hz`` times a second."""
+    top = SimTop(seed=100 + seed, rate_hz=250.0)
+    truth = top.spin(500 * MS)
+    end = truth.stopped_ns + 2 * S
+    events = drive_in_bursts(SpinDetector(), top.samples(0, end), until_ns=end)
+    assert kinds(events) == ["spin_started", "spin_stopped"]
+    check_stop(truth, only(events, "spin_stopped"))
+    live = [e["t_ns"] for e in events if e["type"] == "spin_angle"]
+    assert live and all(later - earlier >= 50 * MS for earlier, later in itertools.pairwise(live))
+
+
+def test_bursts_that_stop_coming_still_give_the_stop_on_the_timer() -> None:
+    """The bursts end 20 ms after the top stops (a source silent at rest): the stop comes from
+    on_timer between bursts, after the last burst's samples were all handed at one time."""
+    top = SimTop(seed=12, rate_hz=250.0)
+    truth = top.spin(500 * MS)
+    end = truth.stopped_ns + 2 * S
+    det = SpinDetector(SpinConfig(silence_ns=None))
+    events = drive_in_bursts(det, top.samples(0, truth.stopped_ns + 20 * MS), until_ns=end)
+    stopped = only(events, "spin_stopped")
+    assert stopped["t_ns"] > truth.stopped_ns + 20 * MS + DELAY  # on the timer, after the last burst
+    check_stop(truth, stopped)
+
+
 def test_hold_time_is_configurable() -> None:
     declared = []
     for hold in (200 * MS, 100 * MS):
