@@ -40,8 +40,10 @@ class PadEdge:
     seq: int
 
 
-@dataclass(slots=True)  # not frozen: made 250 times a second at the table, and a frozen
-class AngleReading:     # dataclass's __init__ sets each field through object.__setattr__ (4x slower)
+# Not frozen: the table makes 250 a second, and a frozen dataclass's __init__ sets each field
+# through object.__setattr__, four times slower.
+@dataclass(slots=True)
+class AngleReading:
     """One reading of the top's angle sensor (an ANGLE frame), timed by the MCU; not to be
     changed once made, like the other inputs."""
 

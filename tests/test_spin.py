@@ -26,6 +26,7 @@ DELAY = 2 * MS  # sample taken -> handled (serial link, event loop)
 STOP_BUDGET = 300 * MS  # the stop must be reported within this of the true stop
 ANGLE_TOLERANCE_DEG = 0.75
 REST_TIME_TOLERANCE = 60 * MS  # stopped_at_ns vs the true stop (measured: -48..+45 ms)
+BURST_NS = 40 * MS  # how long a box gathers the top's readings (the firmware's ANGLE_BATCH_US)
 
 
 def drive(
@@ -34,13 +35,21 @@ def drive(
     *,
     until_ns: int,
     delay_ns: int = DELAY,
+    burst_ns: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Feed ``samples`` like the runtime: timers at their deadlines, samples ``delay_ns`` late."""
+    """Feed ``samples`` like the runtime: timers at their deadlines, samples ``delay_ns`` late.
+    With ``burst_ns``, as a box's bursts reach the table (PROTOCOL.md 5.8): every sample of a
+    burst handed at one ``now``, its newest one's time plus ``delay_ns``."""
+    if burst_ns is None:
+        bursts: Iterable[list[tuple[int, int, int]]] = ([sample] for sample in samples)
+    else:
+        bursts = (list(group) for _, group in itertools.groupby(samples, key=lambda s: s[0] // burst_ns))
     events: list[dict[str, Any]] = []
-    for t, raw, status in samples:
-        now = t + delay_ns
+    for burst in bursts:
+        now = burst[-1][0] + delay_ns
         fire_timers(det, now, events)
-        events += unwrap(det.handle(AngleSample(t, raw, status), now))
+        for t, raw, status in burst:
+            events += unwrap(det.handle(AngleSample(t, raw, status), now))
     fire_timers(det, until_ns, events)
     return events
 
@@ -278,23 +287,6 @@ def test_stop_is_declared_on_the_timer_when_samples_stop_coming() -> None:
     assert det.next_deadline() is None
 
 
-def drive_in_bursts(
-    det: SpinDetector, samples: Iterable[tuple[int, int, int]], *, until_ns: int, burst_ns: int = 40 * MS,
-) -> list[dict[str, Any]]:
-    """Feed ``samples`` as a box's bursts reach the table (PROTOCOL.md 5.8): every sample of a
-    burst handed at one ``now``, its newest one's time plus DELAY; timers at their deadlines
-    between bursts."""
-    events: list[dict[str, Any]] = []
-    for _, group in itertools.groupby(samples, key=lambda sample: sample[0] // burst_ns):
-        burst = list(group)
-        now = burst[-1][0] + DELAY
-        fire_timers(det, now, events)
-        for t, raw, status in burst:
-            events += unwrap(det.handle(AngleSample(t, raw, status), now))
-    fire_timers(det, until_ns, events)
-    return events
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_bursts_handed_at_one_time_start_and_stop_once_on_time(seed: int) -> None:
     """A box reading at 250 Hz sends its readings every 40 ms (as the table keeps them): each
@@ -303,7 +295,7 @@ def test_bursts_handed_at_one_time_start_and_stop_once_on_time(seed: int) -> Non
     top = SimTop(seed=100 + seed, rate_hz=250.0)
     truth = top.spin(500 * MS)
     end = truth.stopped_ns + 2 * S
-    events = drive_in_bursts(SpinDetector(), top.samples(0, end), until_ns=end)
+    events = drive(SpinDetector(), top.samples(0, end), until_ns=end, burst_ns=BURST_NS)
     assert kinds(events) == ["spin_started", "spin_stopped"]
     check_stop(truth, only(events, "spin_stopped"))
     live = [e["t_ns"] for e in events if e["type"] == "spin_angle"]
@@ -317,7 +309,7 @@ def test_bursts_that_stop_coming_still_give_the_stop_on_the_timer() -> None:
     truth = top.spin(500 * MS)
     end = truth.stopped_ns + 2 * S
     det = SpinDetector(SpinConfig(silence_ns=None))
-    events = drive_in_bursts(det, top.samples(0, truth.stopped_ns + 20 * MS), until_ns=end)
+    events = drive(det, top.samples(0, truth.stopped_ns + 20 * MS), until_ns=end, burst_ns=BURST_NS)
     stopped = only(events, "spin_stopped")
     assert stopped["t_ns"] > truth.stopped_ns + 20 * MS + DELAY  # on the timer, after the last burst
     check_stop(truth, stopped)
