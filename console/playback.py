@@ -136,7 +136,8 @@ def read_scenario(lines: Iterable[str], name: str, err: TextIO) -> Scenario | No
             continue  # the engine's state at that point: the lines before it say the same
         try:
             clock = _clock_step(text, f"{name}:{number}")
-            steps.append(clock if clock is not None else parse_step(text, f"{name}:{number}", rules))
+            steps.append(clock if clock is not None
+                         else parse_step(text, f"{name}:{number}", rules, journal=header is not None))
         except ScenarioError as exc:
             print(f"replay: {exc}; line skipped", file=err)
             bad += 1

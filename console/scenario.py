@@ -73,8 +73,10 @@ def step_to_json(inp: AnyInput, arrive: int, game: GameKind) -> dict[str, Any]:
     return line
 
 
-def parse_step(text: str, where: str, game: GameKind) -> Step:
-    """Parse one scenario line of a `game`; `where` (e.g. "file.jsonl:7") names it in errors."""
+def parse_step(text: str, where: str, game: GameKind, *, journal: bool = False) -> Step:
+    """Parse one scenario line of a `game`; `where` (e.g. "file.jsonl:7") names it in errors.
+    `journal`: the line is from a console's own journal, where an input may have been handed on
+    before it happened (see MAPPING_SLACK_MS), so an early ``arrive_ms`` is no error there."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -85,7 +87,7 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
         raise ScenarioError(f"{where}: expected a JSON object")
     at = _ms(obj, "at_ms", where)
     arrive = _ms(obj, "arrive_ms", where) if "arrive_ms" in obj else at
-    if arrive < at - round(MAPPING_SLACK_MS * NS_PER_MS):
+    if not journal and arrive < at - round(MAPPING_SLACK_MS * NS_PER_MS):
         raise ScenarioError(f"{where}: arrive_ms is more than {MAPPING_SLACK_MS:g} ms before at_ms "
                             "(an input cannot arrive before it happens)")
     kinds = [k for k in game.steps if k in obj]
@@ -113,7 +115,10 @@ def parse_step(text: str, where: str, game: GameKind) -> Step:
 # An input stamped by a device's own clock is mapped onto the console's with the clock fit's
 # error (drivers/clock_sync.py), so the console may journal a press a little after it received it;
 # McuSession refuses a mapping more than 5 ms plus the fit's bound ahead of arrival.  Such a line
-# is what the console saw and must replay; anything further ahead is a made-up scenario.
+# is what the console saw and must replay; anything further ahead is a made-up scenario, except in
+# the console's own journal: read late for a deadline (held up, or a burst read after it), what
+# was read together and began before the deadline is judged, all of it, just before it
+# (console/shell/deadlines.py `place`), and journalled so, to be replayed so.
 MAPPING_SLACK_MS = 20.0
 
 def press_step(value: object, at: int) -> Press:

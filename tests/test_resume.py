@@ -164,6 +164,33 @@ def test_the_table_resumes_with_the_score_and_the_round_in_play_withdrawn(tmp_pa
     assert state["current"] is None and state["rounds_played"] == crashed["rounds_played"] == 1
 
 
+def test_readings_judged_before_they_happened_are_resumed_not_skipped(tmp_path: Path) -> None:
+    """Read late for a deadline (a stall, here the count's 10-s warning), what was read together
+    and began before it is judged, all of it, just before it (console/shell/deadlines.py
+    `place`) and journalled so: some lines arrive before they happened. The console's own
+    journal is replayed as written, none of them skipped and no problem said."""
+    clock = Clock(1_000 * S)
+    path = tmp_path / "j1.jsonl"
+    before = Console(table_config(), clock=clock, journal=path.open("w", encoding="utf-8"))
+    clock.now += S
+    before.feed([SectorPicked(3, clock.now, PickSource.HOST)])
+    clock.now += S
+    before.feed([ChgkHost(ChgkAction.START_TIMER, clock.now)])
+    warning = clock.now + 50 * S
+    clock.now = warning + 600 * MS  # the top's readings of the last 0.7 s, read at once
+    before.feed([AngleSample(at, 2000) for at in range(warning - 100 * MS, clock.now, 4 * MS)])
+    crashed = before.state()
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()[1:]]
+    early = [line for line in lines if "angle" in line and line["arrive_ms"] < line["at_ms"] - 20]
+    assert early  # the case this test is about
+    clock.now += 5 * S
+    found = resume.load(path, table_config(), clock())
+    assert isinstance(found, resume.Resumption) and found.skipped == ()
+    console, events = restarted(path, table_config(), clock)
+    assert [e for e in events if e["type"] == "error"] == []
+    assert console.state()["score"] == crashed["score"]
+
+
 def test_a_torn_last_line_is_left_out_and_reported(tmp_path: Path) -> None:
     clock = Clock(1_000 * S)
     svoya_fight(tmp_path / "j1.jsonl", clock).journal.close()

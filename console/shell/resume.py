@@ -163,7 +163,7 @@ def _references(lines: Iterable[str], kind: GameKind, name: str) -> dict[str, ob
     for n, text in enumerate(lines, 2):
         if marks and any(mark in text for mark in marks):
             try:
-                step = parse_step(text, f"{name}:{n}", kind)
+                step = parse_step(text, f"{name}:{n}", kind, journal=True)
             except ScenarioError:
                 continue
             ref = kind.referenced(step.input)
