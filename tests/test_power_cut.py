@@ -4,7 +4,8 @@ the power cut is a SIGKILL and what a disk holds after one: the journal's last l
 mid-write (the console syncs after each decision, so what a cut loses is the line being
 written). The next start resumes from the rest: the same scores, the question that was in play
 voided and due again (004 IV 4.3-4.4, App.9), the torn line reported on the events topic
-(source "journal") and in the ``resumed`` event."""
+(source "resume_partial": the journal is being written, unlike what "journal" says) and in the
+``resumed`` event."""
 
 from __future__ import annotations
 
@@ -81,7 +82,7 @@ async def test_a_power_cut_mid_question_resumes_from_the_journal_left_on_disk(
         async with daemon(config, 2):
             resumed = await d.wait_for(lambda: events_after(d, mark, "resumed"), within=20)
             assert resumed[0]["torn"] is True and resumed[0]["voided"] == "question"
-            errors = [e for e in events_after(d, mark, "error") if e["source"] == "journal"]
+            errors = [e for e in events_after(d, mark, "error") if e["source"] == "resume_partial"]
             assert len(errors) == 1 and "was torn" in errors[0]["message"], [e["message"] for e in errors]
             assert torn[:40] in errors[0]["message"]
             state = await state_where(d, lambda p: p["seq"] >= resumed[0]["seq"], after=mark)

@@ -19,7 +19,7 @@ from console.engine.sports.timer import SportsAction, SportsHost
 from console.games import config_from_dict, game, names
 from console.games.kind import GameInput
 from console.games.svoya.kind import VOID_REFUND
-from console.notices import FightResumed
+from console.notices import ConsoleError, FightResumed
 from console.playback import play, read_scenario
 from console.shell import resume
 from console.shell.checkpoint import checkpoint_key
@@ -200,13 +200,33 @@ def test_a_torn_last_line_is_left_out_and_reported(tmp_path: Path) -> None:
     console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
     assert scores(console.state()) == {"p0": 20, "p1": 10, "p2": -20}
     errors = [e for e in events if e["type"] == "error"]
-    assert len(errors) == 1 and errors[0]["source"] == "journal"
+    assert len(errors) == 1 and errors[0]["source"] == "resume_partial"  # not "journal": it is written
     assert "was torn" in errors[0]["message"] and '"host": "cor' in errors[0]["message"]
     assert events[-1]["type"] == "resumed" and events[-1]["torn"] is True
     console.journal.close()
     appended = (tmp_path / "j1.jsonl").read_text(encoding="utf-8")
     assert "1234567" not in appended and appended.endswith("\n")  # the torn fragment was cut off
     assert all(json.loads(line) for line in appended.splitlines())  # every line whole
+
+
+def test_lines_resuming_cannot_read_are_said_once_and_not_as_an_unwritten_journal(tmp_path: Path) -> None:
+    """Two unreadable lines mid-journal (a disk's damage): the rest is resumed, and the host
+    gets one notice that names the count and the first, worded as a partial read (the journal
+    is being written), not «Журнал игры не пишется»."""
+    clock = Clock(1_000 * S)
+    svoya_fight(tmp_path / "j1.jsonl", clock).journal.close()
+    lines = (tmp_path / "j1.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged = [*lines[:3], '{"at_ms": 12.0, "bogus": 1}\n', "\x00\x00\x00\n", *lines[3:]]
+    (tmp_path / "j1.jsonl").write_text("".join(damaged), encoding="utf-8")
+    clock.now += 5 * S
+    console, events = restarted(tmp_path / "j1.jsonl", svoya_config(), clock)
+    assert scores(console.state()) == {"p0": 20, "p1": 10, "p2": -20}
+    errors = [e for e in events if e["type"] == "error"]
+    assert [e["source"] for e in errors] == ["resume_partial"], errors
+    assert "2 line(s) of j1.jsonl left out" in errors[0]["message"] and "(and 1 more)" in errors[0]["message"]
+    said = describe_notice(ConsoleError(t_ns=0, source="resume_partial", message="m"), {}, {})
+    assert said is not None and said.startswith("Игра продолжена") and "не пишется" not in said
+    console.journal.close()
 
 
 def test_a_last_line_missing_only_its_newline_is_kept(tmp_path: Path) -> None:

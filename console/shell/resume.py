@@ -249,16 +249,21 @@ def announce(console: Console, found: Resumption | NotResumed | None) -> None:
             console.own.offer_resume(found.path, found.differs)
             return
         kept = f"; the journal is kept as {found.kept_as.name}" if found.kept_as else ""
-        console.report_error("journal", f"{found.path.name} not resumed: {found.why}; a fresh game{kept}")
+        console.report_error("resume_refused",
+                             f"{found.path.name} not resumed: {found.why}; a fresh game{kept}")
         return
     if found is None:
         return
+    # What resuming could not read is said as such: the journal itself is being written (the
+    # "journal" source says it is not).
     if found.torn is not None:
         shown = found.torn if len(found.torn) <= 120 else found.torn[:120] + "…"
-        console.report_error("journal", f"the last line of {found.path.name} was torn (a power cut "
-                                        f"mid-write?) and is left out: {shown!r}; the rest is resumed")
-    for problem in found.skipped:
-        console.report_error("journal", f"resuming: {problem}")
+        console.report_error("resume_partial", f"the last line of {found.path.name} was torn (a power cut "
+                                               f"mid-write?) and is left out: {shown!r}; the rest is resumed")
+    if found.skipped:
+        more = f" (and {len(found.skipped) - 1} more)" if len(found.skipped) > 1 else ""
+        console.report_error("resume_partial", f"resuming: {len(found.skipped)} line(s) of {found.path.name} "
+                                               f"left out: {found.skipped[0]}{more}; the rest is resumed")
     voided = console.game.interrupted(found.engine, found.known_until)
     if voided is not None:
         inputs, _what = voided
