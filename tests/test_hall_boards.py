@@ -33,6 +33,7 @@ from tests.conftest import Broker
 from tests.support.scoreboard import table_config
 
 S = NS_PER_S
+MS = S // 1000
 BASE = "chgk/t1"
 
 
@@ -276,8 +277,10 @@ window.arrowFrames = [];
 """
 
 
-def live_sample(deg: float, dps: float, seq: int) -> str:
-    return json.dumps({"type": "spin_angle", "t_ns": seq * S // 10, "at_ns": seq * S // 10, "angle_deg": deg,
+def live_sample(deg: float, dps: float, seq: int, age_ms: int = 0) -> str:
+    """A spin_angle of a reading taken `age_ms` before the console published it."""
+    t_ns = seq * S // 10
+    return json.dumps({"type": "spin_angle", "t_ns": t_ns, "at_ns": t_ns - age_ms * MS, "angle_deg": deg,
                        "raw": round(deg * 4096 / 360) % 4096, "turns": 1.0, "speed_dps": dps, "seq": seq})
 
 
@@ -293,24 +296,31 @@ async def frames_after(browser: Browser, publish: Any, seconds: float) -> list[f
 async def test_the_table_board_turns_the_arrow_smoothly_between_live_samples(mosquitto_ws: Broker) -> None:
     """Issue 30: the live angle comes at most 20 times a second (12.5 from a box's 40-ms bursts):
     between two samples the board's arrow goes on at the last one's speed, a little further at
-    every frame and never more than 120 ms past the sample; the stop puts it at the resting angle,
-    where it stays."""
+    every frame and never more than 160 ms past the reading; a reading published 40 ms after it
+    was taken (a burst's first) is drawn from its own time, not 40 ms behind the top; the stop
+    puts the arrow at the resting angle, where it stays."""
     async with board_fed_here(mosquitto_ws, "table.html") as (client, browser):
         await evaluate(browser, RECORD_ARROW)
 
-        async def sample(deg: float, dps: float, seq: int) -> None:
-            await client.publish(f"{BASE}/angle", live_sample(deg, dps, seq))
+        async def sample(deg: float, dps: float, seq: int, age_ms: int = 0) -> None:
+            await client.publish(f"{BASE}/angle", live_sample(deg, dps, seq, age_ms))
 
-        # 360 °/s clockwise from 10°: on to 10 + 360 × 0.12 = 53.2°, frame by frame.
+        # 360 °/s clockwise from 10°: on to 10 + 360 × 0.16 = 67.6°, frame by frame.
         frames = await frames_after(browser, lambda: sample(10.0, 360.0, 1), 0.5)
-        moving = [a for a in frames if 10.0 < a < 53.2 - 1e-6]
+        moving = [a for a in frames if 10.0 < a < 67.6 - 1e-6]
         assert len(set(moving)) >= 3, f"the arrow jumped instead of turning: {frames}"
         assert moving == sorted(moving), frames
-        assert max(frames) == pytest.approx(53.2, abs=1e-6) and frames[-1] == max(frames)
-        # Counter-clockwise, across 0°: from 5° at 180 °/s to 5 − 21.6 = 343.4°.
+        assert max(frames) == pytest.approx(67.6, abs=1e-6) and frames[-1] == max(frames)
+        # Counter-clockwise, across 0°: from 5° at 180 °/s to 5 − 28.8 = 336.2°.
         frames = await frames_after(browser, lambda: sample(5.0, -180.0, 2), 0.5)
         after = frames[frames.index(5.0):] if 5.0 in frames else frames
-        assert any(300 < a < 360 for a in after) and after[-1] == pytest.approx(343.4, abs=1e-6)
+        assert any(300 < a < 360 for a in after) and after[-1] == pytest.approx(336.2, abs=1e-6)
+        # A reading 40 ms old when published, at 360 °/s from 100°: the top is at 114.4° by then,
+        # and so is the arrow from its first frame (never between 100° and 114.4°), on to 157.6°.
+        frames = await frames_after(browser, lambda: sample(100.0, 360.0, 4, age_ms=40), 0.5)
+        drawn = [a for a in frames if 99.0 < a < 160.0]
+        assert drawn and min(drawn) >= 114.4 - 1e-6, frames
+        assert drawn[-1] == pytest.approx(157.6, abs=1e-6), frames
         # The stop: the resting angle, and no more turning.
         stopped = {"type": "spin_stopped", "t_ns": 3 * S, "stopped_at_ns": 3 * S, "angle_deg": 200.0,
                    "sector": 7, "seq": 3}
