@@ -329,3 +329,31 @@ def test_the_journal_line_of_a_correction_parses_back() -> None:
 def test_bad_correction_commands_are_refused_before_the_referee(command: dict[str, Any]) -> None:
     with pytest.raises(ValueError):
         parse_command(command, 0)
+
+
+def test_every_version_of_a_games_record_names_it_by_when_it_began() -> None:
+    """A season counts one game per record however often it comes (docs/mqtt-table.md: the record
+    is published again after a late hall answer, and a correction can end a game anew): each
+    version carries the game's `started_at_ns`, the first input of the referee's first game, a
+    new_game's own time after it; another game of the same team carries its own."""
+    t = Table()
+    began = t.now + 5 * S
+    t.advance_to(began)
+    for sector in (1, 2, 3, 4, 6, 7):
+        t.play(sector, True)  # 6:0
+    first = t.last("game_record")
+    assert first["started_at_ns"] == began
+    t.advance(S)
+    t.host(A.HALL_CORRECT, team="t2")  # a late hall answer: the record again, the same game
+    again = t.last("game_record")
+    assert again is not first and again["consolation"] != first["consolation"]
+    assert again["started_at_ns"] == began
+    correct(t)  # the last round was wrong after all: 5:1, the game goes on
+    t.play(8, True)  # 6:1, over again
+    assert t.last("game_record")["started_at_ns"] == began
+    t.advance(S)
+    second_began = t.now
+    t.host(A.NEW_GAME, team="t1")  # the same team's next game
+    for sector in (1, 2, 3, 4, 6, 7):
+        t.play(sector, True)
+    assert t.last("game_record")["started_at_ns"] == second_began != began

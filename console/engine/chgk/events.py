@@ -505,6 +505,7 @@ class GameRecord(Event):
     wrong_answers: int
     saved_minutes: int
     consolation: tuple[ConsolationRow, ...]
+    started_at_ns: int | None  # when the game began: the same in every version of its record
 
 
 TABLE_EVENTS: tuple[type[Event], ...] = (

@@ -41,6 +41,10 @@ class Ledger:
     winner: Side | None = None
     correctable: bool = False  # the last round's verdict may still be corrected (chgk_correct)
     question: Question | None = None  # the 12th sector's question drawn for the last round picked
+    # When the game began: its new_game, or for a referee's first game the first input it took.
+    # With the table's node it names the game in every version of its record (a season tells a
+    # republished game from a new one by it, console/season/service.py).
+    started_at_ns: int | None = None
 
     @classmethod
     def new(cls, rules: ChgkRules, team: str | None) -> Ledger:

@@ -113,6 +113,8 @@ class ChgkReferee:
         """Take one input at host time `now`; due timers fire first."""
         out: list[Output] = []
         self._fire_due(now, out)
+        if self._game.started_at_ns is None:
+            self._game.started_at_ns = now  # the referee's first game begins with its first input
         local: list[Output] = []
         try:
             if isinstance(inp, SectorPicked):
@@ -285,6 +287,7 @@ class ChgkReferee:
         if cmd.team is not None:
             self._game.team_named(cmd.team)
         game = self._game = self._new_game(cmd.team)
+        game.started_at_ns = now
         out.append(TableGameStarted(t_ns=now, stage=self.rules.stage, target=self.rules.target,
                                     team=game.team_view(), players_at_table=game.players,
                                     sectors=game.table.public_view()))

@@ -88,4 +88,5 @@ def game_record(game: Ledger, now: int) -> GameRecord:
         saved_minutes=game.saved_minutes,
         consolation=consolation(rules.teams, game.hall_points(), game.team,
                                 game.answer_points, game.wrong_answers),
+        started_at_ns=game.started_at_ns,
     )
