@@ -141,7 +141,8 @@ def test_the_service_counts_records_once_and_shows_a_conflict(tmp_path: Path) ->
     view = service.view()
     assert [g["game"] for g in view["games"]] == ["qualifier:a"] and view["games"][0]["score"] == [6, 1]
     assert len(view["conflicts"]) == 1 and view["conflicts"][0]["source"] == "t2"
-    assert "отборочные игры" in view["waiting"][0]
+    assert view["waiting"][0].startswith("расхождения результатов: qualifier:a")  # not settled
+    assert "отборочные игры" in view["waiting"][1]
 
 
 def test_the_organisers_commands_are_checked_and_kept(tmp_path: Path) -> None:
@@ -354,3 +355,139 @@ def test_the_last_finalist_needs_no_second_stage_game(tmp_path: Path) -> None:
               for n in range(1, 4)}
     s = decide_belgorod(teams, first, second, [], last_finalist="t4")
     assert set(s.entrants) == {"t1", "t4"} and "выбор капитанов" in s.waiting[0]
+
+
+# ---------------------------------------------------------------------- found at a season's run-through
+
+
+def belgorod_service(tmp_path: Path, teams: int = 3) -> SeasonService:
+    path = tmp_path / "season.toml"
+    path.write_text('[season]\nformat = "belgorod"\ndatabase = "s.db"\nlast_finalist = "t1"\n'
+                    '[page]\nhttp_port = 0\n'
+                    + "".join(f'[[teams]]\nid = "t{n}"\nname = "Команда {n}"\n' for n in range(1, teams + 1)),
+                    encoding="utf-8")
+    return SeasonService(load_season_config(str(path)))
+
+
+def table_game(team: str, score: tuple[int, int], started: int, **more: Any) -> bytes:
+    """A record of the table game that began at `started` (its name in every version of it)."""
+    return json.dumps({**record(team, score, **more), "started_at_ns": started}).encode()
+
+
+def games_of(service: SeasonService) -> dict[str, list[int]]:
+    return {g["game"]: g["score"] for g in service.view()["games"]}
+
+
+def test_a_belgorod_tables_game_is_told_from_another_by_the_game_its_record_names(tmp_path: Path) -> None:
+    """003 5.6 and 5.8: a team's table game is its second-stage game, its next one its series
+    game. A second-stage record published again with a late hall answer, or corrected to another
+    score, is that game still (until now the first became a series game); a series game with
+    the same score as the team's second-stage game is a series game (until now dropped as a
+    repeat). From another table too."""
+    service = belgorod_service(tmp_path)
+    service.handle("chgk/t2/events", table_game("t2", (2, 6), 100))
+    service.handle("chgk/t2/record", table_game("t2", (2, 6), 100, hall={"t3": 1}))  # a late hall answer
+    service.handle("chgk/t2/record", table_game("t2", (3, 6), 100, hall={"t3": 1}))  # a verdict corrected
+    assert games_of(service) == {"second_stage:t2": [3, 6]}
+    service.handle("chgk/t3/events", table_game("t2", (3, 6), 900))  # its series game, the same score
+    service.handle("chgk/t3/record", table_game("t2", (3, 6), 900))  # and its retained record
+    assert games_of(service) == {"second_stage:t2": [3, 6], "series:t2": [3, 6]}
+    service.handle("chgk/t2/record", table_game("t2", (3, 6), 100, hall={"t3": 1}))  # at a restart
+    assert games_of(service) == {"second_stage:t2": [3, 6], "series:t2": [3, 6]}
+    assert not service.view()["conflicts"]
+    # A console too old to name its games: the same result again is still the same game.
+    service.handle("chgk/t9/events", json.dumps(record("t3", (6, 2))).encode())
+    service.handle("chgk/t9/record", json.dumps(record("t3", (6, 2))).encode())
+    assert "series:t3" not in games_of(service)
+
+
+def test_the_organisers_result_settles_a_conflict_and_stays_settled(tmp_path: Path) -> None:
+    """Two tables sent different results for one game (a conflict, counted nowhere new): the
+    organiser's typed result is counted instead, the conflict is gone, and the overruled version
+    coming again (a table's retained record at each restart) reopens nothing. Each conflict is
+    listed once, though it came as the event and as the retained record."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 1))).encode())
+    for topic in ("chgk/t2/events", "chgk/t2/record"):
+        service.handle(topic, json.dumps(record("a", (6, 4))).encode())
+    view = service.view()
+    assert len(view["conflicts"]) == 1 and view["waiting"][0].startswith("расхождения результатов")
+    service.handle("chgk/season/command", json.dumps({"action": "result", "stage": "qualifier", "team": "a",
+                                                      "score": [6, 4]}).encode())
+    assert games_of(service)["qualifier:a"] == [6, 4]
+    service.handle("chgk/t1/record", json.dumps(record("a", (6, 1))).encode())  # the table's, again
+    view = service.view()
+    assert view["conflicts"] == [] and not view["waiting"][0].startswith("расхождения")
+    assert games_of(service)["qualifier:a"] == [6, 4]
+    assert [fate for _, _, fate in service.db.arrivals()][-2:] == ["corrected", "overruled"]
+
+
+def test_a_correction_that_changes_the_finals_pairs_does_not_swap_the_titles(tmp_path: Path) -> None:
+    """000 1.6-1.7, 7.2-7.3: the finals were played (Команда a in the main final, Команда b in the
+    consolation final); then a's qualifier is corrected so that b reaches the main final and a
+    the consolation one. The season does not give a's main-final win to b's title: it waits for
+    the organiser, and counts the finals by today's pairs once they are typed again."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+
+    def typed(**command: Any) -> None:
+        service.handle("chgk/season/command", json.dumps({"action": "result", **command}).encode())
+
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 1), hall={"b": 4})).encode())
+    typed(stage="qualifier", team="b", score=[6, 3], consolation={"a": 5, "x": 2})
+    typed(stage="qualifier", team="c", score=[2, 6])
+    typed(stage="qualifier", team="d", score=[4, 6])
+    view = service.view()
+    assert (view["main_finalist"], view["consolation_finalist"]) == ("a", "b")
+    service.handle("chgk/t1/events", json.dumps(record("a", (8, 6), stage="final", hall={"x": 3})).encode())
+    typed(stage="final", team="b", score=[7, 8], consolation={"x": 1})
+    titles = {d["step"]: d["teams"] for d in service.view()["decisions"]}
+    assert titles["champion"] == ["a"] and titles["silver"] == ["b"]
+    typed(stage="qualifier", team="a", score=[6, 5], consolation={"b": 4})  # a's qualifier corrected
+    view = service.view()
+    assert (view["main_finalist"], view["consolation_finalist"]) == ("b", "a")
+    assert "champion" not in {d["step"] for d in view["decisions"]}
+    assert "Команда b сыграла утешительный финал, а по нынешним результатам выходит в основной финал" \
+        in view["waiting"][0]
+    typed(stage="final", team="a", score=[8, 6], consolation={"x": 3})  # counted by today's pairs
+    typed(stage="final", team="b", score=[7, 8], consolation={"x": 1})
+    titles = {d["step"]: d["teams"] for d in service.view()["decisions"]}
+    assert titles["champion"] == ["b"] and titles["silver"] == ["a"] and not service.view()["waiting"]
+
+
+@pytest.mark.parametrize(("command", "said"), [
+    ({"score": [6]}, "счёт — два числа через двоеточие"),
+    ({"score": [None, 2]}, "счёт — два числа через двоеточие"),
+    ({"score": "6:2"}, "счёт — два числа через двоеточие"),
+    ({"score": [6, 2], "consolation": {"x": None}}, "баллы зала — команда=число"),
+    ({"score": [6, 2], "consolation": {"zz": 3}}, "в баллах зала команды, которых нет в сезоне: zz"),
+    ({"score": [6, 2], "team": "x"}, "не заявлена и играет только в зале (000 1.4)"),
+    ({"score": [6, 2], "indicators": {"won_superblitz": "да"}}, "показатели 000 1.6.1"),
+])
+def test_a_typed_result_that_cannot_be_counted_is_refused_in_russian(tmp_path: Path, command: dict[str, Any],
+                                                                      said: str) -> None:
+    """What the organiser mistypes (a score without its second number, a word for a number, a
+    team that is not in the season among the hall's points, a qualifier of a team that did not
+    register, 000 1.4) is refused with what was wrong, in Russian, and the season is unchanged."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+    service.handle("chgk/season/command", json.dumps({"action": "result", "stage": "qualifier", "team": "a",
+                                                      **command}).encode())
+    events = list(service.said)  # what the page is told
+    assert [e["type"] for e in events] in (["command_refused"], ["result_foreign"]), events
+    assert said in events[0]["message"] and games_of(service) == {}
+
+
+def test_a_ruling_is_taken_by_the_names_shown_and_only_where_it_settles_a_tie(tmp_path: Path) -> None:
+    """000 1.7: b and x are level for the consolation final. A ruling naming a team not among
+    the level ones is refused (it would lie unused while the season waits); one naming a level
+    team by the name the page shows is taken, and the decision log has it at once."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+    for team, score in zip(TEAMS, [(6, 1), (6, 4), (2, 6), (4, 6)], strict=True):
+        service.handle("chgk/season/command", json.dumps(
+            {"action": "result", "stage": "qualifier", "team": team, "score": list(score),
+             "consolation": {"x": 2, "b": 2} if team == "a" else {}}).encode())
+    ruling = {"action": "ruling", "step": "consolation_final", "why": "жребий"}
+    service.handle("chgk/season/command", json.dumps({**ruling, "teams": ["c"]}).encode())
+    assert "решение не принято" in service.said[-1]["message"] and service.db.rulings() == {}
+    service.handle("chgk/season/command", json.dumps({**ruling, "teams": ["Гости"]}).encode())
+    view = service.view()
+    assert view["consolation_finalist"] == "x" and any("жребий" in d["text"] for d in view["log"])

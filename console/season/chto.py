@@ -39,6 +39,7 @@ from console.season.model import INDICATOR_NAMES, INDICATORS, Decision, GameResu
 
 __all__ = ["ChtoSeason", "decide", "game_days"]
 
+FINAL_NAMES = {"main": "основной финал", "consolation": "утешительный финал"}
 SEMIFINALS_ABOVE = 6  # 1.1.1: more registered teams than this play semi-finals
 SEMIFINALISTS = 2  # two semi-final games
 
@@ -96,14 +97,24 @@ def decide(teams: Sequence[Team], results: Mapping[str, GameResult],
     if not _consolation_final(season, names, rulings):
         return season
     assert season.consolation_finalist is not None
-    finals = [played["final"].get(t) for t in (season.main_finalist, season.consolation_finalist)]
-    if any(f is None for f in finals):
-        season.waiting.append("финалы: " + ", ".join(
-            names[t] for t, f in zip((season.main_finalist, season.consolation_finalist), finals, strict=True)
-            if f is None) + " (000 3.8: до 8 очков)")
+    pairs = ((season.main_finalist, "main"), (season.consolation_finalist, "consolation"))
+    # Each final was counted as the one its team was in when it came (`GameResult.final_of`): a
+    # result corrected since that changes the pairing does not swap the titles unnoticed.
+    moved = [f"{names[f.team]} сыграла {FINAL_NAMES[f.final_of]}, а по нынешним результатам выходит в "
+             f"{FINAL_NAMES[want]}" for team, want in pairs
+             if (f := played["final"].get(team)) is not None and f.final_of and f.final_of != want]
+    if moved:
+        season.waiting.append("решение оргкомитета: финалы сыграны по прежним результатам — "
+                              + "; ".join(moved) + " (000 1.6, 1.7). Исправьте результат, изменивший "
+                              "пары, или введите результаты финалов вручную: они будут засчитаны по "
+                              "нынешним парам")
         return season
-    main, consolation = finals
-    assert main is not None and consolation is not None
+    main, consolation = (played["final"].get(team) for team, _ in pairs)
+    if main is None or consolation is None:
+        season.waiting.append("финалы: " + ", ".join(
+            names[t] for t, f in zip((season.main_finalist, season.consolation_finalist), (main, consolation),
+                                     strict=True) if f is None) + " (000 3.8: до 8 очков)")
+        return season
     _third_place(season, [main, consolation], names, rulings)
     _titles(season, main, consolation, names)
     return season
@@ -131,7 +142,8 @@ def _semifinalists(season: ChtoSeason, games: list[GameResult], names: Mapping[s
     if ruling is None or set(ruling.teams) - set(level) or len(sure) + len(ruling.teams) != SEMIFINALISTS:
         level_names = ", ".join(names[t] for t in level)
         season.waiting.append(f"решение оргкомитета: за {SEMIFINALISTS - len(sure)} мест(а) в полуфиналах "
-                              f"равны по счёту и всем показателям {level_names} (000 1.1.1)")
+                              f"равны по счёту отборочной игры {level_names} (000 1.1.1: в полуфиналы — "
+                              "по перевесу)")
         return None
     chosen = (*sure, *ruling.teams)
     season.say("semifinal", "В полуфиналы: " + ", ".join(names[t] for t in chosen)
@@ -221,6 +233,7 @@ def _third_place(season: ChtoSeason, finals: list[GameResult], names: Mapping[st
         return
     best = max(hall.values())
     leaders = sorted(t for t, p in hall.items() if p == best)
+    ruled = ""
     if len(leaders) > 1:
         ruling = rulings.get("third_place")
         if ruling is None or len(ruling.teams) != 1 or ruling.teams[0] not in leaders:
@@ -229,9 +242,11 @@ def _third_place(season: ChtoSeason, finals: list[GameResult], names: Mapping[st
                                   f"({best} баллов за два финала; 000 1.8)")
             return
         leaders = list(ruling.teams)
+        ruled = f"; из равных — по решению оргкомитета: {ruling.why}"
     season.third_place = leaders[0]
     season.say("third_place", f"3 место, Бронзовый кубок и приз от Спонсора: {names[leaders[0]]} — "
-               f"{best} баллов за два финала (прежние результаты обнулены)", "000 1.8, 7.1", leaders[:1])
+               f"{best} баллов за два финала (прежние результаты обнулены){ruled}", "000 1.8, 7.1",
+               leaders[:1])
 
 
 def _titles(season: ChtoSeason, main: GameResult, consolation: GameResult, names: Mapping[str, str]) -> None:

@@ -10,8 +10,11 @@ every change whose call returned, and none half. `offer_result` counts a game on
 result again is a repeat (kept in `arrivals`, nothing changes); a newer version from the same
 source (a table's record republished after a late hall answer or a correction: the latest
 wins; the organiser retyping a game) updates it; a different result from another source is a
-conflict (kept, shown, nothing changes). `backup(path)` copies the whole
-database with sqlite3's online backup (consistent while the service runs).
+conflict (kept, shown, nothing changes). The organiser's own result ("hand") is the season's
+word: it replaces one from a console ("corrected") and settles the conflicts before it; the
+version it overruled, coming again (a table's retained record at every restart), is
+"overruled" (kept, not shown). `backup(path)` copies the whole database with sqlite3's online
+backup (consistent while the service runs).
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from typing import Any
 
 from console.season.model import Decision, GameResult, Ruling, Team
 
-__all__ = ["SCHEMA_VERSION", "SeasonDb", "SeasonDbError"]
+__all__ = ["HAND", "SCHEMA_VERSION", "SeasonDb", "SeasonDbError"]
+
+HAND = "hand"  # the source of a result the organiser typed
 
 # Each migration takes the schema from its index to the next version (PRAGMA user_version).
 MIGRATIONS: tuple[str, ...] = (
@@ -125,7 +130,8 @@ class SeasonDb:
         return cursor.rowcount == 1
 
     def offer_result(self, result: GameResult, at: str) -> str:
-        """"recorded", "repeat" or "conflict" (see the module docstring); every arrival is kept."""
+        """"recorded", "repeat", "updated", "corrected", "overruled" or "conflict" (see the module
+        docstring); every arrival is kept."""
         doc = json.dumps(result.document(), ensure_ascii=False, sort_keys=True)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -138,12 +144,10 @@ class SeasonDb:
                         "(?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(ord), 0) + 1 FROM results))",
                         (result.game, result.stage, result.team, doc, result.source, at))
                 else:
-                    counted = GameResult.from_document(json.loads(row[0]))
-                    fate = "repeat" if counted.same_result(result) else (
-                        "updated" if counted.source == result.source else "conflict")
-                    if fate == "updated":  # its own console's (or the organiser's) newer version
-                        self._db.execute("UPDATE results SET doc = ?, received_at = ? WHERE game = ?",
-                                         (doc, at, result.game))
+                    fate = self._fate(GameResult.from_document(json.loads(row[0])), result, doc)
+                    if fate in ("updated", "corrected"):  # its source's newer version, or the organiser's
+                        self._db.execute("UPDATE results SET doc = ?, source = ?, received_at = ? "
+                                         "WHERE game = ?", (doc, result.source, at, result.game))
                 self._db.execute("INSERT INTO arrivals (game, doc, source, at, fate) VALUES (?, ?, ?, ?, ?)",
                                  (result.game, doc, result.source, at, fate))
             except BaseException:
@@ -151,6 +155,23 @@ class SeasonDb:
                 raise
             self._db.execute("COMMIT")
         return fate
+
+    def _fate(self, counted: GameResult, result: GameResult, doc: str) -> str:
+        if result.source == HAND and result.final_of and result.final_of != counted.final_of:
+            return "corrected"  # the organiser counts a final as the one its team is in now
+        if counted.same_result(result):
+            return "repeat"
+        if counted.source == result.source:
+            return "updated"
+        if result.source == HAND:
+            return "corrected"
+        if counted.source == HAND:
+            overruled = self._db.execute(
+                "SELECT 1 FROM arrivals WHERE game = ? AND source = ? AND doc = ? LIMIT 1",
+                (result.game, result.source, doc)).fetchone()
+            if overruled is not None:
+                return "overruled"
+        return "conflict"
 
     def results(self) -> dict[str, GameResult]:
         rows = self._db.execute("SELECT doc, ord FROM results ORDER BY ord").fetchall()
@@ -163,10 +184,24 @@ class SeasonDb:
         return out
 
     def conflicts(self) -> list[dict[str, Any]]:
-        """Each result that differed from the one counted: the game, what came, from where, when."""
-        rows = self._db.execute("SELECT game, doc, source, at FROM arrivals WHERE fate = 'conflict' "
-                                "ORDER BY id")
-        return [{"game": g, "result": json.loads(d), "source": s, "at": a} for g, d, s, a in rows.fetchall()]
+        """Each result that differs from the one counted and came after the organiser last
+        settled its game (a "corrected" result): the game, what came, from where, when; the
+        same version twice (a table's event, then its retained record) once."""
+        counted = self.results()
+        rows = self._db.execute("SELECT game, doc, source, at, fate FROM arrivals "
+                                "WHERE fate IN ('conflict', 'corrected') ORDER BY id").fetchall()
+        open_: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for game, doc, source, at, fate in rows:
+            if fate == "corrected":
+                for key in [k for k in open_ if k[0] == game]:
+                    del open_[key]
+                continue
+            came = GameResult.from_document(json.loads(doc))
+            if game in counted and counted[game].same_result(came):
+                continue  # the counted version has come to agree with it
+            open_.setdefault((game, source, doc), {"game": game, "result": json.loads(doc), "source": source,
+                                                   "at": at})
+        return list(open_.values())
 
     def arrivals(self) -> list[tuple[str, str, str]]:
         """(game, source, fate) of every result received, in order."""

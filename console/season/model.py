@@ -49,6 +49,12 @@ class GameResult:
     day: int = 0  # the game day (000 1.2), 0: not said
     order: int = 0  # its place in the order the games were played (003 6.5.1)
     source: str = ""  # the console's node, or "hand"
+    # The table game it is: "<node>@<started_at_ns>" from its record (docs/mqtt-table.md), the same
+    # in every version of it; "" when typed by hand or from a console too old to say.
+    played: str = ""
+    # 000's finals: "main" or "consolation", which final it was when it came (both are stage
+    # "final"): a later correction that changes the pairing is put to the organiser, not swapped.
+    final_of: str = ""
 
     @property
     def won(self) -> bool:
@@ -67,7 +73,9 @@ class GameResult:
                 "score": [self.team_score, self.club_score],
                 "indicators": dict(self.indicators),
                 "consolation": {t: dict(c) for t, c in self.consolation.items()},
-                "day": self.day, "order": self.order, "source": self.source}
+                "day": self.day, "order": self.order, "source": self.source,
+                **({"played": self.played} if self.played else {}),
+                **({"final_of": self.final_of} if self.final_of else {})}
 
     @classmethod
     def from_document(cls, doc: Mapping[str, Any]) -> GameResult:
@@ -76,14 +84,16 @@ class GameResult:
                    {str(k): int(v) for k, v in doc.get("indicators", {}).items()},
                    {str(t): {str(k): int(v) for k, v in c.items()}
                     for t, c in doc.get("consolation", {}).items()},
-                   int(doc.get("day", 0)), int(doc.get("order", 0)), str(doc.get("source", "")))
+                   int(doc.get("day", 0)), int(doc.get("order", 0)), str(doc.get("source", "")),
+                   str(doc.get("played", "")), str(doc.get("final_of", "")))
 
     def same_result(self, other: GameResult) -> bool:
-        """The same game's result again (a repeat), whatever brought it."""
+        """The same game's result again (a repeat), whatever brought it (which table game and
+        which final it is name the game, not its result)."""
         mine, theirs = self.document(), other.document()
         for doc in (mine, theirs):
-            doc.pop("source")
-            doc.pop("order")
+            for key in ("source", "order", "played", "final_of"):
+                doc.pop(key, None)
         return mine == theirs
 
 

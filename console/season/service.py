@@ -29,7 +29,9 @@ after the callback returns, so a result the broker counts as delivered is in the
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import dataclasses
 import json
 import logging
 import time
@@ -40,7 +42,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from console.season import belgorod, chto
 from console.season.config import FORMATS, SeasonConfig
-from console.season.db import SeasonDb, SeasonDbError
+from console.season.db import HAND, SeasonDb, SeasonDbError
 from console.season.model import INDICATORS, Decision, GameResult, Ruling, Team
 from console.shell.display_server import DisplayServer
 
@@ -52,6 +54,14 @@ QOS = 1
 NODE = "season"  # the service's topics: <prefix>/season/...
 MAX_COMMAND = 16_384
 STAGES = {"chto": ("qualifier", "semifinal", "final", "vprisyadku"), "belgorod": ("second_stage", "series")}
+RULING_STEPS = ("semifinal", "consolation_final", "third_place")  # where 000 leaves a tie open
+
+
+def played_game(record: dict[str, Any], node: str) -> str:
+    """The table game a record is ("<node>@<started_at_ns>"), the same in all its versions;
+    "" for a console too old to say."""
+    started = record.get("started_at_ns")
+    return f"{node}@{int(started)}" if isinstance(started, int) and not isinstance(started, bool) else ""
 
 
 def result_from_record(record: dict[str, Any], stage: str, source: str) -> GameResult:
@@ -65,7 +75,7 @@ def result_from_record(record: dict[str, Any], stage: str, source: str) -> GameR
                    for c in record.get("consolation", [])}
     indicators = {i: int(record.get("indicators", {}).get(i, 0)) for i in INDICATORS}
     return GameResult(f"{stage}:{team}", stage, team, int(score["team"]), int(score["club"]), indicators,
-                      consolation, source=source)
+                      consolation, source=source, played=played_game(record, source))
 
 
 class SeasonService:
@@ -92,6 +102,7 @@ class SeasonService:
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self._last_state = ""
+        self.said: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)  # the latest events
         self._sheet: dict[str, dict[str, Any]] = {}  # "<node>/jury", "<node>/teams": the sheet's parts
 
     def topic(self, name: str) -> str:
@@ -111,7 +122,7 @@ class SeasonService:
                                            "players": t.players, "town": t.town} for t in teams],
                                 "games": [{**r.document(), "name": names.get(r.team, r.team)}
                                           for r in results.values()],
-                                "conflicts": self.db.conflicts(), "log": self.db.decisions()[-40:]}
+                                "conflicts": self.db.conflicts()}
         decisions: list[Decision]
         if self.config.format == "chto":
             cs = chto.decide(teams, results, self.db.rulings())
@@ -129,10 +140,15 @@ class SeasonService:
                      if bs.entrants and len(bs.order) < len(bs.entrants) else None}
         view["decisions"] = [{"step": d.step, "text": d.text, "clause": d.clause, "teams": list(d.teams)}
                              for d in decisions]
+        open_games = sorted({c["game"] for c in view["conflicts"]})
+        if open_games:  # the season is not settled while a game has two results
+            waiting = [f"расхождения результатов: {', '.join(open_games)} — введите верный результат "
+                       "вручную", *waiting]
         view["waiting"] = waiting
         now = _now()
         for decision in decisions:  # each kept the first time it is taken, with when
             self.db.log_decision(decision, now)
+        view["log"] = self.db.decisions()[-40:]  # after this view's own are kept
         return view
 
     def _belgorod(self) -> belgorod.BelgorodSeason:
@@ -211,41 +227,84 @@ class SeasonService:
 
     def _take_record(self, node: str, record: dict[str, Any]) -> None:
         try:
-            stage = self._stage_of(record)
+            stage = self._stage_of(record, node)
             result = result_from_record(record, stage, node)
         except (KeyError, TypeError, ValueError) as exc:
             log.warning("table %s: a game record that cannot be read (%s)", node, exc)
+            self._event({"type": "record_unreadable", "source": node,
+                         "message": f"стол {node}: результат игры не прочитан ({exc}): не учтён"})
             return
         self._offer(result)
 
-    def _stage_of(self, record: dict[str, Any]) -> str:
+    def _stage_of(self, record: dict[str, Any], node: str) -> str:
         if self.config.format == "chto":
             stage = str(record["stage"])
             if stage not in STAGES["chto"]:
                 raise ValueError(f"stage {stage!r}")
             return stage
-        # The same game comes twice (the live event, then the retained record, and again at every
-        # restart): a record equal to the team's counted second-stage game is that game again.
+        # Belgorod's table games are a team's second-stage game, then its series game. The same
+        # game comes again and again (the live event, the retained record at every restart, a
+        # new version after a late hall answer or a correction): the game a record names
+        # (`played_game`) is the counted game it is a version of.
         team = str(record["team"])
-        counted = self.db.results().get(f"second_stage:{team}")
-        if counted is None or counted.same_result(result_from_record(record, "second_stage", "")):
+        results = self.db.results()
+        second, series = results.get(f"second_stage:{team}"), results.get(f"series:{team}")
+        played = played_game(record, node)
+        if played:
+            for counted in (second, series):
+                if counted is not None and counted.played == played:
+                    return counted.stage
+        # A record that does not say its game (an older console), or a hand-typed second stage:
+        # the same result as the counted second-stage game is that game again.
+        if second is None or (not (played and second.played)
+                              and second.same_result(result_from_record(record, "second_stage", node))):
             return "second_stage"
         return "series"
 
+    def _final_of(self, result: GameResult) -> GameResult:
+        """000's final result with which final it was: as counted before for its game, else (and
+        when the organiser types it again) by the season's pairing now; a final of neither
+        finalist is left unnamed."""
+        if self.config.format != "chto" or result.stage != "final":
+            return result
+        counted = self.db.results().get(result.game)
+        if counted is not None and counted.final_of and result.source != HAND:
+            return dataclasses.replace(result, final_of=counted.final_of)
+        season = chto.decide(self.db.teams(), self.db.results(), self.db.rulings())
+        which = {season.main_finalist: "main", season.consolation_finalist: "consolation"}
+        return dataclasses.replace(result, final_of=which.get(result.team, ""))
+
     def _offer(self, result: GameResult) -> None:
-        if result.team not in {t.id for t in self.db.teams()}:
+        teams = {t.id: t for t in self.db.teams()}
+        refused = self._refusal(result, teams)
+        if refused:
             self._event({"type": "result_foreign", "game": result.game, "source": result.source,
-                         "message": f"команды {result.team!r} нет в сезоне: результат не учтён"})
+                         "message": f"{result.game} ({result.shown}, {result.source}): {refused}: "
+                                    "результат не учтён"})
+            log.warning("%s from %s: refused (%s)", result.game, result.source, refused)
             return
-        fate = self.db.offer_result(result, _now())
+        fate = self.db.offer_result(self._final_of(result), _now())
         message = {"recorded": "учтён", "repeat": "уже учтён: повтор не меняет ничего",
                    "updated": "новая версия от того же источника: учтена вместо прежней",
+                   "corrected": "исправлен оргкомитетом: учтён вместо прежнего результата",
+                   "overruled": "версия, которую оргкомитет исправил: не учтена",
                    "conflict": "отличается от учтённого и пришёл из другого источника: конфликт, "
-                               "ничего не изменено"}[fate]
+                               "ничего не изменено; введите верный результат вручную"}[fate]
         (log.info if fate != "conflict" else log.warning)("%s from %s: %s", result.game, result.source, fate)
         self._event({"type": f"result_{fate}", "game": result.game, "source": result.source,
                      "message": f"{result.game} ({result.shown}, {result.source}): {message}"})
         self.publish_state()
+
+    def _refusal(self, result: GameResult, teams: dict[str, Team]) -> str:
+        """Why a game cannot be the season's (Russian), or ""."""
+        if result.team not in teams:
+            return f"команды {result.team!r} нет в сезоне"
+        if self.config.format == "chto" and not teams[result.team].registered:
+            return f"команда {teams[result.team].name} не заявлена и играет только в зале (000 1.4)"
+        strangers = sorted(set(result.consolation) - set(teams))
+        if strangers:
+            return "в баллах зала команды, которых нет в сезоне: " + ", ".join(strangers)
+        return ""
 
     def _take_first_stage(self, node: str) -> None:
         jury, teams = self._sheet.get(f"{node}/sheet/jury"), self._sheet.get(f"{node}/sheet/teams")
@@ -290,34 +349,61 @@ class SeasonService:
         stage = str(c["stage"])
         if stage not in STAGES[self.config.format]:
             raise ValueError(f"этап {stage!r}: один из {', '.join(STAGES[self.config.format])}")
-        team_score, club_score = (int(x) for x in c["score"])
-        if not (0 <= team_score <= 20 and 0 <= club_score <= 20):
+        score = c["score"]
+        if not (isinstance(score, list) and len(score) == 2 and all(_count(x) for x in score)):
+            raise ValueError("счёт — два числа через двоеточие, например 6:3")
+        team_score, club_score = score
+        if not (team_score <= 20 and club_score <= 20):
             raise ValueError("счёт от 0 до 20")
         points = c.get("consolation", {})
-        if not isinstance(points, dict):
-            raise ValueError("consolation: {команда: баллы}")
-        consolation = {str(t): {"hall": int(p), "table": 0, "wrong": 0, "points": int(p)}
-                       for t, p in points.items()}
-        indicators = {i: int(c.get("indicators", {}).get(i, 0)) for i in INDICATORS}
+        if not (isinstance(points, dict) and all(_count(p) for p in points.values())):
+            raise ValueError("баллы зала — команда=число через пробел, например a=3 b=1")
+        consolation = {str(t): {"hall": p, "table": 0, "wrong": 0, "points": p} for t, p in points.items()}
+        given = c.get("indicators", {})
+        if not (isinstance(given, dict) and set(given) <= set(INDICATORS)
+                and all(_count(v) for v in given.values())):
+            raise ValueError("показатели 000 1.6.1 — " + ", ".join(INDICATORS) + ": числа от 0")
+        indicators = {i: int(given.get(i, 0)) for i in INDICATORS}
+        day = c.get("day", 0)
+        if not _count(day):
+            raise ValueError("игровой день — число от 0")
         team = str(c["team"])
         self._offer(GameResult(f"{stage}:{team}", stage, team, team_score, club_score, indicators,
-                               consolation, int(c.get("day", 0)), source="hand"))
+                               consolation, day, source=HAND))
 
     def _ruling(self, c: dict[str, Any]) -> None:
-        teams = tuple(str(t) for t in c["teams"])
+        if self.config.format != "chto":
+            raise ValueError("решения оргкомитета о равных — в сезоне «Что? То? Там?» (000 1.1.1, 1.7, 1.8)")
+        step = str(c["step"])
+        if step not in RULING_STEPS:
+            raise ValueError(f"шаг {step[:40]!r}: один из {', '.join(RULING_STEPS)}")
+        # The page shows names: a team is named by its id or its name.
+        known = {t.id: t.id for t in self.db.teams()} | {t.name.casefold(): t.id for t in self.db.teams()}
+        given = [str(t) for t in c["teams"]]
+        unknown = [t for t in given if t not in known and t.casefold() not in known]
+        if unknown:
+            raise ValueError(f"нет команд {', '.join(unknown)}")
+        teams = tuple(known.get(t) or known[t.casefold()] for t in given)
         why = str(c.get("why", "")).strip()
         if not why:
             raise ValueError("решению оргкомитета нужна причина: она остаётся в протоколе сезона")
-        unknown = set(teams) - {t.id for t in self.db.teams()}
-        if unknown:
-            raise ValueError(f"нет команд {', '.join(sorted(unknown))}")
-        self.db.set_ruling(Ruling(str(c["step"]), teams, why), str(c.get("by", "organiser")), _now())
+        ruling = Ruling(step, teams, why)
+        # Taken only if it settles the tie the season waits on: else it would lie unused.
+        season = chto.decide(self.db.teams(), self.db.results(), {**self.db.rulings(), step: ruling})
+        if not any(d.step == step and "по решению оргкомитета" in d.text for d in season.decisions):
+            ties = [w for w in season.waiting if w.startswith("решение оргкомитета")]
+            raise ValueError("решение не принято: оно не решает равенство, которого ждёт сезон"
+                             + (f" ({ties[0]}; назовите команды из равных)" if ties
+                                else " (сейчас равных нет)"))
+        self.db.set_ruling(ruling, str(c.get("by", "organiser")), _now())
 
     def _choose_slot(self, c: dict[str, Any]) -> None:
         if self.config.format != "belgorod":
             raise ValueError("выбор игр серии — в сезоне Белгородского чемпионата (003 6.5)")
         season = self._belgorod()
-        team, slot = str(c["team"]), int(c["slot"])
+        team, slot = str(c["team"]), c["slot"]
+        if not _count(slot):
+            raise ValueError("номер игры серии — число, например 3")
         names = {t.id: t.name for t in self.db.teams()}
         belgorod.check_slot(season, self.db.slots(), team, slot, self.config.last_finalist, names)
         self.db.add_slot(team, slot, _now())
@@ -330,7 +416,10 @@ class SeasonService:
         self.db.set_first_stage({"places": places, "winners": winners}, "hand", _now())
 
     def _add_team(self, c: dict[str, Any]) -> None:
-        team = Team(str(c["id"]), str(c["name"]), bool(c.get("registered", True)), int(c.get("players", 6)))
+        players = c.get("players", 6)
+        if not _count(players):
+            raise ValueError("число игроков команды — число, например 6")
+        team = Team(str(c["id"]), str(c["name"]), bool(c.get("registered", True)), players)
         if not team.id or not team.name.strip():
             raise ValueError("команде нужны id и название")
         if self.config.format == "chto" and not (5 if team.registered else 1) <= team.players <= 6:
@@ -347,7 +436,13 @@ class SeasonService:
             self.client.publish(self.topic("state"), text, QOS, retain=True)
 
     def _event(self, event: dict[str, Any]) -> None:
+        self.said.append(event)
         self.client.publish(self.topic("events"), json.dumps(event, ensure_ascii=False), QOS)
+
+
+def _count(value: object) -> bool:
+    """Whether a command's `value` is a whole number from 0 (JSON's true and 1.5 are not)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def _now() -> str:
