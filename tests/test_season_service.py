@@ -239,9 +239,16 @@ async def test_results_from_two_bridged_consoles_count_once_and_the_page_follows
                 expect(page.locator("#conflicts")).to_contain_text("6:5 от t2")
                 page.select_option("#r-stage", "qualifier")
                 page.select_option("#r-team", "d")
+                page.fill("#r-score", "5")  # mistyped: refused, in Russian, on the page
+                page.click("#result-form button")
+                expect(page.locator("#refusal.bad")).to_contain_text("счёт — два числа через двоеточие",
+                                                                     timeout=10_000)
                 page.fill("#r-score", "5:6")
                 page.fill("#r-points", "x=2")
+                page.check('[data-indicator="won_zeitnot"]')  # 000 1.6.1 б, typed with the game
                 page.click("#result-form button")
+                expect(page.locator("#refusal.good")).to_contain_text("qualifier:d (5:6, hand): учтён",
+                                                                      timeout=10_000)
                 expect(page.locator('#decisions li[data-step="main_final"]')).to_contain_text(
                     "Команда a (6:1)", timeout=10_000)
                 clause = page.locator('#decisions li[data-step="main_final"] .clause')
@@ -253,6 +260,14 @@ async def test_results_from_two_bridged_consoles_count_once_and_the_page_follows
         await asyncio.to_thread(page_check)
         view = await season_state(hall, lambda v: v["consolation_finalist"])
         assert view["consolation_finalist"] == "x" and view["consolation"]["x"] == 7  # 4 + 1 + 2
+        typed = next(g for g in view["games"] if g["game"] == "qualifier:d")
+        assert typed["indicators"]["won_zeitnot"] == 1 and typed["indicators"]["won_superblitz"] == 0
+        # A second service on the same season (a laptop's beside the Pi's) exits, naming the first.
+        second = await asyncio.create_subprocess_exec(sys.executable, "-m", "console.cli", "season",
+                                                      "--config", str(path), cwd=ROOT,
+                                                      stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(second.communicate(), 60)
+        assert second.returncode == 1 and "already runs the season" in err.decode(), err.decode()
 
 
 def test_a_belgorod_season_through_the_service(tmp_path: Path) -> None:
@@ -376,6 +391,23 @@ def table_game(team: str, score: tuple[int, int], started: int, **more: Any) -> 
 
 def games_of(service: SeasonService) -> dict[str, list[int]]:
     return {g["game"]: g["score"] for g in service.view()["games"]}
+
+
+def test_a_backup_is_refused_where_there_is_no_season_or_the_target_is_not_a_database(tmp_path: Path) -> None:
+    """`season --backup` with a mistyped database path made an empty season and "backed it up";
+    onto a file that is not a database it failed with a traceback. Both are refused, naming why,
+    and nothing is made or overwritten."""
+    from console.season.cli import main_season
+
+    path = config(tmp_path)
+    assert main_season(str(path), str(tmp_path / "copy.db")) == 1
+    assert not (tmp_path / "db" / "season.db").exists() and not (tmp_path / "copy.db").exists()
+    SeasonDb(tmp_path / "db" / "season.db").close()
+    notes = tmp_path / "notes.db"
+    notes.write_text("не база данных\n" * 100, encoding="utf-8")
+    assert main_season(str(path), str(notes)) == 1
+    assert notes.read_text(encoding="utf-8").startswith("не база данных")
+    assert main_season(str(path), str(tmp_path / "copy.db")) == 0 and (tmp_path / "copy.db").exists()
 
 
 def test_a_belgorod_tables_game_is_told_from_another_by_the_game_its_record_names(tmp_path: Path) -> None:

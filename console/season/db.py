@@ -256,6 +256,8 @@ class SeasonDb:
         try:
             with self._lock:
                 self._db.backup(copy)
+        except sqlite3.DatabaseError as exc:
+            raise SeasonDbError(f"{target}: cannot back up onto it ({exc}); choose a new file") from exc
         finally:
             copy.close()
         return target

@@ -377,13 +377,15 @@ class SeasonService:
         step = str(c["step"])
         if step not in RULING_STEPS:
             raise ValueError(f"шаг {step[:40]!r}: один из {', '.join(RULING_STEPS)}")
-        # The page shows names: a team is named by its id or its name.
-        known = {t.id: t.id for t in self.db.teams()} | {t.name.casefold(): t.id for t in self.db.teams()}
-        given = [str(t) for t in c["teams"]]
-        unknown = [t for t in given if t not in known and t.casefold() not in known]
+        # The page shows names: a team is named by its id or its name (ids may come as "a b").
+        teams_now = self.db.teams()
+        known = {t.name.casefold(): t.id for t in teams_now} | {t.id.casefold(): t.id for t in teams_now}
+        given = [part for t in map(str, c["teams"])
+                 for part in ([t] if t.casefold() in known else t.split())]
+        unknown = [t for t in given if t.casefold() not in known]
         if unknown:
             raise ValueError(f"нет команд {', '.join(unknown)}")
-        teams = tuple(known.get(t) or known[t.casefold()] for t in given)
+        teams = tuple(known[t.casefold()] for t in given)
         why = str(c.get("why", "")).strip()
         if not why:
             raise ValueError("решению оргкомитета нужна причина: она остаётся в протоколе сезона")

@@ -30,7 +30,7 @@ from typing import TextIO
 
 from console.config import Config
 
-__all__ = ["AlreadyRunning", "Locks", "acquire"]
+__all__ = ["AlreadyRunning", "Locks", "acquire", "hold"]
 
 
 class AlreadyRunning(Exception):
@@ -76,7 +76,7 @@ def acquire(config: Config) -> Locks:
     files: list[TextIO] = []
     try:
         for path, what in wanted:
-            file = _lock(path, what)
+            file = hold(path, what)
             if file is not None:
                 files.append(file)
     except BaseException:
@@ -85,9 +85,11 @@ def acquire(config: Config) -> Locks:
     return Locks(files)
 
 
-def _lock(path: Path, what: str) -> TextIO | None:
-    """The lock at `path`, held; None where no file can be made there (a read-only journal
-    directory: no console can write a journal there either, and the journal says so)."""
+def hold(path: Path, what: str) -> TextIO | None:
+    """The lock at `path`, held for as long as the file returned stays open; AlreadyRunning
+    naming `what` and the holder's pid if another process holds it. None where no file can be
+    made there (a read-only journal directory: no console can write a journal there either,
+    and the journal says so)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         file = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the process's life
