@@ -523,3 +523,26 @@ def test_a_ruling_is_taken_by_the_names_shown_and_only_where_it_settles_a_tie(tm
     service.handle("chgk/season/command", json.dumps({**ruling, "teams": ["Гости"]}).encode())
     view = service.view()
     assert view["consolation_finalist"] == "x" and any("жребий" in d["text"] for d in view["log"])
+
+
+def test_a_closed_sheet_that_cannot_be_taken_holds_the_season_and_says_why(tmp_path: Path) -> None:
+    """003 5.2-5.5: the first stage comes from the jury's closed sheet. One the season cannot
+    take (here a team it does not know) was refused with no trace on the page but a passing
+    event: «Дальше» now says it was not taken and why, until a sheet that can be taken comes."""
+    from console.engine.sports.sheet import Sheet, SheetRules, TeamEntry
+    from console.engine.sports.stage import SportsStage
+    from console.engine.sports.timer import SportsRules
+    from console.games.sports.kind import edit
+
+    service = belgorod_service(tmp_path)
+    entries = [TeamEntry(1, "Команда 1"), TeamEntry(2, "Команда 2"), TeamEntry(3, "Чужие")]
+    stage = SportsStage(SportsRules(), Sheet.with_teams(SheetRules(), entries))
+    for n in (1, 2, 3):
+        stage.handle(edit({"action": "set_team", "team": n, "tour": 1, "mask": "1" * (12 - n) + "0" * n},
+                          1, "jury"), 1)
+    stage.handle(edit({"action": "close_sheet"}, 2, "jury"), 2)
+    for suffix in ("teams", "jury"):
+        service.handle(f"chgk/t1/sheet/{suffix}", json.dumps(stage.parts()[suffix]).encode())
+    view = service.view()
+    assert view["first_stage"] is None
+    assert view["waiting"][0].startswith("протокол жюри со стола t1 не принят: "), view["waiting"]

@@ -123,8 +123,8 @@ def decide(teams: Sequence[Team], first: FirstStage | None, results: Mapping[str
         best = ranked[0]
         candidates.append(best)
         level = [t for t in ranked[1:] if played[t].shown == played[best].shown]
-        later = (f"; при равном счёте {played[best].shown} впереди игравшая позже (003 6.5.1): "
-                 + ", ".join(names[t] for t in level)) if level else ""
+        later = (f"; при равном счёте {played[best].shown} впереди игравшая позже (003 6.5.1), "
+                 + "позади: " + ", ".join(names[t] for t in level)) if level else ""
         where = f" {i + 1}-го этапа серии (003 6.6)" if len(parts) > 1 else " серии"
         season.say("candidate", f"Лучшая команда{where}: {names[best]} ({played[best].shown}) — "
                    "претендент на финал" + later, "003 6.5.2", [best])

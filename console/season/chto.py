@@ -36,6 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from console.season.model import INDICATOR_NAMES, INDICATORS, Decision, GameResult, Ruling, Team
+from console.texts import counted
 
 __all__ = ["ChtoSeason", "decide", "game_days"]
 
@@ -118,6 +119,11 @@ def decide(teams: Sequence[Team], results: Mapping[str, GameResult],
     _third_place(season, [main, consolation], names, rulings)
     _titles(season, main, consolation, names)
     return season
+
+
+def points_ru(n: int) -> str:
+    """«1 балл», «2 балла», «24 балла», «5 баллов»."""
+    return counted(n, "балл", "балла", "баллов")
 
 
 def _key(r: GameResult) -> tuple[int, ...]:
@@ -208,17 +214,18 @@ def _consolation_final(season: ChtoSeason, names: Mapping[str, str], rulings: Ma
         if ruling is None or len(ruling.teams) != 1 or ruling.teams[0] not in leaders:
             level_names = ", ".join(names[t] for t in leaders)
             season.waiting.append(f"решение оргкомитета: равны в утешительном зачёте {level_names} "
-                                  f"({best} баллов; 000 1.7)")
+                                  f"({points_ru(best)}; 000 1.7)")
             return False
         season.consolation_finalist = ruling.teams[0]
-        season.say("consolation_final", f"В утешительный финал: {names[ruling.teams[0]]} ({best} баллов); "
-                   f"из равных — по решению оргкомитета: {ruling.why}", "000 1.7", ruling.teams)
+        season.say("consolation_final", f"В утешительный финал: {names[ruling.teams[0]]} "
+                   f"({points_ru(best)}); из равных — по решению оргкомитета: {ruling.why}", "000 1.7",
+                   ruling.teams)
         return True
     team = leaders[0]
     season.consolation_finalist = team
     clause = "000 1.7.3" if ahead else "000 1.7"
     why = f" — следующая за {names[season.main_finalist or '']}, прошедшей в основной финал" if ahead else ""
-    season.say("consolation_final", f"В утешительный финал: {names[team]} ({best} баллов утешительного "
+    season.say("consolation_final", f"В утешительный финал: {names[team]} ({points_ru(best)} утешительного "
                f"зачёта){why}", clause, [team])
     return True
 
@@ -239,13 +246,13 @@ def _third_place(season: ChtoSeason, finals: list[GameResult], names: Mapping[st
         if ruling is None or len(ruling.teams) != 1 or ruling.teams[0] not in leaders:
             level_names = ", ".join(names[t] for t in leaders)
             season.waiting.append(f"решение оргкомитета: равны за 3 место {level_names} "
-                                  f"({best} баллов за два финала; 000 1.8)")
+                                  f"({points_ru(best)} за два финала; 000 1.8)")
             return
         leaders = list(ruling.teams)
         ruled = f"; из равных — по решению оргкомитета: {ruling.why}"
     season.third_place = leaders[0]
     season.say("third_place", f"3 место, Бронзовый кубок и приз от Спонсора: {names[leaders[0]]} — "
-               f"{best} баллов за два финала (прежние результаты обнулены){ruled}", "000 1.8, 7.1",
+               f"{points_ru(best)} за два финала (прежние результаты обнулены){ruled}", "000 1.8, 7.1",
                leaders[:1])
 
 

@@ -103,6 +103,7 @@ class SeasonService:
         self.client.on_message = self._on_message
         self._last_state = ""
         self.said: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)  # the latest events
+        self._first_stage_refused = ""  # why the latest closed sheet was not taken (Russian)
         self._sheet: dict[str, dict[str, Any]] = {}  # "<node>/jury", "<node>/teams": the sheet's parts
 
     def topic(self, name: str) -> str:
@@ -140,6 +141,8 @@ class SeasonService:
                      if bs.entrants and len(bs.order) < len(bs.entrants) else None}
         view["decisions"] = [{"step": d.step, "text": d.text, "clause": d.clause, "teams": list(d.teams)}
                              for d in decisions]
+        if self.config.format == "belgorod" and view["first_stage"] is None and self._first_stage_refused:
+            waiting = [f"{self._first_stage_refused} (003 5.2-5.5)", *waiting]
         open_games = sorted({c["game"] for c in view["conflicts"]})
         if open_games:  # the season is not settled while a game has two results
             waiting = [f"расхождения результатов: {', '.join(open_games)} — введите верный результат "
@@ -313,8 +316,12 @@ class SeasonService:
         try:
             first = belgorod.first_stage_from_sheet(jury, teams, self.db.teams())
         except (ValueError, KeyError, TypeError) as exc:
+            log.warning("table %s: the first stage's closed sheet not taken (%s)", node, exc)
+            self._first_stage_refused = f"протокол жюри со стола {node} не принят: {exc}"
             self._event({"type": "first_stage_refused", "source": node, "message": str(exc)})
+            self.publish_state()
             return
+        self._first_stage_refused = ""
         doc = {"places": dict(first.places), "winners": list(first.winners)}
         if self.db.first_stage() != doc:
             self.db.set_first_stage(doc, node, _now())
