@@ -52,7 +52,7 @@ PROCESS_MODULES = frozenset({
     "test_journal_faults", "test_mdns", "test_mqtt_link", "test_mqtt_tls",
     "test_pages_follow_game", "test_pages_login",
     "test_pages_sources", "test_power_cut", "test_resume_process", "test_run_games", "test_scoreboard",
-    "test_scoreboard_outcome", "test_sdnotify", "test_season_service", "test_sim_box", "test_sound",
+    "test_scoreboard_outcome", "test_sdnotify", "test_sim_box", "test_sound",
     "test_sound_device_gone", "test_sports_pause", "test_sports_sheet_pages", "test_sports_sheet_process",
     "test_stall_process", "test_systemd_unit", "test_terminal_hangup", "test_tournament_service",
 })

@@ -93,6 +93,7 @@ def test_the_schema_is_migrated_kept_and_a_newer_one_refused(tmp_path: Path) -> 
         SeasonDb(tmp_path / "junk.db")
 
 
+@pytest.mark.process  # `season --backup` as a process
 def test_a_backup_is_the_whole_season(tmp_path: Path) -> None:
     path = config(tmp_path)
     service = SeasonService(load_season_config(str(path)))
@@ -115,6 +116,7 @@ for n in range(100_000):
 """
 
 
+@pytest.mark.process  # a writer process, killed
 @pytest.mark.parametrize("after", [1, 7, 40, 150])
 def test_kill_9_of_a_writer_loses_no_committed_result(tmp_path: Path, after: int) -> None:
     """A writer killed with SIGKILL after `after` results it saw committed: the database opens
