@@ -303,3 +303,28 @@ def test_a_name_with_control_direction_or_no_visible_character_is_refused(name: 
     assert "наберите" in s.refused("add_team", name=name) or "невидимых" in s.refused("add_team", name=name)
     assert name_refusal(name, [], word="имя", who="игрок") is not None
     assert name_refusal("Ёж Ёжиков", [], word="имя", who="игрок") is None
+
+
+def test_5_5_a_correction_after_the_shootout_that_widens_the_tie_plays_it_again() -> None:
+    """5.5: teams tied across the cut play questions until one gets the advantage. After 5, 6
+    and 7 played it off, a correction brings team 4 into their tie: the old shoot-out decides
+    nothing between 4 and them (4 never played it; it used to be counted wrong on every
+    question and put last), so the four play the next question, and 4 may win a place there."""
+    s = Stage(teams=8)
+    for team, n in {1: 8, 2: 7, 3: 6, 4: 5, 5: 4, 6: 4, 7: 4, 8: 1}.items():
+        s.ok("set_team", team=team, tour=1, mask="1" * n + "0" * (12 - n))
+    assert s.sheet.standings().shootout == (5, 6, 7)
+    s.ok("set_question", question=37, teams=[5, 6, 7])
+    s.ok("set_question", question=38, teams=[5, 6])
+    s.ok("set_question", question=39, teams=[6])
+    assert s.sheet.standings().winners == (1, 2, 3, 4, 6)
+    s.ok("set_cell", team=4, question=5, verdict="0")  # 4 had it wrong after all: 4 points, tied
+    table = s.sheet.standings()
+    assert not table.decided and table.shootout == (4, 5, 6, 7)
+    assert table.winners == (1, 2, 3) and s.sheet.shootout_teams(40) == (4, 5, 6, 7)
+    assert "не 8" in s.refused("set_question", question=40, teams=[8])
+    s.ok("set_question", question=40, teams=[4])  # 4 gets the advantage: 4th; 5-7 play on
+    table = s.sheet.standings()
+    assert table.winners == (1, 2, 3, 4) and table.shootout == (5, 6, 7)
+    s.ok("set_question", question=41, teams=[7])
+    assert s.sheet.standings().winners == (1, 2, 3, 4, 7)

@@ -306,13 +306,15 @@ class Sheet:
     def _set_question(self, e: SheetEdit) -> str:
         q = self._question(e.question)
         right = {self._team(t) for t in e.teams}
+        answering: Iterable[int] = self.teams
         if q > self.rules.questions:
             playing = set(self.shootout_teams(q))
             stray = sorted(right - playing)
             if stray:
                 raise Refused(why(Why.SHOOTOUT_TEAMS, question=q, playing=_numbers(playing),
                                   stray=_numbers(stray)))
-        for team in self.teams:
+            answering = sorted(playing)  # a team not in the shoot-out has no verdict on it
+        for team in answering:
             cell = self.cells.get((team, q), Cell())
             if cell.verdict is Verdict.DISPUTED:
                 continue  # a dispute stands until the jury decides it, with its reason (5.4.2)
@@ -446,25 +448,33 @@ class Sheet:
 
     def shootout_answers(self, upto: int | None = None) -> list[set[int]]:
         """Each shoot-out question's teams that answered right, in order."""
+        return [right for _, right in self.shootout_played(upto)]
+
+    def shootout_played(self, upto: int | None = None) -> list[tuple[set[int], set[int]]]:
+        """Each shoot-out question, in order: the teams that played it (those with a verdict on
+        it) and those of them that answered right."""
         last = self.shootout_asked if upto is None else upto
         base = self.rules.questions
-        answers: list[set[int]] = [set() for _ in range(last)]
+        asked: list[tuple[set[int], set[int]]] = [(set(), set()) for _ in range(last)]
         for (t, q), c in self.cells.items():
-            if base < q <= base + last and c.verdict is Verdict.RIGHT:
-                answers[q - base - 1].add(t)
-        return answers
+            if base < q <= base + last and c.verdict in (Verdict.RIGHT, Verdict.WRONG):
+                played, right = asked[q - base - 1]
+                played.add(t)
+                if c.verdict is Verdict.RIGHT:
+                    right.add(t)
+        return asked
 
     def standings(self, tours: int | None = None) -> Standings:
         points = self.all_points(tours)
         if tours is not None and tours < self.rules.tours:
             return standings(points, [], self.rules.winners)
-        return standings(points, self.shootout_answers(), self.rules.winners)
+        return standings(points, self.shootout_played(), self.rules.winners)
 
     def shootout_teams(self, question: int) -> tuple[int, ...]:
         """The teams that play shoot-out question `question` (those tied across the cut after
         the ones before it)."""
         points = self.all_points()
-        before = self.shootout_answers(question - self.rules.questions - 1)
+        before = self.shootout_played(question - self.rules.questions - 1)
         return standings(points, before, self.rules.winners).shootout
 
     @property

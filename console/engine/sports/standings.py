@@ -1,14 +1,17 @@
 """The sports stage's standings (seed 003 5.4-5.5): points, shared places, the winners and the
 shoot-out that decides a tie across the winners' cut.
 
-Contract: `standings(points, shootout_answers, winners)` orders the teams (number -> points) by
+Contract: `standings(points, asked, winners)` orders the teams (number -> points) by
 points; teams on equal points share their places, each given the average of the positions
 they hold (the rating site's convention: three teams tied for 4th-6th are each 5.0), except
 where a shoot-out has ordered them. A tie that straddles the cut (the `winners`-th place,
-5 by default, 003 5.5) is played off: `shootout_answers` is each shoot-out question's teams
-that answered right, in the order asked; a question splits each tier still straddling the cut
-into those right and those wrong («задаются вопросы, пока одна из них не получит
-преимущество»), and a question all of a tier answered alike leaves it whole. The result says
+5 by default, 003 5.5) is played off: `asked` is each shoot-out question asked, in order,
+as the teams that played it and those of them that answered right; a question splits the tier
+still straddling the cut into those right and those wrong («задаются вопросы, пока одна из
+них не получит преимущество»), and a question all of a tier answered alike leaves it whole.
+A question decides only between teams that all played it: when the tier straddling the cut
+holds a team that did not (a correction after the shoot-out brought it into the tie), the
+question decides nothing, and the whole tier plays the next one. The result says
 who is still tied across the cut (the next question's teams), or that the winners are known.
 """
 
@@ -49,13 +52,17 @@ class Standings:
         return not self.shootout
 
 
-def standings(points: Mapping[int, int], shootout_answers: Sequence[Set[int]], winners: int) -> Standings:
+def standings(points: Mapping[int, int], asked: Sequence[tuple[Set[int], Set[int]]],
+              winners: int) -> Standings:
     """See the module docstring."""
     by_points: dict[int, list[int]] = {}
     for team, p in points.items():
         by_points.setdefault(p, []).append(team)
     tiers = [sorted(by_points[p]) for p in sorted(by_points, reverse=True)]
-    for right in shootout_answers:
+    for played, right in asked:
+        straddling = _straddling(tiers, winners)
+        if straddling and not set(straddling[0]) <= played:
+            continue  # a team of the tie did not play this question: it decides nothing between them
         tiers = _split_straddling(tiers, right, winners)
     places: list[Place] = []
     position = 1
