@@ -135,6 +135,23 @@ def test_1_6_1_an_upheld_appeal_counts_the_close_answers_the_jury_chose() -> Non
     assert s.sheet.appeal is None
 
 
+def test_5_4_2_an_appeal_does_not_decide_a_dispute_while_a_tour_is_played() -> None:
+    """5.4.2: disputes are decided between tours. An appeal upheld mid-tour that would count a
+    disputed answer among the close ones decided the dispute anyway; it is refused there like
+    «Засчитать», and taken between tours."""
+    s = Stage()
+    s.ok("set_cell", team=2, question=1, verdict="?", answer="Пушкинъ")
+    s.ok("set_cell", team=5, question=1, verdict="0", answer="пушкин.")
+    s.count()  # tour 1's first count: the tour is being played
+    s.ok("open_appeal", team=5, question=1)
+    assert "идёт тур 1" in s.refused("uphold_appeal", teams=[2], why="допустимая форма")
+    assert s.sheet.disputed() == [(2, 1)] and s.sheet.mark(5, 1) == "0"
+    for _ in range(11):
+        s.count()  # the rest of tour 1: between tours now
+    s.ok("uphold_appeal", teams=[2], why="допустимая форма")
+    assert s.sheet.disputed() == [] and (s.sheet.mark(2, 1), s.sheet.mark(5, 1)) == ("1", "1")
+
+
 def test_1_6_2_a_removed_question_counts_for_nobody() -> None:
     """1.6.2-1.6.4: a question removed on appeal is not counted for any team; the mask shows X."""
     s = Stage()

@@ -115,6 +115,19 @@ def test_a_jury_keeps_the_stage_from_its_page_and_the_hall_and_the_files_follow(
         taken(jury, "спорный ответ команды 8 на вопрос 6 засчитан")
         expect(board.locator('#rows tr[data-team="8"] td.total')).to_have_text("6", timeout=WAIT_MS)
 
+        # A mistyped question or range is refused on the page and nothing is sent (a 0 once wrote
+        # question 1's verdicts over; a backward range recorded «верно — никто»).
+        jury.fill("#q", "0")
+        jury.fill("#q-right", "1")
+        jury.click("#q-save")
+        expect(jury.locator("#error-text")).to_have_text("«0» — не номер вопроса")
+        jury.fill("#q", "3")
+        jury.fill("#q-right", "7-3")
+        jury.click("#q-save")
+        expect(jury.locator("#error-text")).to_contain_text("«7-3» — диапазон задом наперёд")
+        jury.click("#error-close")
+        taken(jury, "спорный ответ команды 8 на вопрос 6 засчитан")  # still the last change
+
         # 1.6.1: the answers to question 12 typed; an appeal finds team 2's close answer, not 3's or 4's
         jury.fill("#q", "12")
         for team, answer in ((1, "Пётр Первый"), (2, "петр первый."), (3, "Пётр I"), (4, "Екатерина")):

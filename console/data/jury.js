@@ -28,6 +28,7 @@ function numbers(text) {
   for (const part of text.split(/[\s,;]+/).filter(Boolean)) {
     const range = part.match(/^(\d+)[-–](\d+)$/);
     if (range) {
+      if (Number(range[1]) > Number(range[2])) throw new Error(`«${part}» — диапазон задом наперёд: ${range[2]}-${range[1]}?`);
       for (let n = Number(range[1]); n <= Number(range[2]) && out.length < 500; n++) out.push(n);
     } else if (/^\d+$/.test(part)) {
       out.push(Number(part));
@@ -43,8 +44,20 @@ function showError(text) {
   $("error").hidden = !text;
 }
 
-function question() { return Number($("q").value) || 1; }
-function intOf(id) { return $(id).value === "" ? undefined : Number($(id).value); }
+function question() { return Number($("q").value) || 1; }  // the question shown
+// The question a verdict is for: exactly what is typed, never a stand-in (a 0 or a blank once
+// wrote question 1's verdicts over).
+function askedQuestion() {
+  const text = $("q").value.trim();
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new Error(`«${text}» — не номер вопроса`);
+  return Number(text);
+}
+function intOf(id) {
+  const text = $(id).value.trim();
+  if (text === "") return undefined;
+  if (!/^\d+$/.test(text)) throw new Error(`«${text}» — не целое число`);
+  return Number(text);
+}
 
 // ---- drawing ----
 function teamName(n) {
@@ -211,11 +224,11 @@ function on(id, handler) {
 on("q-prev", () => { $("q").value = Math.max(1, question() - 1); drawQuestion(); });
 on("q-next", () => { $("q").value = question() + 1; drawQuestion(); });
 $("q").addEventListener("change", drawQuestion);
-on("q-save", () => send({ action: "set_question", question: question(), teams: numbers($("q-right").value) }));
+on("q-save", () => send({ action: "set_question", question: askedQuestion(), teams: numbers($("q-right").value) }));
 $("q-right").addEventListener("keydown", (e) => { if (e.key === "Enter") $("q-save").click(); });
-on("cell-answer-save", () => send({ action: "set_answer", team: intOf("cell-team"), question: question(),
+on("cell-answer-save", () => send({ action: "set_answer", team: intOf("cell-team"), question: askedQuestion(),
   answer: $("cell-answer").value }));
-on("cell-dispute", () => send({ action: "set_cell", team: intOf("cell-team"), question: question(), verdict: "?",
+on("cell-dispute", () => send({ action: "set_cell", team: intOf("cell-team"), question: askedQuestion(), verdict: "?",
   answer: $("cell-answer").value || undefined }));
 on("t-save", () => send({ action: "set_team", team: intOf("t-team"), tour: intOf("t-tour"), mask: $("t-mask").value }));
 on("a-open", () => send({ action: "open_appeal", team: intOf("a-team"), question: intOf("a-question") }));

@@ -254,12 +254,12 @@ class Sheet:
         if a is SheetAction.OPEN_APPEAL:
             return self._open_appeal(e)
         if a is SheetAction.UPHOLD_APPEAL:
-            return self._uphold(e)
+            return self._uphold(e, tour_in_play)
         if a is SheetAction.REJECT_APPEAL:
             appeal = self._open()
             _need_why(e)
             self.appeal = None
-            return f"апелляция команды {appeal.team} на вопрос {appeal.question} отклонена"
+            return f"апелляция команды {appeal.team} на ответ к вопросу {appeal.question} отклонена"
         if a is SheetAction.REMOVE_QUESTION:
             q = self._question(e.question, shootout=False)
             if q in self.removed:
@@ -388,21 +388,27 @@ class Sheet:
                   if qq == q and t != team and c.answer and c.verdict is not Verdict.RIGHT}
         found = tuple((t, others[t], d) for t, d in similar(answer, others))
         self.appeal = Appeal(team, q, answer, found)
-        return f"апелляция команды {team} на вопрос {q} («{answer}»): похожих ответов {len(found)}"
+        return f"апелляция команды {team} на ответ «{answer}» к вопросу {q}: похожих ответов {len(found)}"
 
-    def _uphold(self, e: SheetEdit) -> str:
+    def _uphold(self, e: SheetEdit, tour_in_play: int | None) -> str:
         appeal = self._open()
         listed = {appeal.team} | {t for t, _, _ in appeal.candidates}
         chosen = {appeal.team, *e.teams}
         stray = sorted(chosen - listed)
         if stray:
             raise Refused(why(Why.APPEAL_NOT_SIMILAR, teams=_numbers(stray)))
+        verdicts = {self.cells.get((t, appeal.question), Cell()).verdict for t in chosen}
+        disputed = Verdict.DISPUTED in verdicts
+        if disputed and tour_in_play is not None:
+            # Counting a disputed answer right decides the dispute, and 5.4.2 decides disputes
+            # between tours only, whatever the way in.
+            raise Refused(why(Why.DISPUTES_BETWEEN_TOURS, tour=tour_in_play))
         _need_why(e)
         for team in chosen:
             cell = self.cells.get((team, appeal.question), Cell())
             self.cells[(team, appeal.question)] = replace(cell, verdict=Verdict.RIGHT, was=Verdict.RIGHT)
         self.appeal = None
-        return (f"апелляция на вопрос {appeal.question} («{appeal.answer}») принята: засчитано "
+        return (f"апелляция на ответ «{appeal.answer}» к вопросу {appeal.question} принята: засчитано "
                 f"командам {_numbers(chosen)}")
 
     # ------------------------------------------------------------------ views
