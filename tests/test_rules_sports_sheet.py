@@ -4,6 +4,7 @@ association's rules for in-person tournaments 1.5, 1.6.1, 1.6.2-1.6.4 as in
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -345,3 +346,27 @@ def test_5_5_a_correction_after_the_shootout_that_widens_the_tie_plays_it_again(
     assert table.winners == (1, 2, 3, 4) and table.shootout == (5, 6, 7)
     s.ok("set_question", question=41, teams=[7])
     assert s.sheet.standings().winners == (1, 2, 3, 4, 7)
+
+
+def test_5_5_nobody_is_a_winner_in_the_files_or_offered_a_count_before_or_after_it_is_time(
+        tmp_path: Path) -> None:
+    """5.5: the winners are the top places once the stage's questions are all asked. The files
+    made mid-stage (the protocol a host prints, the CSV, the JSON) called five teams winners
+    after three questions; now they say the stage goes on. Once it is over and no shoot-out is
+    needed, «Время!» is no longer offered (a count then was a shoot-out question nobody plays)."""
+    s = Stage(teams=6)
+    s.ok("set_question", question=1, teams=[1, 2, 3])
+    paths = write_results(s.sheet, tmp_path / "mid", over=s.engine.stage_over())
+    document = json.loads(paths[3].read_text(encoding="utf-8"))
+    assert document["stage_over"] is False and document["winners"] == [] and not document["decided"]
+    rows = paths[2].read_text(encoding="utf-8").splitlines()
+    assert rows[0].endswith(",победитель") and all(row.endswith(",") for row in rows[1:])  # none «да»
+    assert "Победители этапа (5, 003 5.5): этап ещё идёт" in paths[4].read_text(encoding="utf-8")
+    assert "start" in s.engine.host_snapshot(s.now)["host_actions"]
+    for team, n in {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}.items():
+        for tour in (1, 2, 3):
+            s.ok("set_team", team=team, tour=tour, mask="1" * n + "0" * (12 - n))
+    assert s.engine.stage_over() and s.sheet.standings().decided
+    paths = write_results(s.sheet, tmp_path / "end", over=s.engine.stage_over())
+    assert json.loads(paths[3].read_text(encoding="utf-8"))["winners"] == [1, 2, 3, 4, 5]
+    assert "start" not in s.engine.host_snapshot(s.now)["host_actions"]

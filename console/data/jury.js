@@ -171,8 +171,10 @@ function drawStandings() {
   $("removed").textContent = removed.length ? "Сняты: " + removed.map(([q, why]) => `${q} (${why})`).join("; ") : "";
   const next = j.next_shootout;
   $("shootout-entry").hidden = !(next && j.stage_over);
-  $("shootout-info").textContent = !next ? "Перестрелка не нужна: победители определены."
-    : !j.stage_over ? `Пока равенство на границе ${j.winners}-го места: ${next.teams.join(", ")}.`
+  $("shootout-info").textContent = !j.stage_over
+    ? (next ? `Пока равенство на границе ${j.winners}-го места: ${next.teams.join(", ")}.`
+       : "Этап идёт: победители — после последнего вопроса.")
+    : !next ? "Перестрелка не нужна: победители определены."
     : `Вопрос ${next.question}: играют команды ${next.teams.map((t) => `${t} (${teamName(t)})`).join(", ")}.`;
   $("shootout-info").dataset.question = next ? next.question : "";
 }

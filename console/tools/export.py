@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from console import state_people
-from console.engine.sports.sheet import Sheet
 from console.engine.sports.stage import SportsStage
 from console.games import game, names
 from console.games.brainring import texts as brainring_texts
@@ -82,10 +81,11 @@ def export(journals: Path | Sequence[Path], out_dir: Path, warn: TextIO | None =
     scenarios = {path: _scenario(path, skipped) for path in paths_in}
     for problem in skipped:
         print(f"chgk-console export: {problem}", file=warn or io.StringIO())
-    sheet = _sports_sheet(scenarios[paths_in[-1]])
-    if sheet is not None:  # the sports stage: its sheet as the last journal holds it
+    stage = _sports_stage(scenarios[paths_in[-1]])
+    if stage is not None:  # the sports stage: its sheet as the last journal holds it
         out_dir.mkdir(parents=True, exist_ok=True)
-        return write_results(sheet, out_dir / paths_in[-1].name.removesuffix(".jsonl"))
+        return write_results(stage.sheet, out_dir / paths_in[-1].name.removesuffix(".jsonl"),
+                             over=stage.stage_over())
     kind = ""
     rows: list[QuestionRow] = []
     names: dict[str, str] = {}
@@ -135,13 +135,13 @@ def _scenario(journal: Path, skipped: list[str]) -> Scenario:
     return scenario
 
 
-def _sports_sheet(scenario: Scenario) -> Sheet | None:
-    """The sports stage's sheet as its journal leaves it (None: another game's journal)."""
+def _sports_stage(scenario: Scenario) -> SportsStage | None:
+    """The sports stage as its journal leaves it (None: another game's journal)."""
     if scenario.config.game.kind != "sports":
         return None
     engine = play(scenario).referee
     assert isinstance(engine, SportsStage)
-    return engine.sheet
+    return engine
 
 
 def _journal(journal: Path, scenario: Scenario) -> tuple[str, list[QuestionRow], dict[str, str]]:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from console.engine.model import Json, Output
 from console.engine.sports.sheet import Sheet, SheetEdit, TeamEntry
 from console.engine.sports.standings import Standings
-from console.engine.sports.timer import SportsRules, SportsTimer
+from console.engine.sports.timer import SportsAction, SportsRules, SportsTimer
 
 __all__ = ["SportsStage"]
 
@@ -66,10 +66,14 @@ class SportsStage:
 
     def host_snapshot(self, now: int) -> dict[str, Json]:
         """The timer's, the sheet in brief, and the stage's teams as the organiser's tablet may
-        change them (add_team, edit_team: taken at any time, a count running or not)."""
+        change them (add_team, edit_team: taken at any time, a count running or not). Once the
+        stage is over with its winners known (no shoot-out to play) no «Время!» is offered: a
+        count then would be a shoot-out question nobody plays."""
         host = self.timer.host_snapshot(now)
         actions = host["host_actions"]
         assert isinstance(actions, list)
+        if self.stage_over() and self.sheet.standings().decided:
+            actions = [a for a in actions if a != SportsAction.START.value]
         return {**host, "host_actions": [*actions, "add_team", "edit_team"],
                 "sheet": self.snapshot(now)["sheet"]}
 

@@ -8,9 +8,12 @@ decided, ``X`` for a removed question; openpyxl), ``.txt`` each team's mask (num
 mask, tab-separated), ``.csv`` the standings (place, team, tours, total, mask), ``.json`` all
 of it with every change of the sheet (who, when, why), and ``.html`` a printable protocol: the
 standings with the winners and the shoot-out, the removed questions and the jury's decisions.
-Returns the paths written, in that order. No text becomes a formula: in the .xlsx a name
-beginning with ``=`` is a text cell as it is; in the CSV (which a spreadsheet reads by its first
-character) a cell beginning with ``=``, ``+``, ``-``, ``@`` gets a leading ``'``.
+Until the stage is over (`over`: its questions all asked, SportsStage.stage_over) no team is
+called a winner or said to be in a shoot-out: the standings so far, as the hall's board shows
+them (docs/sports-sheet.md). Returns the paths written, in that order. No text becomes a
+formula: in the .xlsx a name beginning with ``=`` is a text cell as it is; in the CSV (which a
+spreadsheet reads by its first character) a cell beginning with ``=``, ``+``, ``-``, ``@`` gets
+a leading ``'``.
 """
 
 from __future__ import annotations
@@ -33,14 +36,15 @@ _DECISIONS = ("decide", "uphold_appeal", "reject_appeal", "remove_question", "re
               "reopen_sheet", "close_sheet")
 
 
-def write_results(sheet: Sheet, stem: Path) -> list[Path]:
+def write_results(sheet: Sheet, stem: Path, *, over: bool = True) -> list[Path]:
     paths = [stem.with_suffix(s) for s in (".xlsx", ".txt", ".csv", ".json", ".html")]
     _xlsx(sheet, paths[0])
     masks = "".join(f"{t.number}\t{t.name}\t{sheet.mask(t.number)}\n" for t in sheet.teams.values())
     paths[1].write_text(masks, encoding="utf-8")
-    paths[2].write_text(_csv(sheet), encoding="utf-8")
-    paths[3].write_text(json.dumps(_document(sheet), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    paths[4].write_text(_html(sheet), encoding="utf-8")
+    paths[2].write_text(_csv(sheet, over), encoding="utf-8")
+    document = json.dumps(_document(sheet, over), ensure_ascii=False, indent=1)
+    paths[3].write_text(document + "\n", encoding="utf-8")
+    paths[4].write_text(_html(sheet, over), encoding="utf-8")
     return paths
 
 
@@ -68,7 +72,7 @@ def _xlsx(sheet: Sheet, path: Path) -> None:
     book.save(path)
 
 
-def _rows(sheet: Sheet) -> list[dict[str, Any]]:
+def _rows(sheet: Sheet, over: bool) -> list[dict[str, Any]]:
     table = sheet.standings()
     tours = sheet.all_tour_points()
     rows = []
@@ -77,30 +81,32 @@ def _rows(sheet: Sheet) -> list[dict[str, Any]]:
         rows.append({"place": place.shown, "position": place.position, "team": team.number,
                      "name": team.name, "town": team.town, "rating_id": team.rating_id,
                      "tours": tours[team.number], "total": place.points, "mask": sheet.mask(team.number),
-                     "winner": place.team in table.winners, "shootout": place.team in table.shootout})
+                     "winner": over and place.team in table.winners,
+                     "shootout": over and place.team in table.shootout})
     return rows
 
 
-def _csv(sheet: Sheet) -> str:
+def _csv(sheet: Sheet, over: bool) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     tours = [f"тур {n}" for n in range(1, sheet.rules.tours + 1)]
     writer.writerow(["место", "номер", "команда", "город", "ID рейтинга", *tours, "сумма", "маска",
                      "победитель"])
-    for r in _rows(sheet):
+    for r in _rows(sheet, over):
         writer.writerow([r["place"], r["team"], spreadsheet_safe(r["name"]), spreadsheet_safe(r["town"]),
                          r["rating_id"] or "",
                          *r["tours"], r["total"], r["mask"], "да" if r["winner"] else ""])
     return out.getvalue()
 
 
-def _document(sheet: Sheet) -> dict[str, Any]:
+def _document(sheet: Sheet, over: bool) -> dict[str, Any]:
     table = sheet.standings()
     return {
         "tours": sheet.rules.tours, "questions_per_tour": sheet.rules.questions_per_tour,
-        "winners": list(table.winners), "decided": table.decided, "shootout_open": list(table.shootout),
+        "stage_over": over, "winners": list(table.winners) if over else [], "decided": over and table.decided,
+        "shootout_open": list(table.shootout) if over else [],
         "preliminary": sheet.preliminary, "closed": sheet.closed,
-        "standings": _rows(sheet),
+        "standings": _rows(sheet, over),
         "removed": {str(q): why for q, why in sorted(sheet.removed.items())},
         "disputed": [[t, q] for t, q in sheet.disputed()],
         "shootout": [sorted(right) for right in sheet.shootout_answers()],
@@ -110,13 +116,13 @@ def _document(sheet: Sheet) -> dict[str, Any]:
     }
 
 
-def _html(sheet: Sheet) -> str:
+def _html(sheet: Sheet, over: bool) -> str:
     e = html.escape
     table = sheet.standings()
     tours = sheet.rules.tours
     head = "".join(f"<th>{n}</th>" for n in range(1, tours + 1))
     body = []
-    for r in _rows(sheet):
+    for r in _rows(sheet, over):
         mark = " class=winner" if r["winner"] else " class=shootout" if r["shootout"] else ""
         cells = "".join(f"<td>{p}</td>" for p in r["tours"])
         body.append(f"<tr{mark}><td>{e(r['place'])}</td><td>{r['team']}</td><td>{e(r['name'])}</td>"
@@ -124,9 +130,9 @@ def _html(sheet: Sheet) -> str:
                     f"<td class=mask>{e(r['mask'])}</td></tr>")
     state = ("предварительные результаты: не решены спорные ответы или апелляция" if sheet.preliminary
              else "результаты окончательные" if sheet.closed else "протокол не закрыт")
-    winners = ", ".join(e(sheet.teams[t].name) for t in table.winners)
+    winners = ", ".join(e(sheet.teams[t].name) for t in table.winners) if over else "этап ещё идёт"
     tied = ", ".join(e(sheet.teams[t].name) for t in table.shootout)
-    shootout = f"<p>Перестрелка ещё не окончена: {tied}</p>" if table.shootout else ""
+    shootout = f"<p>Перестрелка ещё не окончена: {tied}</p>" if table.shootout and over else ""
     asked = sheet.shootout_answers()
     if asked:
         lines = "".join(f"<li>вопрос {sheet.rules.questions + i}: верно — "
