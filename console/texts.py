@@ -43,6 +43,7 @@ JOURNAL_BACK = "Журнал снова записывается: ничего �
 # do; a source's name otherwise (`device_problem`). The detail stays as the console logs it.
 PROBLEMS = {
     "mqtt": "Команда от другого клиента не принята: игра не изменилась",
+    "jury": "Команда жюри не принята: протокол не изменился",
     "journal": "Журнал игры не пишется: игра идёт; не выключайте пульт и позовите техника",
     # Read-side problems of resuming (console/shell/resume.py `announce`): the journal is written.
     "resume_partial": ("Игра продолжена, но журнал прочитан не целиком (сбой питания?): "

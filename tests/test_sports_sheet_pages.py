@@ -216,3 +216,12 @@ def test_the_jury_changes_the_sheet_and_nothing_else(tmp_path: Path) -> None:
         assert sub(broker, "display", f"{BASE}/sheet/#") == [f"{BASE}/sheet/standings"]
         jury_topics = sub(broker, "jury", f"{BASE}/sheet/#")
         assert f"{BASE}/sheet/q/3" in jury_topics and f"{BASE}/sheet/jury" in jury_topics
+        # The jury's refusals are the jury's page's, not the host's; a malformed jury command is
+        # the jury's too, not a device to check the cable of.
+        pub(broker, "jury", f"{BASE}/jury/command", '{"action": "decide", "team": 1, "question": 3, '
+                                                    '"verdict": "1", "why": "x"}')  # not disputed
+        expect(jury.locator("#error-text")).to_contain_text("не спорный", timeout=WAIT_MS)
+        pub(broker, "jury", f"{BASE}/jury/command", "{not json")
+        expect(pages.host.locator("#notices")).to_contain_text("Команда жюри не принята", timeout=WAIT_MS)
+        assert "кабель" not in pages.host.locator("#notices").inner_text()
+        assert pages.host.locator("#refusal").is_hidden()

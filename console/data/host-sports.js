@@ -38,5 +38,9 @@ registerGame("sports", {
   phases: { idle: "ждём «Время!»", counting: "идёт минута", collecting: "сбор ответов" },
   timers: { counting: "минута на обсуждение", collecting: "сбор ответов" },
   actions: SPORTS,
+  // The jury's own edits of the sheet (its page, /jury, shows their refusals): not the host's.
+  othersActions: new Set(["set_question", "set_team", "set_cell", "set_answer", "decide", "open_appeal",
+                          "uphold_appeal", "reject_appeal", "remove_question", "restore_question",
+                          "close_sheet", "reopen_sheet"]),
   render: renderSports,
 });

@@ -13,7 +13,8 @@
 //   `nameOf` names), `choices(type, f, s)` and `preset(f, s, action)` for its dialogs' fields
 //   (null: the core's own), `strayPress(e)`: the words for an event that is a press outside a
 //   question (a false start, a press between questions), null for any other; `noButtons`: the
-//   game has no players' buttons (no «Проверка кнопок»).
+//   game has no players' buttons (no «Проверка кнопок»); `othersActions`: actions another
+//   page sends (the jury's), whose refusals that page shows, not this one.
 // The core never asks which game it is: `game` (the host state's) only picks the module.
 //
 // Contract with the console (docs/mqtt.md, docs/mqtt-table.md, the host-screen contract):
@@ -150,8 +151,9 @@ function onMessage(kind, payload, packet) {
     takeState(payload, received, live);
   } else if (kind === "events" || kind === "host/events") {
     if (live && typeof payload.t_ns === "number") clockOffset = received - payload.t_ns / 1e6;
-    if (payload.type === "error" && payload.details && payload.details.action) showRefusal(payload);
-    else if (live) {
+    if (payload.type === "error" && payload.details && payload.details.action) {
+      if (!(current().othersActions || new Set()).has(payload.details.action)) showRefusal(payload);
+    } else if (live) {
       notice(payload);
       stray(payload);
       if (payload.type === "signal_accepted" && (payload.inputs_lost || []).length) askAboutLost(payload);
