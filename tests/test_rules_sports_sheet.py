@@ -13,7 +13,7 @@ from openpyxl import load_workbook
 
 from console.engine.events import CommandRefused
 from console.engine.model import NS_PER_S, Output
-from console.engine.sports.sheet import Sheet, SheetAction, SheetChanged, SheetRules, TeamEntry
+from console.engine.sports.sheet import MAX_SHOOTOUT, Sheet, SheetAction, SheetChanged, SheetRules, TeamEntry
 from console.engine.sports.stage import SportsStage
 from console.engine.sports.timer import SportsAction, SportsHost, SportsRules
 from console.games.sports.kind import edit, input_line, parse_step
@@ -348,6 +348,13 @@ def test_5_5_a_correction_after_the_shootout_that_widens_the_tie_plays_it_again(
     assert s.sheet.standings().winners == (1, 2, 3, 4, 7)
 
 
+def offered(s: Stage) -> list[str]:
+    """The host's actions the stage offers now."""
+    actions = s.engine.host_snapshot(s.now)["host_actions"]
+    assert isinstance(actions, list)
+    return [str(a) for a in actions]
+
+
 def test_5_5_nobody_is_a_winner_in_the_files_or_offered_a_count_before_or_after_it_is_time(
         tmp_path: Path) -> None:
     """5.5: the winners are the top places once the stage's questions are all asked. The files
@@ -362,11 +369,28 @@ def test_5_5_nobody_is_a_winner_in_the_files_or_offered_a_count_before_or_after_
     rows = paths[2].read_text(encoding="utf-8").splitlines()
     assert rows[0].endswith(",победитель") and all(row.endswith(",") for row in rows[1:])  # none «да»
     assert "Победители этапа (5, 003 5.5): этап ещё идёт" in paths[4].read_text(encoding="utf-8")
-    assert "start" in s.engine.host_snapshot(s.now)["host_actions"]
+    assert "start" in offered(s)
     for team, n in {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}.items():
         for tour in (1, 2, 3):
             s.ok("set_team", team=team, tour=tour, mask="1" * n + "0" * (12 - n))
     assert s.engine.stage_over() and s.sheet.standings().decided
     paths = write_results(s.sheet, tmp_path / "end", over=s.engine.stage_over())
     assert json.loads(paths[3].read_text(encoding="utf-8"))["winners"] == [1, 2, 3, 4, 5]
-    assert "start" not in s.engine.host_snapshot(s.now)["host_actions"]
+    assert "start" not in offered(s)
+
+
+def test_every_questions_part_is_published_so_an_earlier_stages_answers_never_show() -> None:
+    """A broker keeps the sheet's parts retained from an earlier stage (another evening, the
+    same node): a question part the new sheet did not publish showed the old answers and
+    disputes on the jury's page. Every question's part is published from the start, empty
+    where nothing is entered, the shoot-out's included."""
+    s = Stage(teams=3)
+    s.ok("set_question", question=2, teams=[1])
+    parts = s.engine.parts()
+    questions = [k for k in parts if k.startswith("q/")]
+    assert questions == [f"q/{q}" for q in range(1, 36 + MAX_SHOOTOUT + 1)]
+    assert parts["q/7"] == {"question": 7, "removed": False, "cells": []}
+    assert parts["q/40"] == {"question": 40, "removed": False, "cells": []}
+    entered = parts["q/2"]
+    assert isinstance(entered, dict) and isinstance(entered["cells"], list)
+    assert [c[:2] for c in entered["cells"] if isinstance(c, list)] == [[1, "1"], [2, "0"], [3, "0"]]

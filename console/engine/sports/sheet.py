@@ -33,8 +33,8 @@ from console.engine.refusals import Reason, Why, why
 from console.engine.sports.similar import similar
 from console.engine.sports.standings import Standings, standings
 
-__all__ = ["MAX_ANSWER", "MAX_TEAMS", "Sheet", "SheetAction", "SheetChanged", "SheetEdit", "SheetRules",
-           "TeamEntry", "Verdict"]
+__all__ = ["MAX_ANSWER", "MAX_SHOOTOUT", "MAX_TEAMS", "Sheet", "SheetAction", "SheetChanged", "SheetEdit",
+           "SheetRules", "TeamEntry", "Verdict"]
 
 MAX_ANSWER = 120  # an answer slip's text, as the jury types it (a question's part stays < 64 KiB)
 MAX_WHY = 300

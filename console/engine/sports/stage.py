@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from console.engine.model import Json, Output
-from console.engine.sports.sheet import Sheet, SheetEdit, TeamEntry
+from console.engine.sports.sheet import MAX_SHOOTOUT, Sheet, SheetEdit, TeamEntry
 from console.engine.sports.standings import Standings
 from console.engine.sports.timer import SportsAction, SportsRules, SportsTimer
 
@@ -163,6 +163,8 @@ def _build_parts(sheet: Sheet, over: bool) -> dict[str, Json]:
         "log": {"revision": sheet.revision,
                 "log": [e.view() for e in sheet.log[-LOG_SHOWN:]]},
     }
-    for q, cells in by_question.items():
-        parts[f"q/{q}"] = {"question": q, "removed": q in sheet.removed, "cells": cells}
+    # Every question's part, an empty one included: a broker keeps the parts of an earlier
+    # stage retained (another evening's answers), and a page would show them as this one's.
+    for q in range(1, rules.questions + MAX_SHOOTOUT + 1):
+        parts[f"q/{q}"] = {"question": q, "removed": q in sheet.removed, "cells": by_question.get(q, [])}
     return parts
