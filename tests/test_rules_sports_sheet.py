@@ -257,6 +257,8 @@ def test_the_halls_board_leaves_the_last_tour_out_until_the_sheet_is_closed() ->
     s = Stage(teams=2)
     s.engine.sheet.rules = SheetRules(hide_last_tour=True)
     s.ok("set_question", question=1, teams=[1])
+    played: Any = s.engine.parts()["standings"]
+    assert played["played_tours"] == 1  # «после 1 тура из 3», not «после 2» from the start
     s.ok("set_question", question=30, teams=[2])  # tour 3
     s.ok("set_question", question=31, teams=[2])
     public: Any = s.engine.parts()["standings"]

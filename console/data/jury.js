@@ -241,6 +241,7 @@ on("r-remove", () => send({ action: "remove_question", question: intOf("r-questi
 on("r-restore", () => send({ action: "restore_question", question: intOf("r-question"), why: $("r-why").value }));
 on("s-save", () => send({ action: "set_question", question: Number($("shootout-info").dataset.question),
   teams: numbers($("s-right").value) }));
+$("s-right").addEventListener("keydown", (e) => { if (e.key === "Enter") $("s-save").click(); });
 on("n-add", () => send({ action: "add_team", name: $("n-name").value, town: $("n-town").value || undefined,
   team: intOf("n-number"), rating_id: intOf("n-rating") || undefined }));
 on("close-sheet", () => send({ action: "close_sheet" }));

@@ -117,7 +117,9 @@ def _public(sheet: Sheet, over: bool) -> dict[str, Json]:
     hidden = rules.hide_last_tour and not sheet.closed and rules.tours > 1
     tours = rules.tours - 1 if hidden else rules.tours
     table = sheet.standings(tours)
-    return {"tours": tours, "of_tours": rules.tours, "last_tour_hidden": hidden,
+    # The last tour with a verdict entered: the board says «после N тура» of what was played.
+    played = max((sheet.tour_of(q) or 0 for (_, q), cell in sheet.cells.items()), default=0)
+    return {"tours": tours, "of_tours": rules.tours, "last_tour_hidden": hidden, "played_tours": played,
             "preliminary": sheet.preliminary, "closed": sheet.closed, "winners": rules.winners,
             "decided": table.decided and not hidden, "revision": sheet.revision, "stage_over": over,
             "rows": standings_rows(sheet, table, tours, over and not hidden)}
