@@ -13,7 +13,15 @@ from openpyxl import load_workbook
 
 from console.engine.events import CommandRefused
 from console.engine.model import NS_PER_S, Output
-from console.engine.sports.sheet import MAX_SHOOTOUT, Sheet, SheetAction, SheetChanged, SheetRules, TeamEntry
+from console.engine.sports.sheet import (
+    MAX_SHOOTOUT,
+    Sheet,
+    SheetAction,
+    SheetChanged,
+    SheetEdit,
+    SheetRules,
+    TeamEntry,
+)
 from console.engine.sports.stage import SportsStage
 from console.engine.sports.timer import SportsAction, SportsHost, SportsRules
 from console.games.sports.kind import edit, input_line, parse_step
@@ -396,3 +404,15 @@ def test_every_questions_part_is_published_so_an_earlier_stages_answers_never_sh
     entered = parts["q/2"]
     assert isinstance(entered, dict) and isinstance(entered["cells"], list)
     assert [c[:2] for c in entered["cells"] if isinstance(c, list)] == [[1, "1"], [2, "0"], [3, "0"]]
+
+
+def test_a_team_changed_from_the_hosts_tablet_is_dated_as_the_jurys_edits_are() -> None:
+    """The sheet's log says when each change was made (the files print it): the host's
+    add_team and edit_team came with no time at all."""
+    import re
+
+    from console.games.sports.kind import parse_command
+
+    change = parse_command({"action": "add_team", "name": "Опоздавшие"}, 5 * NS_PER_S)
+    assert isinstance(change, SheetEdit) and change.by == "host"
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", change.when), change.when

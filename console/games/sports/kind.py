@@ -11,6 +11,7 @@ docs/sports-sheet.md). The host's tablet may add and edit the stage's teams too.
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict
 from typing import Any
 
@@ -103,7 +104,9 @@ def parse_command(command: JsonObject, at: int) -> GameInput:
     """The host's: ``{"action": "start" | "cancel" | "pause" | "resume"}``, and the stage's teams
     (``add_team``, ``edit_team``: the sheet's edits of the same name)."""
     if command.get("action") in HOST_SHEET_ACTIONS:
-        return edit(command, at, "host")
+        # Dated as the jury's edits are (console/shell/command_intake.py): the console's wall
+        # clock at receipt, journalled with the edit, so the sheet's log says when.
+        return edit({**command, "when": time.strftime("%Y-%m-%d %H:%M:%S")}, at, "host")
     only_keys(command, ("action",))
     return SportsHost(SportsAction(str(command.get("action"))), at)
 
