@@ -308,7 +308,14 @@ def test_a_belgorod_season_through_the_service(tmp_path: Path) -> None:
     service.handle("chgk/season/command", b'{"action": "choose_slot", "team": "t2", "slot": 1}')
     service.handle("chgk/season/command", b'{"action": "choose_slot", "team": "t1", "slot": 7}')
     assert service.view()["order"] == {"7": "t8"}
-    for team, slot in (("t1", 6), ("t2", 1), ("t3", 2), ("t6", 3), ("t4", 4), ("t5", 5)):
+    for team, slot in (("t1", 6), ("t2", 1), ("t3", 2), ("t6", 3), ("t4", 4), ("t5", 4)):
+        service.handle("chgk/season/command", json.dumps({"action": "choose_slot", "team": team,
+                                                          "slot": slot}).encode())
+    # t5's choice was refused (game 4 is t4's); t4's own was a mistaken click: taken back, chosen again
+    assert service.view()["next_chooser"] == "t5"
+    service.handle("chgk/season/command", b'{"action": "undo_slot"}')
+    assert service.view()["next_chooser"] == "t4" and "4" not in service.view()["order"]
+    for team, slot in (("t4", 4), ("t5", 5)):
         service.handle("chgk/season/command", json.dumps({"action": "choose_slot", "team": team,
                                                           "slot": slot}).encode())
     for team in ("t1", "t2", "t3", "t6", "t4", "t5", "t8"):  # the series: t3 and t5 win 6:4
@@ -317,6 +324,8 @@ def test_a_belgorod_season_through_the_service(tmp_path: Path) -> None:
     view = service.view()
     assert view["candidates"] == ["t5"] and not view["waiting"]  # 6:4 both: t5 played later (6.5.1)
     assert [d["clause"] for d in view["decisions"]][-1] == "003 6.5.2"
+    service.handle("chgk/season/command", b'{"action": "undo_slot"}')  # t5's game is played: kept
+    assert "уже сыграна" in service.said[-1]["message"] and service.view()["order"]["5"] == "t5"
 
 
 def test_check_config_reads_a_seasons_config(tmp_path: Path) -> None:

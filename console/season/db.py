@@ -221,6 +221,20 @@ class SeasonDb:
         self._change("INSERT INTO slots (team, slot, at, ord) VALUES (?, ?, ?, "
                      "(SELECT COALESCE(MAX(ord), 0) + 1 FROM slots))", team, slot, at)
 
+    def remove_last_slot(self) -> tuple[str, int] | None:
+        """Take back the latest captain's choice (None: there is none)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT team, slot FROM slots ORDER BY ord DESC LIMIT 1").fetchone()
+                if row is not None:
+                    self._db.execute("DELETE FROM slots WHERE team = ?", (row[0],))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return None if row is None else (str(row[0]), int(row[1]))
+
     def slots(self) -> list[tuple[str, int]]:
         return [(t, int(s)) for t, s in self._db.execute("SELECT team, slot FROM slots ORDER BY ord")]
 

@@ -17,7 +17,8 @@ public topics (config/mosquitto/bridge-table.conf):
 - the organiser's commands on ``<prefix>/season/command`` (JSON, not retained): ``result`` (a
   game typed by hand: stage, team, score, indicators, consolation points), ``ruling`` (a tie
   the seed leaves open), ``choose_slot`` (a captain's choice of a series game, 003 6.5),
-  ``first_stage`` (the first stage typed by hand), ``add_team``;
+  ``undo_slot`` (the latest choice taken back, unless its game is played), ``first_stage`` (the
+  first stage typed by hand), ``add_team``;
 - it publishes, retained at QoS 1, ``<prefix>/season/state`` (the season table, the decisions
   with their clauses, what is awaited next, the conflicts) and ``<prefix>/season/status``;
   each result's fate and each refused command on ``<prefix>/season/events``.
@@ -340,10 +341,11 @@ class SeasonService:
                 raise ValueError("команда — объект JSON")
             action = command.get("action")
             handler = {"result": self._hand_result, "ruling": self._ruling, "choose_slot": self._choose_slot,
-                       "first_stage": self._hand_first_stage, "add_team": self._add_team}.get(str(action))
+                       "undo_slot": self._undo_slot, "first_stage": self._hand_first_stage,
+                       "add_team": self._add_team}.get(str(action))
             if handler is None:
                 raise ValueError(f"неизвестное действие {str(action)[:40]!r} (result, ruling, choose_slot, "
-                                 "first_stage, add_team)")
+                                 "undo_slot, first_stage, add_team)")
             handler(command)
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, belgorod.SlotRefused) as exc:
             why = str(exc) if not isinstance(exc, KeyError) else f"нет поля {exc}"
@@ -416,6 +418,19 @@ class SeasonService:
         names = {t.id: t.name for t in self.db.teams()}
         belgorod.check_slot(season, self.db.slots(), team, slot, self.config.last_finalist, names)
         self.db.add_slot(team, slot, _now())
+
+    def _undo_slot(self, c: dict[str, Any]) -> None:
+        """The latest captain's choice taken back (a mistaken click), unless its game is played."""
+        slots = self.db.slots()
+        if not slots:
+            raise ValueError("выборов игр серии ещё нет")
+        team, slot = slots[-1]
+        names = {t.id: t.name for t in self.db.teams()}
+        if f"series:{team}" in self.db.results():
+            raise ValueError(f"игра {slot} ({names.get(team, team)}) уже сыграна: выбор не отменить")
+        self.db.remove_last_slot()
+        self._event({"type": "slot_undone",
+                     "message": f"выбор отменён: {names.get(team, team)}, игра {slot}; выбирает снова"})
 
     def _hand_first_stage(self, c: dict[str, Any]) -> None:
         places = {str(t): int(p) for t, p in c["places"].items()}
