@@ -557,3 +557,28 @@ def test_a_closed_sheet_that_cannot_be_taken_holds_the_season_and_says_why(tmp_p
     view = service.view()
     assert view["first_stage"] is None
     assert view["waiting"][0].startswith("протокол жюри со стола t1 не принят: "), view["waiting"]
+
+
+def test_a_game_typed_by_mistake_is_taken_out_but_a_tables_is_corrected_instead(tmp_path: Path) -> None:
+    """000 1.6.1 е: two teams equal on everything play «вприсядку»; a second winner typed by
+    mistake left the season waiting with no way out but overwriting it with 0:0. The organiser
+    takes the mistaken game out (kept among the arrivals as removed); a table's game is not
+    taken out (its retained record would bring it back): typing the right result replaces it."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+
+    def command(**c: Any) -> None:
+        service.handle("chgk/season/command", json.dumps(c).encode())
+
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 3))).encode())
+    for team, score in (("b", (6, 3)), ("c", (2, 6)), ("d", (4, 6))):
+        command(action="result", stage="qualifier", team=team, score=list(score))
+    assert service.view()["waiting"][0].startswith("игра вприсядку: Команда a, Команда b")
+    command(action="result", stage="vprisyadku", team="a", score=[6, 2])
+    command(action="result", stage="vprisyadku", team="b", score=[6, 4])  # a slip: b lost
+    assert service.view()["waiting"][0].startswith("игра вприсядку: победитель один")
+    command(action="remove_result", game="vprisyadku:b")
+    view = service.view()
+    assert view["main_finalist"] == "a" and "vprisyadku:b" not in games_of(service)
+    assert service.db.arrivals()[-1] == ("vprisyadku:b", "hand", "removed")
+    command(action="remove_result", game="qualifier:a")
+    assert "пришла со стола t1" in service.said[-1]["message"] and "qualifier:a" in games_of(service)

@@ -173,6 +173,22 @@ class SeasonDb:
                 return "overruled"
         return "conflict"
 
+    def remove_result(self, game: str, at: str) -> GameResult | None:
+        """Take a counted result out (kept in `arrivals` as "removed"); None: no such game."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute("SELECT doc, source FROM results WHERE game = ?", (game,)).fetchone()
+                if row is not None:
+                    self._db.execute("DELETE FROM results WHERE game = ?", (game,))
+                    self._db.execute("INSERT INTO arrivals (game, doc, source, at, fate) "
+                                     "VALUES (?, ?, ?, ?, 'removed')", (game, row[0], row[1], at))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return None if row is None else GameResult.from_document(json.loads(row[0]))
+
     def results(self) -> dict[str, GameResult]:
         rows = self._db.execute("SELECT doc, ord FROM results ORDER BY ord").fetchall()
         out = {}

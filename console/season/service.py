@@ -17,8 +17,9 @@ public topics (config/mosquitto/bridge-table.conf):
 - the organiser's commands on ``<prefix>/season/command`` (JSON, not retained): ``result`` (a
   game typed by hand: stage, team, score, indicators, consolation points), ``ruling`` (a tie
   the seed leaves open), ``choose_slot`` (a captain's choice of a series game, 003 6.5),
-  ``undo_slot`` (the latest choice taken back, unless its game is played), ``first_stage`` (the
-  first stage typed by hand), ``add_team``;
+  ``undo_slot`` (the latest choice taken back, unless its game is played), ``remove_result`` (a
+  game the organiser typed by mistake), ``first_stage`` (the first stage typed by hand),
+  ``add_team``;
 - it publishes, retained at QoS 1, ``<prefix>/season/state`` (the season table, the decisions
   with their clauses, what is awaited next, the conflicts) and ``<prefix>/season/status``;
   each result's fate and each refused command on ``<prefix>/season/events``.
@@ -341,11 +342,11 @@ class SeasonService:
                 raise ValueError("команда — объект JSON")
             action = command.get("action")
             handler = {"result": self._hand_result, "ruling": self._ruling, "choose_slot": self._choose_slot,
-                       "undo_slot": self._undo_slot, "first_stage": self._hand_first_stage,
-                       "add_team": self._add_team}.get(str(action))
+                       "undo_slot": self._undo_slot, "remove_result": self._remove_result,
+                       "first_stage": self._hand_first_stage, "add_team": self._add_team}.get(str(action))
             if handler is None:
-                raise ValueError(f"неизвестное действие {str(action)[:40]!r} (result, ruling, choose_slot, "
-                                 "undo_slot, first_stage, add_team)")
+                raise ValueError(f"неизвестное действие {str(action)[:40]!r} (result, remove_result, ruling, "
+                                 "choose_slot, undo_slot, first_stage, add_team)")
             handler(command)
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, belgorod.SlotRefused) as exc:
             why = str(exc) if not isinstance(exc, KeyError) else f"нет поля {exc}"
@@ -379,6 +380,20 @@ class SeasonService:
         team = str(c["team"])
         self._offer(GameResult(f"{stage}:{team}", stage, team, team_score, club_score, indicators,
                                consolation, day, source=HAND))
+
+    def _remove_result(self, c: dict[str, Any]) -> None:
+        """A game typed by mistake (another team's, a wrong «вприсядку» winner) taken out. Only
+        the organiser's own: a table's comes back with its retained record, and is settled by
+        typing the right result instead."""
+        game = str(c["game"])
+        counted = self.db.results().get(game)
+        if counted is None:
+            raise ValueError(f"игры {game[:60]!r} нет в сезоне")
+        if counted.source != HAND:
+            raise ValueError(f"{game} пришла со стола {counted.source}: введите верный результат вручную, "
+                             "он будет учтён вместо неё")
+        self.db.remove_result(game, _now())
+        self._event({"type": "result_removed", "game": game, "message": f"{game} ({counted.shown}) удалена"})
 
     def _ruling(self, c: dict[str, Any]) -> None:
         if self.config.format != "chto":
