@@ -416,3 +416,17 @@ def test_a_team_changed_from_the_hosts_tablet_is_dated_as_the_jurys_edits_are() 
     change = parse_command({"action": "add_team", "name": "Опоздавшие"}, 5 * NS_PER_S)
     assert isinstance(change, SheetEdit) and change.by == "host"
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", change.when), change.when
+
+
+def test_5_5_a_team_added_after_the_last_question_does_not_reopen_the_stage(tmp_path: Path) -> None:
+    """The stage is over once every team's last question is entered; a latecomer added after
+    that (the organiser's tablet) has no answer to it, and the files said «этап ещё идёт» again."""
+    s = Stage(teams=6)
+    for team, n in {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}.items():
+        for tour in (1, 2, 3):
+            s.ok("set_team", team=team, tour=tour, mask="1" * n + "0" * (12 - n))
+    assert s.engine.stage_over()
+    s.ok("add_team", name="Опоздавшие")
+    assert s.engine.stage_over() and s.sheet.standings().winners == (1, 2, 3, 4, 5)
+    paths = write_results(s.sheet, tmp_path / "end", over=s.engine.stage_over())
+    assert json.loads(paths[3].read_text(encoding="utf-8"))["winners"] == [1, 2, 3, 4, 5]

@@ -13,6 +13,8 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -230,6 +232,8 @@ async def test_results_from_two_bridged_consoles_count_once_and_the_page_follows
         assert [c["source"] for c in view["conflicts"]] == ["t2"]
 
         def page_check() -> None:
+            with pytest.raises(urllib.error.HTTPError, match="404"):  # the console's pages are not here
+                urllib.request.urlopen(f"http://127.0.0.1:{http_port}/host", timeout=10)
             with chromium() as browser:
                 page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.goto(f"http://127.0.0.1:{http_port}/")

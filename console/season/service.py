@@ -169,7 +169,7 @@ class SeasonService:
         if self.config.http_port:
             self.page = DisplayServer(self.config.bind, self.config.http_port, ws_port=self.config.ws_port,
                                       base=f"{self.prefix}/{NODE}", board="season.html",
-                                      login_pages=("season.html",))
+                                      login_pages=("season.html",), console_pages=False)
             await self.page.start()
             log.info("the organiser's season page: http://%s:%d/", self.config.bind, self.page.port)
         self.client.connect_async(self.config.mqtt_host, self.config.mqtt_port, keepalive=30)

@@ -134,7 +134,7 @@ class DisplayServer:
                  mqtt_password: str = "", protocol: ProtocolExport | None = None,
                  media: HallMedia | None = None, pages: Mapping[str, str] | None = None,
                  login_pages: Iterable[str] = (), game: str = "",
-                 data: Traversable | None = None) -> None:
+                 data: Traversable | None = None, console_pages: bool = True) -> None:
         self.bind, self.port, self.ws_port, self.base = bind, port, ws_port, base
         # The game these pages are (""): a page that sees the console online with another one
         # loads itself again, and is that game's page (hall.js).
@@ -142,7 +142,11 @@ class DisplayServer:
         self.mqtt_username, self.mqtt_password = mqtt_username, mqtt_password
         # The hall's board for the game played here (its GameKind's board): «Своя игра» scores,
         # the ChGK table, the sports timer.
-        self.pages = {"/": board, "/scoreboard": board, "/host": HOST_PAGE, "/overlay": OVERLAY_PAGE,
+        # `console_pages` False: an organiser's service, whose one page is its board (no host's
+        # screen, scoreboard or overlay: they would show a console that is not there).
+        console = ({"/scoreboard": board, "/host": HOST_PAGE, "/overlay": OVERLAY_PAGE} if console_pages
+                   else {})
+        self.pages = {"/": board, **console,
                       **(pages or {})}  # the game's own pages (the sports stage's jury and standings)
         # Pages that ask for their account's password, told none (the host's, a game jury's).
         self.login_pages = {HOST_PAGE, *login_pages}

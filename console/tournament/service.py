@@ -116,7 +116,8 @@ class TournamentService:
             self.page = DisplayServer(page.bind, page.http_port, ws_port=page.ws_port,
                                       base=f"{self.prefix}/{NODE}", board="organiser.html",
                                       scripts=("quartet-texts.js",),
-                                      mqtt_username=page.mqtt_username, mqtt_password=page.mqtt_password)
+                                      mqtt_username=page.mqtt_username, mqtt_password=page.mqtt_password,
+                                      console_pages=False)
             await self.page.start()
             log.info("the organiser's page: http://%s:%d/", page.bind, self.page.port)
         self.client.connect_async(self.config.mqtt.host, self.config.mqtt.port, keepalive=30)

@@ -205,6 +205,9 @@ class Sheet:
     log: list[LogEntry] = field(default_factory=list)
     revision: int = 0
     shootout_asked: int = 0  # shoot-out questions with an entry (numbered after the stage's)
+    # Every team had the stage's last question entered (or it was removed) once: the stage's
+    # entries are done, and stay so when a latecomer is added after (`SportsStage.stage_over`).
+    finished: bool = False
 
     @classmethod
     def with_teams(cls, rules: SheetRules, teams: Iterable[TeamEntry]) -> Sheet:
@@ -220,6 +223,9 @@ class Sheet:
         except Refused as exc:
             return [self._refused(now, edit.action.value, exc.reason)]
         self.revision += 1
+        last = self.rules.questions
+        self.finished = self.finished or (bool(self.teams) and (
+            last in self.removed or all((t, last) in self.cells for t in self.teams)))
         self.log.append(LogEntry(edit.at, edit.by, edit.action.value, text, edit.why, edit.when[:19]))
         return [SheetChanged(t_ns=now, action=edit.action.value, by=edit.by, why=edit.why, text=text,
                              revision=self.revision)]

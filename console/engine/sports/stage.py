@@ -89,12 +89,11 @@ class SportsStage:
     def stage_over(self) -> bool:
         """The stage's questions are all asked (the count passed the last, or the jury entered
         it): a tie across the cut now goes to the shoot-out (003 5.5)."""
-        last, sheet = self.sheet.rules.questions, self.sheet
+        last = self.sheet.rules.questions
         counted = self.timer.questions_started >= last and self.timer.running_timer() is None
-        # Or the jury has the last question of every team (a tour's mask for one team is not it).
-        entered = bool(sheet.teams) and (last in sheet.removed
-                                         or all((t, last) in sheet.cells for t in sheet.teams))
-        return counted or entered
+        # Or the jury has had the last question of every team (a tour's mask for one team is not
+        # it), a team added after that included (Sheet.finished).
+        return counted or self.sheet.finished
 
 
 def standings_rows(sheet: Sheet, table: Standings, tours: int, over: bool = True) -> list[Json]:
