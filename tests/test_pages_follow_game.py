@@ -57,3 +57,36 @@ def test_every_open_page_becomes_the_new_games_page_by_itself(tmp_path: Path) ->
             for page in (board, host, overlay):
                 text = page.locator("body").inner_text()
                 assert not [raw for raw in NOTHING_RAW if raw in text], (page.url, text)
+
+
+def test_the_hosts_warnings_of_one_fight_are_not_shown_for_the_next(tmp_path: Path) -> None:
+    """A host's screen left open from one fight to the next (the console started afresh with a
+    new journal: same game, node and port) kept the last fight's «Внимание» lines; they are
+    cleared when the console says it writes another journal, and kept across a restart that
+    resumes the same one."""
+    import subprocess
+
+    with lockdown() as broker, chromium() as browser:
+        http_port = free_port()
+        url = f"http://127.0.0.1:{http_port}"
+        config = tmp_path / "console.toml"
+        config.write_text(console_toml(broker, SVOYA, http_port, journal=str(tmp_path / "one" / "j.jsonl")),
+                          encoding="utf-8")
+        host = browser.new_page()
+        with running_daemon(config):
+            wait_serving(f"{url}/host")
+            host.goto(f"{url}/host")
+            log_in_as_host(host, broker.passwords["host"])
+            for command in ('{"action": "next"}', "{oops"):  # a question begun (a fight to resume), a slip
+                subprocess.run(["mosquitto_pub", "-h", "127.0.0.1", "-p", str(broker.port), "-u", "host",
+                                "-P", broker.passwords["host"], "-q", "1", "-t", "chgk/t1/host/command",
+                                "-m", command], check=True, timeout=10)
+            expect(host.locator("#notices")).to_contain_text("не принята", timeout=WAIT_MS)
+        with running_daemon(config):  # the same journal: resumed, the warning still stands
+            host.wait_for_function(LINK_UP, timeout=30_000)
+            expect(host.locator("#notices")).to_contain_text("не принята", timeout=WAIT_MS)
+        config.write_text(console_toml(broker, SVOYA, http_port, journal=str(tmp_path / "two" / "j.jsonl")),
+                          encoding="utf-8")
+        with running_daemon(config):  # another journal: another fight
+            host.wait_for_function(LINK_UP, timeout=30_000)
+            expect(host.locator("#notices-box")).to_be_hidden(timeout=WAIT_MS)

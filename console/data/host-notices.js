@@ -143,5 +143,6 @@ function showNotices(kept) {
     const text = noticeText(e);
     if (text) addNotice(time, text, noticeDetail(e));
   }
+  if (!$("notices").children.length) $("notices-box").hidden = true;
   countNotices();
 }

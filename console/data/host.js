@@ -71,6 +71,7 @@ let pending = null;      // the dialog's action
 let sources = {};        // each input source's state, from the retained status
 let devices = {};        // what else the status shows of a source (the phones' code and clocks)
 let journalState = null; // the journal's health, from the retained status (null: none kept)
+let fightJournal = null;  // the journal file of the fight this page's notices are about
 let packShelf = null;     // the packs the host may choose (the retained status; null: the game plays none)
 let hallMediaShown = null; // the pack's picture, sound or video the hall is shown ({name, kind})
 let resumeOffer = null;  // a journal of today kept under another config, offered (the status)
@@ -136,6 +137,11 @@ function onMessage(kind, payload, packet) {
     sources = payload.sources || {};
     devices = payload.devices || {};
     journalState = payload.journal || null;
+    // Another journal file is another fight (a restart that resumes keeps its file): the last
+    // fight's warnings are not this one's, so «Внимание» starts empty.
+    const file = journalState && journalState.state === "writing" ? journalState.detail : null;
+    if (file && fightJournal && file !== fightJournal) { showNotices([]); noticesSeen = false; }
+    if (file) fightJournal = file;
     resumeOffer = payload.resume_offer || null;
     buttonCheck = payload.button_check || null;
     startProblems = payload.problems || {};
