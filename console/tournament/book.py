@@ -10,9 +10,11 @@ fights), then records it. It says what happened (`Offer.kind`):
 - ``recorded``: a new result, counted;
 - ``repeat``: the result that fight already has (a message delivered again, the state after the
   event): ignored, counted once;
-- ``conflict``: the fight has a different result (an appeal changed it at the table after the
-  fight, a table replayed a fight): not taken, kept as a problem for the organiser, once per
-  different result;
+- ``updated``: the table that sent the fight's result sends another (an appeal upheld after
+  the fight, 004 4.3): taken in its place, unless a fight played since was formed from the old
+  one (then a conflict);
+- ``conflict``: the fight has a different result from another table, or one the grid can no
+  longer take: not taken, kept as a problem for the organiser, once per different result;
 - ``waiting``: tournament teams whose fight is not formed yet (a result that came before the
   ones it depends on): kept and offered again after each result recorded;
 - ``foreign``: not a fight of this tournament (a team it does not know): a problem.
@@ -40,7 +42,7 @@ FORMAT = 1
 
 @dataclass(frozen=True, slots=True)
 class Offer:
-    kind: str  # recorded | repeat | conflict | waiting | foreign
+    kind: str  # recorded | repeat | updated | conflict | waiting | foreign
     fight: str | None
     message: str = ""
 
@@ -116,6 +118,8 @@ class Book:
             known = self.tournament.result(fight)
             if known is None:  # wrong places (1..n each once): the grid's own reason
                 return self._problem(table, fight, lines, f"стол {table}, бой {fight}: {exc}", "conflict")
+            if self.tables_of.get(fight) == table:
+                return self._replace(table, fight, lines)
             return self._problem(table, fight, lines, f"стол {table}: у боя {fight} уже другой результат "
                                                       f"(со стола {self.tables_of.get(fight, '?')}); "
                                                       "новый не учтён, решает оргкомитет (4.4)", "conflict")
@@ -126,6 +130,18 @@ class Book:
         self.waiting = [w for w in self.waiting if w != (table, lines)]
         self._retry_waiting()
         return Offer("recorded", fight)
+
+    def _replace(self, table: str, fight: str, lines: tuple[Line, ...]) -> Offer:
+        """The fight's own table sent a new result for it (4.3): taken if the grid can."""
+        try:
+            self.tournament.replace(FightResult(fight, lines))
+        except ValueError:
+            why = (f"стол {table}: новый результат боя {fight} (апелляция?) не учтён: после него уже "
+                   "сыграны бои, составленные по прежнему; решает оргкомитет (4.4)")
+            return self._problem(table, fight, lines, why, "conflict")
+        self._retry_waiting()
+        return Offer("updated", fight, f"стол {table}: результат боя {fight} изменён (4.3) и учтён вместо "
+                                       "прежнего")
 
     def _retry_waiting(self) -> None:
         progress = True
@@ -163,9 +179,12 @@ class Book:
             "draw": {"seed": draw.seed, "groups": {g: list(ts) for g, ts in draw.groups.items()}},
             "results": [{"fight": f, "table": self.tables_of[f],
                          "places": lines_json(self._result(f).lines)} for f in self.order],
-            "runner_up_shootouts": self.shootouts,
+            # Copies, never the book's own lists: the service tells a change by comparing this
+            # document with the last one saved (a shared list compared equal to itself, and a
+            # shoot-out or a problem was never written).
+            "runner_up_shootouts": [dict(s) for s in self.shootouts],
             "waiting": [{"table": t, "places": lines_json(lines)} for t, lines in self.waiting],
-            "problems": self.problems,
+            "problems": [dict(p) for p in self.problems],
         }
 
     def _result(self, fight: str) -> FightResult:
@@ -183,9 +202,12 @@ class Book:
         book = Book(str(doc["name"]), teams, draw)
         shootouts = list(doc.get("runner_up_shootouts", []))
         for saved in doc.get("results", []):
+            # Each shoot-out played before this result, a shoot-out that tied again and its
+            # replay included (3.10).
             race = book.tournament.runner_up()
-            if race is not None and race.pending and shootouts:  # it was played before this result
+            while race is not None and race.pending and shootouts:
                 book.runner_up_shootout(shootouts.pop(0))
+                race = book.tournament.runner_up()
             fight = str(saved["fight"])
             book.tournament.record(FightResult(fight, lines_from_json(saved["places"])))
             book.tables_of[fight] = str(saved["table"])

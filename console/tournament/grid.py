@@ -141,6 +141,27 @@ class Tournament:
         self._results[fight.id] = result
         return True
 
+    def replace(self, result: FightResult) -> None:
+        """A fight's result changed after it was recorded (004 4.3: an appeal upheld after the
+        fight), taken in place of the old one unless a fight played since was formed from the old
+        one (its teams would no longer be the ones that played it): ValueError naming it."""
+        if self._results.get(result.fight) is None:
+            raise ValueError(f"fight {result.fight!r} has no result to replace")
+        old = self._results[result.fight]
+        before = {f.id: f.teams for f in self.fights()}
+        del self._results[result.fight]
+        try:
+            self.record(result)
+        except ValueError:
+            self._results[result.fight] = old
+            raise
+        moved = [f.id for f in self.fights() if f.id != result.fight and f.id in self._results
+                 and f.teams != before[f.id]]
+        if moved:
+            self._results[result.fight] = old
+            raise ValueError(f"fight {', '.join(moved)} was played with the teams the old result of "
+                             f"{result.fight!r} put there")
+
     def _place(self, fight_id: str, place: int) -> str:
         result = self._results[fight_id]
         return next(line.team for line in result.lines if line.place == place)
