@@ -133,6 +133,9 @@ def test_a_result_counts_once_and_a_different_one_is_reported(tmp_path: Path) ->
     assert "не участвуют в турнире" in service.book.problems[-1]["message"]
     assert [p["type"] for t, p in published if t == "chgk/tournament/events"][-2:] == \
         ["result_conflict", "result_foreign"]
+    service.handle("chgk/t9/events", b'{"type": "fight_over", "places": [{"team": "k01"}]}')  # no place
+    unread = [p for t, p in published if t == "chgk/tournament/events"][-1]
+    assert unread["type"] == "result_unreadable" and unread["message"].startswith("стол t9: результат")
 
 
 def test_the_grid_survives_a_restart_and_exports(tmp_path: Path) -> None:
@@ -218,6 +221,13 @@ async def test_the_service_process_counts_results_from_mqtt_across_a_restart(
             await table.publish("chgk/t1/events", fight_over(play(a, list(a))), qos=1)
         grid = await retained_grid(mosquitto, lambda g: places(g, "group-A") is not None)
         assert places(grid, "group-A") == list(a)
+        # A second service on the same tournament (the organiser's laptop beside the Pi) exits,
+        # naming the first: two shared the broker session and both wrote the store.
+        second = await asyncio.create_subprocess_exec(sys.executable, "-m", "console.cli", "tournament",
+                                                      "--config", str(config), cwd=ROOT,
+                                                      stderr=asyncio.subprocess.PIPE)
+        _, err = await asyncio.wait_for(second.communicate(), 60)
+        assert second.returncode == 1 and "already runs the tournament" in err.decode(), err.decode()
     async with aiomqtt.Client(mosquitto.host, mosquitto.port) as table:  # the service is stopped
         await table.publish("chgk/t2/events", fight_over(play(b, list(b))), qos=1)
         await table.publish("chgk/t1/events", fight_over(play(a, list(a))), qos=1)  # again
@@ -301,7 +311,10 @@ def test_the_runners_up_shootout_is_the_organisers_command(tmp_path: Path) -> No
     assert book.tournament.finalists() is None
     service.handle("chgk/tournament/command", json.dumps(
         {"action": "runner_up_shootout", "scores": {"k99": 10}}).encode())
-    assert service.published[-1][1]["type"] == "command_refused"
+    refused = service.published[-1][1]
+    assert refused["type"] == "command_refused" and "в перестрелке играют" in refused["message"]
+    service.handle("chgk/tournament/command", b"{oops")
+    assert service.published[-1][1]["message"] == "команда — объект JSON"
     scores = {runners[0]: 10, runners[1]: 40, runners[2]: 20}
     service.handle("chgk/tournament/command",
                    json.dumps({"action": "runner_up_shootout", "scores": scores}).encode())

@@ -185,6 +185,9 @@ class TournamentService:
                      lines_from_state(data) if kind == "state" else None)
         except (KeyError, TypeError, ValueError, AssertionError) as exc:
             log.warning("table %s: a fight's places that cannot be read (%s) on %s", node, exc, topic)
+            self.publish(self.topic("events"), json.dumps(
+                {"type": "result_unreadable", "table": node, "fight": None,
+                 "message": f"стол {node}: результат боя не прочитан ({exc}): не учтён"}, ensure_ascii=False))
             return
         if kind == "state":
             self._table(node, phase=data.get("phase"), teams=self._teams_of(data))
@@ -205,14 +208,24 @@ class TournamentService:
         """The organiser's command: {"action": "runner_up_shootout", "scores": {team: points}},
         the shoot-out among the runners-up tied for the final (2.2.3, 3.10)."""
         try:
-            command = json.loads(payload)
+            try:
+                command = json.loads(payload)
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                raise ValueError("команда — объект JSON") from None
             if not isinstance(command, dict) or command.get("action") != "runner_up_shootout":
-                raise ValueError('the only command is {"action": "runner_up_shootout", "scores": {...}}')
+                raise ValueError('команда одна: {"action": "runner_up_shootout", "scores": {команда: очки}}')
             scores = command.get("scores")
-            if not isinstance(scores, dict) or not all(isinstance(v, int) for v in scores.values()):
-                raise ValueError("scores: {team id: points}")
+            if not isinstance(scores, dict) or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                       for v in scores.values()):
+                raise ValueError("scores — очки каждой команды перестрелки: {команда: очки}")
+            race = self.book.tournament.runner_up()
+            due = sorted(race.pending[0].teams) if race is not None and race.pending else []
+            if sorted(map(str, scores)) != due:
+                raise ValueError("перестрелка сейчас не нужна" if not due else
+                                 f"в перестрелке играют {', '.join(due)}; пришли очки для "
+                                 f"{', '.join(sorted(map(str, scores)))} (2.2.3, 3.10)")
             self.book.runner_up_shootout({str(k): int(v) for k, v in scores.items()})
-        except (UnicodeDecodeError, ValueError) as exc:
+        except ValueError as exc:
             log.warning("organiser's command refused: %s", exc)
             self.publish(self.topic("events"), json.dumps({"type": "command_refused", "message": str(exc)},
                                                           ensure_ascii=False))
