@@ -284,6 +284,10 @@ async def test_the_organisers_page_shows_the_grid_and_standings_live(mosquitto_w
                 await table.publish("chgk/t4/events", fight_over(play(c, list(c))), qos=1)
             await expect(page.locator("#problems")).to_contain_text("уже другой результат", timeout=10_000)
             await expect(group_c.locator("tr").first).to_contain_text(f"Команда {c[3]}")  # unchanged
+            async with aiomqtt.Client(mosquitto_ws.host, mosquitto_ws.port) as organiser:  # no shoot-out due
+                await organiser.publish("chgk/tournament/command", b'{"action": "runner_up_shootout", '
+                                                                   b'"scores": {"k01": 10}}', qos=1)
+            await expect(page.locator("#said")).to_contain_text("перестрелка сейчас не нужна", timeout=10_000)
         finally:
             await browser.close()
 
