@@ -586,3 +586,46 @@ def test_a_game_typed_by_mistake_is_taken_out_but_a_tables_is_corrected_instead(
     assert service.db.arrivals()[-1] == ("vprisyadku:b", "hand", "removed")
     command(action="remove_result", game="qualifier:a")
     assert "пришла со стола t1" in service.said[-1]["message"] and "qualifier:a" in games_of(service)
+
+
+def test_the_organisers_word_on_a_tables_game_confirms_keeps_what_is_left_empty_and_is_taken_back(
+        tmp_path: Path) -> None:
+    """Found in a second run-through. Typing the result already counted settles a conflict
+    about it (it said «уже учтён» and the conflict stayed); a correction typed with the hall's
+    points left empty keeps the table's (they were erased, 000 1.7); taking the correction out
+    counts the table's game again and reopens what it had settled (the game was left with no
+    result at all)."""
+    service = SeasonService(load_season_config(str(config(tmp_path))))
+
+    def typed(**c: Any) -> None:
+        command = {"action": "result", "stage": "qualifier", **c}
+        service.handle("chgk/season/command", json.dumps(command).encode())
+
+    service.handle("chgk/t1/events", json.dumps(record("a", (6, 1), hall={"x": 3})).encode())
+    service.handle("chgk/t2/events", json.dumps(record("a", (6, 4))).encode())  # a conflict
+    typed(team="a", score=[6, 1])  # the counted one is right
+    assert not service.view()["conflicts"] and service.db.arrivals()[-1][2] == "corrected"
+    typed(team="a", score=[6, 2])  # a slip in the score; the hall's points not typed
+    assert games_of(service)["qualifier:a"] == [6, 2] and service.view()["consolation"]["x"] == 3
+    service.handle("chgk/season/command", b'{"action": "remove_result", "game": "qualifier:a"}')
+    view = service.view()
+    assert games_of(service)["qualifier:a"] == [6, 1]  # the table's again
+    assert [c["source"] for c in view["conflicts"]] == ["t2"]  # and its conflict open again
+
+
+def test_a_belgorod_series_game_is_only_an_entrants_and_the_last_finalist_plays_no_second_stage(
+        tmp_path: Path) -> None:
+    """003 5.8: the series is the stages' winners and the last series' finalist. A series result
+    for a team outside it was counted; the last finalist, not in the sports stage, had its table
+    game filed as a second-stage game and the series waited for it forever."""
+    service = belgorod_service(tmp_path, teams=4)  # last_finalist = "t1"
+    service.handle("chgk/season/command", json.dumps(
+        {"action": "first_stage", "places": {"t2": 1, "t3": 2, "t4": 3}, "winners": ["t2"]}).encode())
+    for started, (team, score) in enumerate((("t2", (2, 6)), ("t3", (6, 2)), ("t4", (1, 6)))):
+        service.handle("chgk/tb/events", table_game(team, score, 100 + started))
+    assert set(service.view()["entrants"]) == {"t1", "t2", "t3"}  # t4 won neither stage
+    service.handle("chgk/season/command", json.dumps(
+        {"action": "result", "stage": "series", "team": "t4", "score": [6, 3]}).encode())
+    assert "не в серии (003 5.8)" in service.said[-1]["message"] and "series:t4" not in games_of(service)
+    service.handle("chgk/tb/events", table_game("t1", (6, 4), 5000))  # the revanche
+    assert games_of(service)["series:t1"] == [6, 4] and "second_stage:t1" not in games_of(service)

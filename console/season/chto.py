@@ -101,9 +101,14 @@ def decide(teams: Sequence[Team], results: Mapping[str, GameResult],
     pairs = ((season.main_finalist, "main"), (season.consolation_finalist, "consolation"))
     # Each final was counted as the one its team was in when it came (`GameResult.final_of`): a
     # result corrected since that changes the pairing does not swap the titles unnoticed.
+    now_in = {team: want for team, want in pairs}
     moved = [f"{names[f.team]} сыграла {FINAL_NAMES[f.final_of]}, а по нынешним результатам выходит в "
-             f"{FINAL_NAMES[want]}" for team, want in pairs
-             if (f := played["final"].get(team)) is not None and f.final_of and f.final_of != want]
+             f"{FINAL_NAMES[now_in[f.team]]}" for f in played["final"].values()
+             if f.final_of and f.team in now_in and now_in[f.team] != f.final_of]
+    # A final played by a team today's results take out of the finals is not counted; said
+    # while the finals wait, so the organiser knows why.
+    out = [f"{names[f.team]} сыграла {FINAL_NAMES[f.final_of]}, но по нынешним результатам в финалы не "
+           "выходит" for f in played["final"].values() if f.final_of and f.team not in now_in]
     if moved:
         season.waiting.append("решение оргкомитета: финалы сыграны по прежним результатам — "
                               + "; ".join(moved) + " (000 1.6, 1.7). Исправьте результат, изменивший "
@@ -114,7 +119,8 @@ def decide(teams: Sequence[Team], results: Mapping[str, GameResult],
     if main is None or consolation is None:
         season.waiting.append("финалы: " + ", ".join(
             names[t] for t, f in zip((season.main_finalist, season.consolation_finalist), (main, consolation),
-                                     strict=True) if f is None) + " (000 3.8: до 8 очков)")
+                                     strict=True) if f is None) + " (000 3.8: до 8 очков)"
+            + "".join(f"; {x} (000 1.6, 1.7)" for x in out))
         return season
     _third_place(season, [main, consolation], names, rulings)
     _titles(season, main, consolation, names)

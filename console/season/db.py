@@ -160,7 +160,8 @@ class SeasonDb:
         if result.source == HAND and result.final_of and result.final_of != counted.final_of:
             return "corrected"  # the organiser counts a final as the one its team is in now
         if counted.same_result(result):
-            return "repeat"
+            # The organiser typing the counted result confirms it: a conflict about it is settled.
+            return "corrected" if result.source == HAND and counted.source != HAND else "repeat"
         if counted.source == result.source:
             return "updated"
         if result.source == HAND:
@@ -174,15 +175,24 @@ class SeasonDb:
         return "conflict"
 
     def remove_result(self, game: str, at: str) -> GameResult | None:
-        """Take a counted result out (kept in `arrivals` as "removed"); None: no such game."""
+        """Take a counted result out (kept in `arrivals` as "removed"); None: no such game. A
+        table's version that it had replaced is counted again (the organiser's correction taken
+        back), else the game has no result."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 row = self._db.execute("SELECT doc, source FROM results WHERE game = ?", (game,)).fetchone()
                 if row is not None:
-                    self._db.execute("DELETE FROM results WHERE game = ?", (game,))
                     self._db.execute("INSERT INTO arrivals (game, doc, source, at, fate) "
                                      "VALUES (?, ?, ?, ?, 'removed')", (game, row[0], row[1], at))
+                    before = self._db.execute(
+                        "SELECT doc, source FROM arrivals WHERE game = ? AND source != ? AND fate IN "
+                        "('recorded', 'updated') ORDER BY id DESC LIMIT 1", (game, HAND)).fetchone()
+                    if before is None:
+                        self._db.execute("DELETE FROM results WHERE game = ?", (game,))
+                    else:
+                        self._db.execute("UPDATE results SET doc = ?, source = ?, received_at = ? "
+                                         "WHERE game = ?", (before[0], before[1], at, game))
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
@@ -205,12 +215,18 @@ class SeasonDb:
         same version twice (a table's event, then its retained record) once."""
         counted = self.results()
         rows = self._db.execute("SELECT game, doc, source, at, fate FROM arrivals "
-                                "WHERE fate IN ('conflict', 'corrected') ORDER BY id").fetchall()
+                                "WHERE fate IN ('conflict', 'corrected', 'removed') ORDER BY id").fetchall()
         open_: dict[tuple[str, str, str], dict[str, Any]] = {}
+        # game -> the conflicts its latest correction settled (open again if it is taken back)
+        settled: dict[str, dict[tuple[str, str, str], dict[str, Any]]] = {}
         for game, doc, source, at, fate in rows:
             if fate == "corrected":
-                for key in [k for k in open_ if k[0] == game]:
+                settled[game] = {k: v for k, v in open_.items() if k[0] == game}
+                for key in settled[game]:
                     del open_[key]
+                continue
+            if fate == "removed":  # the organiser's correction taken back: what it settled is open again
+                open_.update(settled.pop(game, {}))
                 continue
             came = GameResult.from_document(json.loads(doc))
             if game in counted and counted[game].same_result(came):

@@ -252,6 +252,9 @@ class SeasonService:
         # new version after a late hall answer or a correction): the game a record names
         # (`played_game`) is the counted game it is a version of.
         team = str(record["team"])
+        first = self.db.first_stage()
+        if team == self.config.last_finalist and (first is None or team not in first["places"]):
+            return "series"  # 5.8: the last finalist is in the series by right; its game is the revanche
         results = self.db.results()
         second, series = results.get(f"second_stage:{team}"), results.get(f"series:{team}")
         played = played_game(record, node)
@@ -309,6 +312,10 @@ class SeasonService:
         strangers = sorted(set(result.consolation) - set(teams))
         if strangers:
             return "в баллах зала команды, которых нет в сезоне: " + ", ".join(strangers)
+        if self.config.format == "belgorod" and result.stage == "series":
+            entrants = self._belgorod().entrants
+            if entrants and result.team not in entrants:
+                return f"команда {teams[result.team].name} не в серии (003 5.8)"
         return ""
 
     def _take_first_stage(self, node: str) -> None:
@@ -378,6 +385,13 @@ class SeasonService:
         if not _count(day):
             raise ValueError("игровой день — число от 0")
         team = str(c["team"])
+        counted = self.db.results().get(f"{stage}:{team}")
+        if counted is not None:
+            # A table's game corrected by hand: what the organiser leaves empty (the hall's
+            # points, the indicators) stays as the table counted it, not zero.
+            consolation = consolation or {t: dict(v) for t, v in counted.consolation.items()}
+            if not any(indicators.values()):
+                indicators = {i: int(counted.indicators.get(i, 0)) for i in INDICATORS}
         self._offer(GameResult(f"{stage}:{team}", stage, team, team_score, club_score, indicators,
                                consolation, day, source=HAND))
 
