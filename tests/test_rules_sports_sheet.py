@@ -212,6 +212,11 @@ def test_bad_input_is_refused_naming_it_and_changes_nothing() -> None:
     assert "нет команды с номером 42" in s.refused("set_cell", team=42, question=1, verdict="1")
     assert "вопрос 77" in s.refused("set_cell", team=1, question=77, verdict="1")
     assert "нужна причина" in s.refused("remove_question", question=3)
+    # 5.5: no close while a tie straddles the winners' cut (here all eight on 0): nobody has won yet
+    assert "не сыграна перестрелка за выход в победители: команды 1, 2, 3, 4, 5, 6, 7, 8" in \
+        s.refused("close_sheet")
+    for team in range(1, 9):
+        s.ok("set_team", team=team, tour=1, mask="1" * team + "0" * (12 - team))
     s.ok("close_sheet")
     assert "протокол закрыт" in s.refused("set_question", question=1, teams=[1])
     s.ok("reopen_sheet", why="опечатка в протоколе")

@@ -222,6 +222,7 @@ class Why(StrEnum):
     QUESTION_NOT_DROPPED = "question_not_dropped"
     DISPUTES_UNDECIDED = "disputes_undecided"
     APPEAL_UNDECIDED = "appeal_undecided"
+    SHOOTOUT_UNPLAYED = "shootout_unplayed"
     SHOOTOUT_TEAMS = "shootout_teams"
     QUESTION_NUMBER_RANGE = "question_number_range"
     QUESTION_NUMBER_MISSING = "question_number_missing"
@@ -464,6 +465,7 @@ TEXTS: Final[Mapping[Why, str]] = {
     Why.QUESTION_NOT_DROPPED: "вопрос {question} не снят",
     Why.DISPUTES_UNDECIDED: "не решены спорные ответы: {count}",
     Why.APPEAL_UNDECIDED: "не решена апелляция",
+    Why.SHOOTOUT_UNPLAYED: "не сыграна перестрелка за выход в победители: команды {teams} (003 5.5)",
     Why.SHOOTOUT_TEAMS: "в перестрелке на вопросе {question} играют команды {playing}, не {stray}",
     Why.QUESTION_NUMBER_RANGE: "вопрос {question}: от 1 до {last}",
     Why.QUESTION_NUMBER_MISSING: "нужен номер вопроса",

@@ -284,6 +284,9 @@ class Sheet:
                 raise Refused(why(Why.DISPUTES_UNDECIDED, count=len(self.disputed())))
             if self.appeal is not None:
                 raise Refused(why(Why.APPEAL_UNDECIDED))
+            tied = self.standings().shootout
+            if tied:  # the winners are not known: «результаты окончательные» would say they are
+                raise Refused(why(Why.SHOOTOUT_UNPLAYED, teams=_numbers(tied)))
             self.closed = True
             return "протокол закрыт"
         raise Refused(why(Why.UNKNOWN_SHEET_ACTION, action=a.value))  # pragma: no cover - the enum is whole
