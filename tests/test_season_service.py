@@ -629,3 +629,40 @@ def test_a_belgorod_series_game_is_only_an_entrants_and_the_last_finalist_plays_
     assert "не в серии (003 5.8)" in service.said[-1]["message"] and "series:t4" not in games_of(service)
     service.handle("chgk/tb/events", table_game("t1", (6, 4), 5000))  # the revanche
     assert games_of(service)["series:t1"] == [6, 4] and "second_stage:t1" not in games_of(service)
+
+
+def test_a_first_stage_changed_after_games_were_played_on_it_waits_for_the_organiser(tmp_path: Path) -> None:
+    """003 5.5-5.8: the second stage, BINGO and the series follow from the first stage. A sheet
+    the jury reopened and closed again, changed, after second-stage games were played replaced
+    the first stage silently (a series team dropped out); now the season says the sheet is
+    reopened, keeps the first stage it played on, and holds the changed one until the organiser
+    takes it."""
+    from console.engine.sports.sheet import Sheet, SheetRules, TeamEntry
+    from console.engine.sports.stage import SportsStage
+    from console.engine.sports.timer import SportsRules
+    from console.games.sports.kind import edit
+
+    service = belgorod_service(tmp_path, teams=6)
+    stage = SportsStage(SportsRules(), Sheet.with_teams(SheetRules(), [TeamEntry(n, f"Команда {n}")
+                                                                      for n in range(1, 7)]))
+
+    def jury(now: int, **command: Any) -> None:
+        stage.handle(edit(command, now, "jury"), now)
+        for suffix in ("teams", "jury"):
+            service.handle(f"chgk/s1/sheet/{suffix}", json.dumps(stage.parts()[suffix]).encode())
+
+    for n in range(1, 7):
+        jury(n, action="set_team", team=n, tour=1, mask="1" * (12 - n) + "0" * n)
+    jury(10, action="close_sheet")
+    assert service.view()["first_stage"]["winners"] == ["t1", "t2", "t3", "t4", "t5"]
+    service.handle("chgk/tb/events", table_game("t6", (6, 2), 100))  # a second-stage game
+    jury(11, action="reopen_sheet", why="ошибка в протоколе")
+    assert service.view()["waiting"][0].startswith("протокол жюри открыт снова (стол s1)")
+    jury(12, action="set_team", team=6, tour=2, mask="1" * 12)  # t6 now first
+    jury(13, action="close_sheet")
+    view = service.view()
+    assert view["first_stage"]["winners"] == ["t1", "t2", "t3", "t4", "t5"]  # kept: played on
+    assert view["first_stage_held"] and "изменился после того" in view["waiting"][0]
+    service.handle("chgk/season/command", b'{"action": "accept_first_stage"}')
+    view = service.view()
+    assert "t6" in view["first_stage"]["winners"] and not view["first_stage_held"]

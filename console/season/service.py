@@ -106,6 +106,10 @@ class SeasonService:
         self._last_state = ""
         self.said: collections.deque[dict[str, Any]] = collections.deque(maxlen=20)  # the latest events
         self._first_stage_refused = ""  # why the latest closed sheet was not taken (Russian)
+        # A first stage the jury's sheet changed to after games were played on the one taken
+        # (003 5.6-5.8 follow from it): held for the organiser ("accept_first_stage"), with its table.
+        self._first_stage_held: tuple[str, dict[str, Any]] | None = None
+        self._sheet_reopened: set[str] = set()  # the tables whose taken sheet the jury reopened
         self._sheet: dict[str, dict[str, Any]] = {}  # "<node>/jury", "<node>/teams": the sheet's parts
 
     def topic(self, name: str) -> str:
@@ -145,6 +149,16 @@ class SeasonService:
                              for d in decisions]
         if self.config.format == "belgorod" and view["first_stage"] is None and self._first_stage_refused:
             waiting = [f"{self._first_stage_refused} (003 5.2-5.5)", *waiting]
+        if self._first_stage_held is not None:
+            node, doc = self._first_stage_held
+            winners = ", ".join(names.get(t, t) for t in doc["winners"])
+            waiting = [f"решение оргкомитета: протокол жюри со стола {node} изменился после того, как по "
+                       f"прежнему первому этапу сыграны игры (победители по новому: {winners}); примите "
+                       "новый («Принять новый протокол») или оставьте прежний (003 5.5-5.8)", *waiting]
+        if self._sheet_reopened:
+            waiting = [f"протокол жюри открыт снова (стол {', '.join(sorted(self._sheet_reopened))}): итоги "
+                       "первого этапа могут измениться (003 5.5)", *waiting]
+        view["first_stage_held"] = self._first_stage_held is not None
         open_games = sorted({c["game"] for c in view["conflicts"]})
         if open_games:  # the season is not settled while a game has two results
             waiting = [f"расхождения результатов: {', '.join(open_games)} — введите верный результат "
@@ -320,8 +334,17 @@ class SeasonService:
 
     def _take_first_stage(self, node: str) -> None:
         jury, teams = self._sheet.get(f"{node}/sheet/jury"), self._sheet.get(f"{node}/sheet/teams")
-        if self.config.format != "belgorod" or jury is None or teams is None or not jury.get("closed"):
+        if self.config.format != "belgorod" or jury is None or teams is None:
             return
+        if not jury.get("closed"):
+            # Reopened after it was taken: the first stage may change; the season says so.
+            if self.db.first_stage() is not None and node not in self._sheet_reopened:
+                self._sheet_reopened.add(node)
+                self.publish_state()
+            return
+        if node in self._sheet_reopened:
+            self._sheet_reopened.discard(node)
+            self.publish_state()
         try:
             first = belgorod.first_stage_from_sheet(jury, teams, self.db.teams())
         except (ValueError, KeyError, TypeError) as exc:
@@ -332,11 +355,36 @@ class SeasonService:
             return
         self._first_stage_refused = ""
         doc = {"places": dict(first.places), "winners": list(first.winners)}
-        if self.db.first_stage() != doc:
+        taken = self.db.first_stage()
+        if taken is not None and taken != doc and self._played_on_first_stage():
+            self._first_stage_held = (node, doc)
+            log.warning("table %s: the first stage's sheet changed after games were played on it: held "
+                        "for the organiser", node)
+            self.publish_state()
+            return
+        self._first_stage_held = None
+        if taken != doc:
             self.db.set_first_stage(doc, node, _now())
             self._event({"type": "first_stage_recorded", "source": node,
                          "message": "итоги первого этапа взяты из протокола жюри"})
             self.publish_state()
+
+    def _played_on_first_stage(self) -> bool:
+        """Whether anything the first stage decides was played or chosen: a second-stage or
+        series game, a captain's choice."""
+        stages = {r.stage for r in self.db.results().values()}
+        return bool(self.db.slots()) or bool(stages & {"second_stage", "series"})
+
+    def _accept_first_stage(self, c: dict[str, Any]) -> None:
+        """The jury's changed first stage taken after all (the organiser's decision)."""
+        if self._first_stage_held is None:
+            raise ValueError("нового протокола первого этапа, ждущего решения, нет")
+        node, doc = self._first_stage_held
+        self.db.set_first_stage(doc, node, _now())
+        self._first_stage_held = None
+        self._event({"type": "first_stage_recorded", "source": node,
+                     "message": "итоги первого этапа взяты из изменённого протокола жюри "
+                                "(решение оргкомитета)"})
 
     # ------------------------------------------------------------------ the organiser's commands
 
@@ -350,10 +398,11 @@ class SeasonService:
             action = command.get("action")
             handler = {"result": self._hand_result, "ruling": self._ruling, "choose_slot": self._choose_slot,
                        "undo_slot": self._undo_slot, "remove_result": self._remove_result,
+                       "accept_first_stage": self._accept_first_stage,
                        "first_stage": self._hand_first_stage, "add_team": self._add_team}.get(str(action))
             if handler is None:
                 raise ValueError(f"неизвестное действие {str(action)[:40]!r} (result, remove_result, ruling, "
-                                 "choose_slot, undo_slot, first_stage, add_team)")
+                                 "choose_slot, undo_slot, first_stage, accept_first_stage, add_team)")
             handler(command)
         except (UnicodeDecodeError, ValueError, KeyError, TypeError, belgorod.SlotRefused) as exc:
             why = str(exc) if not isinstance(exc, KeyError) else f"нет поля {exc}"
