@@ -166,8 +166,10 @@ def test_the_grid_survives_a_restart_and_exports(tmp_path: Path) -> None:
     assert [p.name for p in written] == ["standings.csv", "tournament.json"]
     rows = list(csv.reader(io.StringIO((out / "standings.csv").read_text(encoding="utf-8"))))
     assert len(rows) == 25 and rows[1][1] == semi_teams[0] and rows[1][3] == "semifinal"
+    assert rows[0][-1] == "name" and rows[1][-1] == f"Команда {semi_teams[0]}"  # names, not ids alone
     doc = json.loads((out / "tournament.json").read_text(encoding="utf-8"))
     assert doc["draw"]["seed"] == SEED and places(doc, "semi-1") == list(semi_teams)
+    assert doc["name"] == "Кубок" and doc["teams"][semi_teams[0]] == f"Команда {semi_teams[0]}"
     assert not list((tmp_path / "state").glob(".*.tmp"))  # no draft left behind
 
 

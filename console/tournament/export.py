@@ -1,6 +1,7 @@
 """The tournament's standings and grid as CSV and JSON (seed 004 §II), and back.
 
-Contract: `standings_csv(t)` is one row per team, in the standings' order, with a header;
+Contract: `standings_csv(t, names)` is one row per team, in the standings' order, with a header
+(the team's name last: the columns before it are as they always were);
 `tournament_json(t)` is the draw (with its seed), every fight with its teams and result, the
 best runner-up's ranking and its shoot-outs, and the standings, JSON-shaped, for the organiser's
 page and files; `tournament_from_json(data)` rebuilds the same tournament from it (what a
@@ -12,22 +13,25 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 from typing import Any
 
+from console.games.sports.results import spreadsheet_safe
 from console.tournament.draw import Draw
 from console.tournament.grid import FightResult, Line, Tournament
 
-CSV_HEADER = ("rank", "team", "group", "reached", "place", "total", "fights")
+CSV_HEADER = ("rank", "team", "group", "reached", "place", "total", "fights", "name")
 
 
-def standings_csv(t: Tournament) -> str:
+def standings_csv(t: Tournament, names: Mapping[str, str] | None = None) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_HEADER)
     for i, row in enumerate(t.standings(), 1):
         fights = "; ".join(f"{fight}:{place}:{total}" for fight, place, total in row.fights)
+        name = (names or {}).get(row.team, "")
         writer.writerow((i, row.team, row.group, row.reached.value, "" if row.place is None else row.place,
-                         row.total, fights))
+                         row.total, fights, spreadsheet_safe(name)))
     return out.getvalue()
 
 

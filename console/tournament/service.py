@@ -48,7 +48,7 @@ from console.shell.display_server import DisplayServer
 from console.tournament.book import Book, lines_from_event, lines_from_state
 from console.tournament.config import TournamentConfig
 from console.tournament.draw import draw_groups
-from console.tournament.export import standings_csv, tournament_json
+from console.tournament.export import standings_csv
 from console.tournament.store import StoreError, TournamentStore
 
 __all__ = ["TournamentService", "export", "open_book"]
@@ -84,7 +84,9 @@ def export(config: TournamentConfig, folder: str) -> list[Path]:
     if doc is None:
         raise StoreError(f"no tournament in {store.path} yet (run the service first: it makes the draw)")
     book = Book.from_document(doc)
-    return store.export(folder, standings_csv(book.tournament), tournament_json(book.tournament))
+    # The grid as the page has it: the tournament's name, the teams' names, what waits, the problems.
+    grid = {k: v for k, v in book.view().items() if k != "tables"}
+    return store.export(folder, standings_csv(book.tournament, book.teams), grid)
 
 
 class TournamentService:
