@@ -55,6 +55,7 @@ class ChtoSeason:
     semifinalists: tuple[str, ...] = ()
     vprisyadku: tuple[str, ...] = ()
     third_place: str | None = None
+    ruled: set[str] = field(default_factory=set)  # the steps an organiser's ruling settled
 
     def say(self, step: str, text: str, clause: str, teams: Sequence[str] = ()) -> None:
         self.decisions.append(Decision(step, text, clause, tuple(teams)))
@@ -158,6 +159,7 @@ def _semifinalists(season: ChtoSeason, games: list[GameResult], names: Mapping[s
                               "по перевесу)")
         return None
     chosen = (*sure, *ruling.teams)
+    season.ruled.add("semifinal")
     season.say("semifinal", "В полуфиналы: " + ", ".join(names[t] for t in chosen)
                + f"; из равных — по решению оргкомитета: {ruling.why}", "000 1.1.1", chosen)
     return chosen
@@ -223,6 +225,7 @@ def _consolation_final(season: ChtoSeason, names: Mapping[str, str], rulings: Ma
                                   f"({points_ru(best)}; 000 1.7)")
             return False
         season.consolation_finalist = ruling.teams[0]
+        season.ruled.add("consolation_final")
         season.say("consolation_final", f"В утешительный финал: {names[ruling.teams[0]]} "
                    f"({points_ru(best)}); из равных — по решению оргкомитета: {ruling.why}", "000 1.7",
                    ruling.teams)
@@ -255,6 +258,7 @@ def _third_place(season: ChtoSeason, finals: list[GameResult], names: Mapping[st
                                   f"({points_ru(best)} за два финала; 000 1.8)")
             return
         leaders = list(ruling.teams)
+        season.ruled.add("third_place")
         ruled = f"; из равных — по решению оргкомитета: {ruling.why}"
     season.third_place = leaders[0]
     season.say("third_place", f"3 место, Бронзовый кубок и приз от Спонсора: {names[leaders[0]]} — "

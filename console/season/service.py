@@ -479,7 +479,7 @@ class SeasonService:
         ruling = Ruling(step, teams, why)
         # Taken only if it settles the tie the season waits on: else it would lie unused.
         season = chto.decide(self.db.teams(), self.db.results(), {**self.db.rulings(), step: ruling})
-        if not any(d.step == step and "по решению оргкомитета" in d.text for d in season.decisions):
+        if step not in season.ruled:
             ties = [w for w in season.waiting if w.startswith("решение оргкомитета")]
             raise ValueError("решение не принято: оно не решает равенство, которого ждёт сезон"
                              + (f" ({ties[0]}; назовите команды из равных)" if ties
