@@ -150,7 +150,13 @@ def source_status_text(source: str, state: str) -> str:
 
 def console_held_text(event: ConsoleHeld) -> str:
     """The console's own hold, as the host reads it."""
-    return _text("console_held", held=f"{event.held_ms / 1000:.1f}".replace(".", ","))
+    return _text("console_held", held=held_seconds(event.held_ms))
+
+
+def held_seconds(ms: float) -> str:
+    """A hold in seconds as the host reads it: «0,03» for 30 ms (at one decimal a short hold
+    past a deadline read «0,0 с»), «1,2» from a tenth of a second on."""
+    return (f"{ms / 1000:.2f}" if ms < 100 else f"{ms / 1000:.1f}").replace(".", ",")
 
 
 def button_held_text(event: ButtonHeld, names: Mapping[str, str]) -> str:

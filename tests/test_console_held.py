@@ -255,3 +255,17 @@ def test_one_unplug_is_one_source_status_event() -> None:
     assert said[-2:] == [("disconnected", "The MCU on /dev/pts/9 was disconnected (end of file)."),
                          ("connected", "The simulated MCU is connected.")]
     assert [e["state"] for e in events if e["type"] == "source_status"].count("disconnected") == 1
+
+
+def test_a_short_hold_past_a_deadline_is_not_said_as_nought_seconds() -> None:
+    """Found at the table: a 1-s stop of the console ended 30 ms past the count's warning, and
+    the host read «Пульт задержался на 0,0 с». Under a tenth of a second the figure has two
+    decimals; from there, one."""
+    from console.notices import ConsoleHeld
+    from console.texts import describe_notice
+
+    def said(ms: float) -> str | None:
+        return describe_notice(ConsoleHeld(t_ns=0, held_ms=ms, deadline_ns=0), {}, {})
+
+    assert (said(30.0) or "").startswith("Пульт задержался на 0,03 с")
+    assert (said(1234.0) or "").startswith("Пульт задержался на 1,2 с")

@@ -14,6 +14,8 @@ const PROBLEMS = TEXTS.problems || {};
 const JOURNAL_FAILING = TEXTS.journal_failing;
 const JOURNAL_BACK = TEXTS.journal_back;
 const seconds = (ms) => (ms / 1000).toFixed(1).replace(".", ",");
+// A hold past a deadline: «0,03» for 30 ms, not «0,0» (console/texts.py `held_seconds`).
+const heldSeconds = (ms) => (ms / 1000).toFixed(ms < 100 ? 2 : 1).replace(".", ",");
 
 // Whose press a decision names: a player («Своя игра», the quartet) or a team («Брейн-ринг»).
 const whoOf = (e) => e.player || e.team;
@@ -51,7 +53,7 @@ function noticeText(e) {
     case "signals_resumed": return e.given_up
       ? `Кнопки ${e.source} не вернулись: вопрос решается без них (решение под сомнением)`
       : `Кнопки ${e.source} снова на связи`;
-    case "console_held": return say("console_held", { held: seconds(e.held_ms) });
+    case "console_held": return say("console_held", { held: heldSeconds(e.held_ms) });
     case "journal_status": return e.state === "failing" ? JOURNAL_FAILING : JOURNAL_BACK;
     case "resume_offer": return e.state === "declined"
       ? say(e.implicit ? "resume_declined_implicit" : "resume_declined", e)

@@ -104,7 +104,9 @@ function connect(login) {
   if (client) client.end(true);
   loginRefused = false;
   client = hallConnect(TOPICS, onMessage, login);
-  client.on("connect", () => { linkUp = true; render(); });
+  // Each (re)connection: what happened while the link was down (a console restarted with its own
+  // broker: «Игра восстановлена…») is in the retained list that comes with the subscription.
+  client.on("connect", () => { linkUp = true; noticesSeen = false; render(); });
   client.on("close", () => { linkUp = false; consoleOnline = false; render(); });
   client.on("error", (error) => {
     if (!error || ![4, 5, 134, 135].includes(error.code)) return;
